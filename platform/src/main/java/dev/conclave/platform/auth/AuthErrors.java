@@ -1,0 +1,52 @@
+package dev.conclave.platform.auth;
+
+import dev.conclave.platform.errors.ConclaveException;
+import dev.conclave.platform.errors.ErrorKind;
+
+/** Every authentication and authorization failure, defined once. */
+public final class AuthErrors {
+
+  private AuthErrors() {
+  }
+
+  public static ConclaveException missingToken() {
+    return new ConclaveException(ErrorKind.UNAUTHENTICATED, "token_missing",
+      "no bearer token: send 'authorization: Bearer <token>'");
+  }
+
+  public static ConclaveException malformedHeader() {
+    return new ConclaveException(ErrorKind.UNAUTHENTICATED, "token_malformed",
+      "the authorization header is not of the form 'Bearer <token>'");
+  }
+
+  public static ConclaveException invalidToken() {
+    return new ConclaveException(ErrorKind.UNAUTHENTICATED, "token_invalid",
+      "the token is not valid: bad signature or claims");
+  }
+
+  public static ConclaveException expired() {
+    return new ConclaveException(ErrorKind.UNAUTHENTICATED, "token_expired", "the token has expired");
+  }
+
+  public static ConclaveException revoked() {
+    return new ConclaveException(ErrorKind.UNAUTHENTICATED, "token_revoked", "the token has been revoked");
+  }
+
+  public static ConclaveException adminRequired() {
+    return new ConclaveException(ErrorKind.PERMISSION_DENIED, "admin_required", "this operation needs the admin or owner role");
+  }
+
+  public static ConclaveException unknownPrincipal(String id) {
+    return new ConclaveException(ErrorKind.NOT_FOUND, "principal_not_found", "no principal with id " + id);
+  }
+
+  public static ConclaveException principalNotActive(String id, String status) {
+    return new ConclaveException(ErrorKind.FAILED_PRECONDITION, "principal_not_approved",
+      "principal " + id + " is " + status + ", not approved");
+  }
+
+  public static ConclaveException invalidTtl(long seconds, long max) {
+    return new ConclaveException(ErrorKind.INVALID_ARGUMENT, "ttl_invalid",
+      "ttl_seconds must be between 1 and " + max + ", got " + seconds);
+  }
+}

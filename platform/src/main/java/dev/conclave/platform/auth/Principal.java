@@ -1,0 +1,25 @@
+package dev.conclave.platform.auth;
+
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+import java.util.UUID;
+
+/** An identity that can authenticate. */
+public record Principal(
+  UUID id,
+  PrincipalType type,
+  String displayName,
+  PrincipalStatus status,
+  List<String> roles,
+  Optional<String> pubkeyFingerprint,
+  Instant createdAt) {
+
+  public Principal {
+    roles = List.copyOf(roles);
+  }
+
+  public boolean approved() {
+    return status == PrincipalStatus.APPROVED;
+  }
+}

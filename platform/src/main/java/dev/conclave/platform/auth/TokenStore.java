@@ -1,0 +1,70 @@
+package dev.conclave.platform.auth;
+
+import io.vertx.core.Future;
+import io.vertx.sqlclient.Pool;
+import io.vertx.sqlclient.Row;
+import io.vertx.sqlclient.Tuple;
+
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+
+/** PostgreSQL record of issued tokens and their revocation (schema {@code auth}). */
+public final class TokenStore {
+
+  /** A revoked token and when it was revoked. */
+  public record Revocation(UUID tokenId, Instant revokedAt) {
+  }
+
+  private final Pool pool;
+
+  public TokenStore(Pool pool) {
+    this.pool = pool;
+  }
+
+  public Future<Void> record(UUID tokenId, UUID principalId, String purpose, Instant issuedAt, Instant expiresAt) {
+    return pool.preparedQuery("INSERT INTO auth.tokens (id, principal_id, purpose, issued_at, expires_at) VALUES ($1, $2, $3, $4, $5)")
+      .execute(Tuple.of(tokenId, principalId, purpose, utc(issuedAt), utc(expiresAt)))
+      .mapEmpty();
+  }
+
+  /** Revokes one token; true when it existed and was not already revoked. */
+  public Future<Boolean> revoke(UUID tokenId, String reason) {
+    return pool.preparedQuery("UPDATE auth.tokens SET revoked_at = now(), revoked_reason = $2 WHERE id = $1 AND revoked_at IS NULL")
+      .execute(Tuple.of(tokenId, reason))
+      .map(r -> r.rowCount() > 0);
+  }
+
+  /** Revokes every live token of a principal; returns their ids. */
+  public Future<List<UUID>> revokeAllOf(UUID principalId, String reason) {
+    return pool.preparedQuery("UPDATE auth.tokens SET revoked_at = now(), revoked_reason = $2 "
+        + "WHERE principal_id = $1 AND revoked_at IS NULL RETURNING id")
+      .execute(Tuple.of(principalId, reason))
+      .map(rows -> {
+        List<UUID> ids = new ArrayList<>();
+        rows.forEach(row -> ids.add(row.getUUID("id")));
+        return ids;
+      });
+  }
+
+  /** Tokens revoked after {@code since} that have not yet expired anyway. */
+  public Future<List<Revocation>> revokedSince(Instant since) {
+    return pool.preparedQuery("SELECT id, revoked_at FROM auth.tokens WHERE revoked_at IS NOT NULL AND revoked_at > $1 "
+        + "AND expires_at > now() ORDER BY revoked_at")
+      .execute(Tuple.of(utc(since)))
+      .map(rows -> {
+        List<Revocation> out = new ArrayList<>();
+        for (Row row : rows) {
+          out.add(new Revocation(row.getUUID("id"), row.getOffsetDateTime("revoked_at").toInstant()));
+        }
+        return out;
+      });
+  }
+
+  private static OffsetDateTime utc(Instant instant) {
+    return instant.atOffset(ZoneOffset.UTC);
+  }
+}

@@ -1,0 +1,86 @@
+package dev.conclave.platform.cluster;
+
+import com.hazelcast.config.Config;
+import com.hazelcast.config.JoinConfig;
+import com.hazelcast.config.NetworkConfig;
+import dev.conclave.platform.config.ConclaveConfig;
+import dev.conclave.platform.config.HostAndPort;
+import dev.conclave.platform.metrics.NodeMetrics;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.VertxOptions;
+import io.vertx.spi.cluster.hazelcast.ConfigUtil;
+import io.vertx.spi.cluster.hazelcast.HazelcastClusterManager;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Creates the node's Vert.x: plain when no cluster join is configured, otherwise clustered with
+ * Hazelcast (explicit cluster name, TCP-IP members or Kubernetes DNS discovery, no multicast, no
+ * auto-detection, graceful shutdown). Code above this never asks which one it got.
+ */
+public final class VertxBootstrap {
+
+  private static final Logger LOG = LoggerFactory.getLogger(VertxBootstrap.class);
+
+  private VertxBootstrap() {
+  }
+
+  public static Future<Vertx> create(ConclaveConfig config, NodeMetrics metrics) {
+    VertxOptions options = new VertxOptions().setMetricsOptions(metrics.vertxOptions());
+    if (!config.clustered()) {
+      LOG.info("cluster: standalone (set {} or {} to cluster)", "CONCLAVE_CLUSTER_MEMBERS", "CONCLAVE_CLUSTER_K8S_DNS");
+      return Future.succeededFuture(Vertx.builder().with(options).withMetrics(metrics.vertxFactory()).build());
+    }
+    String host = ClusterHost.resolve(config);
+    options.getEventBusOptions()
+      .setHost(host)
+      .setPort(config.eventBusPort())
+      .setClusterPublicHost(host)
+      .setClusterPublicPort(config.eventBusPort());
+    HazelcastClusterManager manager = new HazelcastClusterManager(hazelcastConfig(config, host));
+    LOG.info("cluster: joining name={} host={} hazelcast-port={} eventbus-port={} join={}", config.clusterName(), host,
+      config.clusterPort(), config.eventBusPort(),
+      config.clusterK8sDns().map(d -> "kubernetes-dns " + d).orElse("tcp-ip " + config.clusterMembers()));
+    return Vertx.builder().with(options).withMetrics(metrics.vertxFactory()).withClusterManager(manager).buildClustered()
+      .onSuccess(v -> LOG.info("cluster: joined members={}", manager.getNodes().size()));
+  }
+
+  static Config hazelcastConfig(ConclaveConfig config, String host) {
+    Config hz = ConfigUtil.loadConfig();
+    hz.setClusterName(config.clusterName());
+    hz.setProperty("hazelcast.logging.type", "slf4j");
+    hz.setProperty("hazelcast.phone.home.enabled", "false");
+    hz.setProperty("hazelcast.shutdownhook.policy", "GRACEFUL");
+    hz.setProperty("hazelcast.graceful.shutdown.max.wait", "20");
+    // Hazelcast would otherwise guess a cloud environment and probe for it
+    hz.setProperty("hazelcast.discovery.auto.detection.enabled", "false");
+    hz.setProperty("hazelcast.heartbeat.interval.seconds", "2");
+    hz.setProperty("hazelcast.max.no.heartbeat.seconds", "15");
+    hz.setProperty("hazelcast.merge.first.run.delay.seconds", "10");
+    hz.setProperty("hazelcast.merge.next.run.delay.seconds", "10");
+
+    NetworkConfig network = hz.getNetworkConfig();
+    network.setPort(config.clusterPort()).setPortAutoIncrement(false);
+    network.setPublicAddress(host + ":" + config.clusterPort());
+    network.getInterfaces().setEnabled(true).addInterface(host);
+    hz.setProperty("hazelcast.local.localAddress", host);
+
+    JoinConfig join = network.getJoin();
+    join.getMulticastConfig().setEnabled(false);
+    join.getAutoDetectionConfig().setEnabled(false);
+    if (config.clusterK8sDns().isPresent()) {
+      join.getTcpIpConfig().setEnabled(false);
+      join.getKubernetesConfig().setEnabled(true)
+        .setProperty("service-dns", config.clusterK8sDns().get())
+        .setProperty("service-port", String.valueOf(config.clusterPort()));
+    } else {
+      join.getKubernetesConfig().setEnabled(false);
+      join.getTcpIpConfig().setEnabled(true).setConnectionTimeoutSeconds(5);
+      for (HostAndPort member : config.clusterMembers()) {
+        join.getTcpIpConfig().addMember(member.toString());
+      }
+    }
+    return hz;
+  }
+}

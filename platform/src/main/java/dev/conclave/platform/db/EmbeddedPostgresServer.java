@@ -1,0 +1,139 @@
+package dev.conclave.platform.db;
+
+import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * A PostgreSQL server run from zonky's embedded binaries, with its cluster in a directory that
+ * outlives the process: the same directory on the next start holds the same data.
+ *
+ * <p>A process killed with SIGKILL leaves its postmaster running. Starting again on the same
+ * directory first stops that orphan, so a crashed node restarts without help.
+ */
+public final class EmbeddedPostgresServer implements AutoCloseable {
+
+  private static final Logger LOG = LoggerFactory.getLogger(EmbeddedPostgresServer.class);
+  private static final Duration ORPHAN_STOP_WAIT = Duration.ofSeconds(30);
+
+  private final EmbeddedPostgres postgres;
+  private final Path directory;
+
+  private EmbeddedPostgresServer(EmbeddedPostgres postgres, Path directory) {
+    this.postgres = postgres;
+    this.directory = directory;
+  }
+
+  /**
+   * Starts PostgreSQL on the cluster in {@code directory}, creating the cluster on first use.
+   *
+   * @param port the port to listen on, or {@code 0} for any free port
+   * @param settings extra server settings (postgresql.conf names)
+   */
+  public static EmbeddedPostgresServer start(Path directory, int port, Map<String, String> settings) {
+    try {
+      Files.createDirectories(directory);
+      stopOrphan(directory);
+      EmbeddedPostgres.Builder builder = EmbeddedPostgres.builder()
+        .setDataDirectory(directory)
+        .setCleanDataDirectory(false)
+        .setPort(port == 0 ? freePort() : port)
+        .setPGStartupWait(Duration.ofSeconds(60))
+        .setServerConfig("max_connections", "300")
+        .setServerConfig("listen_addresses", "127.0.0.1");
+      settings.forEach(builder::setServerConfig);
+      return new EmbeddedPostgresServer(builder.start(), directory);
+    } catch (IOException e) {
+      throw new UncheckedIOException("embedded PostgreSQL did not start in " + directory + ": " + e.getMessage(), e);
+    }
+  }
+
+  public int port() {
+    return postgres.getPort();
+  }
+
+  public Path directory() {
+    return directory;
+  }
+
+  public PgUrl url() {
+    return PgUrl.local(port());
+  }
+
+  /** Stops the server (fast shutdown: sessions end, data is flushed). */
+  @Override
+  public void close() {
+    try {
+      postgres.close();
+    } catch (IOException e) {
+      LOG.warn("embedded PostgreSQL did not stop cleanly dir={} error={}", directory, e.getMessage());
+    }
+  }
+
+  /**
+   * The port of a postmaster that is running on {@code directory} right now, if any; read from
+   * postmaster.pid, so other processes (the token CLI) can reach a node's embedded database.
+   */
+  public static Optional<Integer> runningPort(Path directory) {
+    Optional<PidFile> pid = PidFile.read(directory);
+    return pid.filter(PidFile::alive).map(PidFile::port);
+  }
+
+  private static void stopOrphan(Path directory) {
+    Optional<PidFile> pid = PidFile.read(directory);
+    if (pid.isEmpty() || !pid.get().alive()) {
+      return;
+    }
+    ProcessHandle orphan = ProcessHandle.of(pid.get().pid()).orElseThrow();
+    LOG.warn("database: stopping a PostgreSQL left running on this data dir by an earlier process pid={} dir={}", pid.get().pid(), directory);
+    // SIGTERM is PostgreSQL's smart shutdown; its old clients died with the old process.
+    orphan.destroy();
+    try {
+      orphan.onExit().get(ORPHAN_STOP_WAIT.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
+    } catch (Exception e) {
+      throw new IllegalStateException("a PostgreSQL (pid " + pid.get().pid() + ") still runs on " + directory
+        + " and did not stop within " + ORPHAN_STOP_WAIT.toSeconds() + " s; stop it, then start again");
+    }
+  }
+
+  private static int freePort() throws IOException {
+    try (ServerSocket socket = new ServerSocket(0)) {
+      socket.setReuseAddress(true);
+      return socket.getLocalPort();
+    }
+  }
+
+  /** The first lines of postmaster.pid: pid, data dir, start time, port. */
+  private record PidFile(long pid, int port) {
+
+    static Optional<PidFile> read(Path directory) {
+      Path file = directory.resolve("postmaster.pid");
+      if (!Files.isRegularFile(file)) {
+        return Optional.empty();
+      }
+      try {
+        List<String> lines = Files.readAllLines(file);
+        if (lines.size() < 4) {
+          return Optional.empty();
+        }
+        return Optional.of(new PidFile(Long.parseLong(lines.get(0).trim()), Integer.parseInt(lines.get(3).trim())));
+      } catch (IOException | NumberFormatException e) {
+        return Optional.empty();
+      }
+    }
+
+    boolean alive() {
+      return ProcessHandle.of(pid).map(h -> h.isAlive() && h.info().command().map(c -> c.contains("postgres")).orElse(true)).orElse(false);
+    }
+  }
+}

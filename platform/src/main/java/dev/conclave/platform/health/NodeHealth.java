@@ -1,0 +1,76 @@
+package dev.conclave.platform.health;
+
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.json.JsonObject;
+import io.vertx.ext.healthchecks.HealthChecks;
+import io.vertx.ext.healthchecks.Status;
+import io.vertx.ext.web.Router;
+import io.vertx.ext.web.healthchecks.HealthCheckHandler;
+import io.vertx.grpc.health.HealthService;
+import io.vertx.grpc.server.GrpcServer;
+import io.vertx.grpc.server.Service;
+import io.vertx.sqlclient.Pool;
+
+import java.util.function.Supplier;
+
+/**
+ * The node's health: {@code /health/live}, {@code /health/ready} and the standard gRPC health
+ * service all answer from the same checks. Ready means the database answers, every deployed
+ * verticle has started and the node is not draining (and, when clustered, the cluster is safe).
+ */
+public final class NodeHealth {
+
+  private static final long CHECK_TIMEOUT_MS = 3_000;
+
+  private final Vertx vertx;
+  private final HealthChecks checks;
+  private final Readiness readiness;
+
+  public NodeHealth(Vertx vertx, Pool pool, Readiness readiness) {
+    this.vertx = vertx;
+    this.readiness = readiness;
+    this.checks = HealthChecks.create(vertx);
+    checks.register("database", CHECK_TIMEOUT_MS, promise -> pool.query("SELECT 1").execute()
+      .onSuccess(rows -> promise.complete(Status.OK()))
+      .onFailure(err -> promise.complete(Status.KO(new JsonObject().put("error", String.valueOf(err.getMessage()))))));
+    checks.register("verticles", CHECK_TIMEOUT_MS, promise -> promise.complete(
+      readiness.ready() ? Status.OK() : Status.KO(new JsonObject().put("state", readiness.state().name().toLowerCase()))));
+  }
+
+  /** Adds a named check, for example the cluster's. */
+  public void register(String name, Supplier<Future<Boolean>> check) {
+    checks.register(name, CHECK_TIMEOUT_MS, promise -> check.get()
+      .onSuccess(ok -> promise.complete(ok ? Status.OK() : Status.KO()))
+      .onFailure(err -> promise.complete(Status.KO(new JsonObject().put("error", String.valueOf(err.getMessage()))))));
+  }
+
+  public void mountHttp(Router router) {
+    router.get("/health/live").handler(ctx -> ctx.response()
+      .putHeader("content-type", "application/json")
+      .end(new JsonObject().put("status", "UP").encode()));
+    router.get("/health/ready").handler(HealthCheckHandler.createWithHealthChecks(checks));
+  }
+
+  /**
+   * The standard {@code grpc.health.v1.Health} service. The overall status ("") and every service on
+   * {@code server} report SERVING exactly when the node is ready.
+   */
+  public Service grpcService(GrpcServer server) {
+    HealthService health = HealthService.create(vertx);
+    health.register("", this::readyNow);
+    for (Service service : server.services()) {
+      health.register(service.name().fullyQualifiedName(), this::readyNow);
+    }
+    return health;
+  }
+
+  /** Runs every check; true when all are up. */
+  public Future<Boolean> readyNow() {
+    return checks.checkStatus().map(result -> result.getUp());
+  }
+
+  public Readiness readiness() {
+    return readiness;
+  }
+}

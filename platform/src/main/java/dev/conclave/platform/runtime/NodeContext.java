@@ -1,0 +1,27 @@
+package dev.conclave.platform.runtime;
+
+import dev.conclave.platform.auth.PrincipalStore;
+import dev.conclave.platform.auth.TokenService;
+import dev.conclave.platform.config.ConclaveConfig;
+import dev.conclave.platform.health.NodeHealth;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.vertx.core.Vertx;
+import io.vertx.sqlclient.Pool;
+
+import java.time.Clock;
+
+/** What the kernel hands every role when it starts: the shared runtime services of this node. */
+public record NodeContext(
+  Vertx vertx,
+  ConclaveConfig config,
+  Pool pool,
+  TokenService tokens,
+  PrincipalStore principals,
+  MeterRegistry metrics,
+  NodeHealth health,
+  Clock clock) {
+
+  public String nodeId() {
+    return config.nodeId();
+  }
+}

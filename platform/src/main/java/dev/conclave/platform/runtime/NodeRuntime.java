@@ -1,0 +1,222 @@
+package dev.conclave.platform.runtime;
+
+import dev.conclave.contract.Addresses;
+import dev.conclave.platform.auth.AdminBootstrap;
+import dev.conclave.platform.auth.PrincipalStore;
+import dev.conclave.platform.auth.RevocationList;
+import dev.conclave.platform.auth.SigningSecret;
+import dev.conclave.platform.auth.TokenService;
+import dev.conclave.platform.auth.TokenStore;
+import dev.conclave.platform.cluster.VertxBootstrap;
+import dev.conclave.platform.config.ConclaveConfig;
+import dev.conclave.platform.db.Migrations;
+import dev.conclave.platform.db.NodeDatabase;
+import dev.conclave.platform.db.PgPools;
+import dev.conclave.platform.db.SchemaMigration;
+import dev.conclave.platform.health.NodeHealth;
+import dev.conclave.platform.health.Readiness;
+import dev.conclave.platform.metrics.NodeMetrics;
+import dev.conclave.platform.server.EdgeContribution;
+import dev.conclave.platform.server.EdgeVerticle;
+import io.vertx.core.DeploymentOptions;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.sqlclient.Pool;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.stream.Collectors;
+
+/**
+ * Boots and stops one node: database, migrations, Vert.x, the shared pool, auth, the roles and the
+ * network edge, in that order, printing a progress line for each step. Blocking by design: it runs
+ * in {@code main}, the CLI and tests, never on an event loop.
+ */
+public final class NodeRuntime {
+
+  private static final Logger LOG = LoggerFactory.getLogger(NodeRuntime.class);
+  private static final Duration REVOCATION_REFRESH = Duration.ofSeconds(10);
+  private static final long STEP_TIMEOUT_SECONDS = 60;
+
+  private final ConclaveConfig config;
+  private final NodeDatabase database;
+  private final Vertx vertx;
+  private final Pool pool;
+  private final NodeContext context;
+  private final List<RunningRole> roles;
+  private final String edgeDeployment;
+  private final int grpcPort;
+  private final int httpPort;
+  private final AtomicBoolean stopped = new AtomicBoolean();
+
+  private NodeRuntime(ConclaveConfig config, NodeDatabase database, Vertx vertx, Pool pool, NodeContext context,
+                      List<RunningRole> roles, String edgeDeployment, int grpcPort, int httpPort) {
+    this.config = config;
+    this.database = database;
+    this.vertx = vertx;
+    this.pool = pool;
+    this.context = context;
+    this.roles = roles;
+    this.edgeDeployment = edgeDeployment;
+    this.grpcPort = grpcPort;
+    this.httpPort = httpPort;
+  }
+
+  /** Starts a node running {@code modules} (already filtered to the configured roles). */
+  public static NodeRuntime start(ConclaveConfig config, List<RoleModule> modules) {
+    long t0 = System.nanoTime();
+    LOG.info("starting node={} roles={} data={}", config.nodeId(),
+      config.roles().stream().map(Object::toString).collect(Collectors.joining(",")), config.dataDir());
+    NodeDatabase database = NodeDatabase.open(config);
+    Vertx vertx = null;
+    try {
+      List<SchemaMigration> schemas = new ArrayList<>();
+      schemas.add(new SchemaMigration("auth"));
+      modules.forEach(m -> schemas.addAll(m.migrations()));
+      Migrations.apply(database.url(), schemas);
+
+      NodeMetrics metrics = new NodeMetrics();
+      vertx = await(VertxBootstrap.create(config, metrics), "start Vert.x");
+      Pool pool = PgPools.create(vertx, database.url(), config.pgPoolSize(), config.pgPoolWaitQueue());
+      Readiness readiness = new Readiness();
+      NodeHealth health = new NodeHealth(vertx, pool, readiness);
+      Clock clock = Clock.systemUTC();
+      TokenService tokens = startAuth(vertx, config, pool, clock);
+      PrincipalStore principals = new PrincipalStore(pool);
+      if (await(AdminBootstrap.ensureAdminToken(config.adminTokenFile(), principals, tokens), "write the admin token")) {
+        LOG.info("auth: admin token written file={}", config.adminTokenFile());
+      }
+      NodeContext context = new NodeContext(vertx, config, pool, tokens, principals, metrics.registry(), health, clock);
+
+      List<RunningRole> running = new ArrayList<>();
+      List<EdgeContribution> contributions = new ArrayList<>();
+      for (RoleModule module : modules) {
+        RunningRole role = await(module.start(context), "start role " + module.role());
+        running.add(role);
+        contributions.addAll(role.contributions());
+      }
+
+      EdgeVerticle.Setup setup = new EdgeVerticle.Setup(config, tokens, health, metrics, List.copyOf(contributions));
+      List<EdgeVerticle> edges = new ArrayList<>();
+      String edgeId = await(vertx.deployVerticle(() -> {
+        EdgeVerticle edge = new EdgeVerticle(setup);
+        synchronized (edges) {
+          edges.add(edge);
+        }
+        return edge;
+      }, new DeploymentOptions().setInstances(config.edgeInstances())), "open the gRPC and HTTP ports");
+      int grpcPort = edges.get(0).grpcPort();
+      int httpPort = edges.get(0).httpPort();
+      LOG.info("grpc: listening on {}:{} (coven.CovenControl, ClientService, AdminService, PackService, health, reflection)", config.bindHost(), grpcPort);
+      LOG.info("http: listening on {}:{} (/api, /health/live, /health/ready, /metrics)", config.bindHost(), httpPort);
+
+      readiness.started();
+      LOG.info("ready node={} grpc={}:{} http=http://{}:{} admin-token={} took={}ms", config.nodeId(), config.advertisedHost(), grpcPort,
+        config.advertisedHost(), httpPort, config.adminTokenFile(), (System.nanoTime() - t0) / 1_000_000);
+      return new NodeRuntime(config, database, vertx, pool, context, running, edgeId, grpcPort, httpPort);
+    } catch (RuntimeException e) {
+      if (vertx != null) {
+        try {
+          vertx.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+        } catch (Exception ignored) {
+          // already failing; the original error is what matters
+        }
+      }
+      database.close();
+      throw e;
+    }
+  }
+
+  private static TokenService startAuth(Vertx vertx, ConclaveConfig config, Pool pool, Clock clock) {
+    TokenStore store = new TokenStore(pool);
+    RevocationList revocations = new RevocationList(store);
+    await(revocations.refresh(), "load token revocations");
+    vertx.eventBus().<String>consumer(Addresses.AUTH_TOKEN_REVOKED, msg -> revocations.add(UUID.fromString(msg.body())));
+    vertx.setPeriodic(REVOCATION_REFRESH.toMillis(), id -> revocations.refresh()
+      .onFailure(err -> LOG.warn("auth: revocation refresh failed error={}", err.getMessage())));
+    String secret = SigningSecret.resolve(config);
+    return new TokenService(vertx, secret, store, revocations, clock,
+      tokenId -> vertx.eventBus().publish(Addresses.AUTH_TOKEN_REVOKED, tokenId.toString()));
+  }
+
+  /**
+   * Graceful stop: report not-ready, let each role hand its work over, stop accepting and finish
+   * in-flight calls, undeploy, close the pool and Vert.x, then stop embedded PostgreSQL. Every step
+   * is bounded by the shutdown grace.
+   */
+  public void stop() {
+    if (!stopped.compareAndSet(false, true)) {
+      return;
+    }
+    long t0 = System.nanoTime();
+    Duration grace = config.shutdownGrace();
+    LOG.info("stopping node={} grace={}s", config.nodeId(), grace.toSeconds());
+    context.health().readiness().draining();
+    for (RunningRole role : roles) {
+      bounded(role.drain(grace), grace, "drain role");
+    }
+    bounded(vertx.undeploy(edgeDeployment), grace.plusSeconds(2), "close the ports");
+    for (RunningRole role : roles) {
+      bounded(role.stop(), grace, "stop role");
+    }
+    bounded(pool.close(), Duration.ofSeconds(5), "close the database pool");
+    bounded(vertx.close(), grace, "close Vert.x");
+    database.close();
+    LOG.info("stopped node={} took={}ms", config.nodeId(), (System.nanoTime() - t0) / 1_000_000);
+  }
+
+  public ConclaveConfig config() {
+    return config;
+  }
+
+  public NodeContext context() {
+    return context;
+  }
+
+  public Vertx vertx() {
+    return vertx;
+  }
+
+  public int grpcPort() {
+    return grpcPort;
+  }
+
+  public int httpPort() {
+    return httpPort;
+  }
+
+  public NodeDatabase database() {
+    return database;
+  }
+
+  private static <T> T await(Future<T> future, String step) {
+    try {
+      return future.toCompletionStage().toCompletableFuture().get(STEP_TIMEOUT_SECONDS, TimeUnit.SECONDS);
+    } catch (java.util.concurrent.ExecutionException e) {
+      Throwable cause = e.getCause();
+      throw new IllegalStateException("could not " + step + ": " + cause.getMessage(), cause);
+    } catch (java.util.concurrent.TimeoutException e) {
+      throw new IllegalStateException("could not " + step + " within " + STEP_TIMEOUT_SECONDS + " s", e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while trying to " + step, e);
+    }
+  }
+
+  private static void bounded(Future<?> future, Duration limit, String step) {
+    try {
+      future.toCompletionStage().toCompletableFuture().get(limit.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (java.util.concurrent.TimeoutException e) {
+      LOG.warn("shutdown: '{}' did not finish within {} ms; going on", step, limit.toMillis());
+    } catch (Exception e) {
+      LOG.warn("shutdown: '{}' failed error={}", step, e.getMessage());
+    }
+  }
+}

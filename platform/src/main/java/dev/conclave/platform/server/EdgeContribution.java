@@ -1,0 +1,22 @@
+package dev.conclave.platform.server;
+
+import io.vertx.ext.web.Router;
+import io.vertx.grpc.server.GrpcServer;
+
+/**
+ * What a role adds to the node's shared gRPC and HTTP ports. Called once per edge verticle
+ * instance, on that instance's event loop, so handlers created here belong to that loop.
+ */
+public interface EdgeContribution {
+
+  /** Adds gRPC services. Calls reach them only after the auth gate. */
+  default void bindGrpc(GrpcServer server) {
+  }
+
+  /**
+   * Adds HTTP routes. Routes under {@code /api/} are behind the auth handler already; a contribution
+   * that adds routes elsewhere decides about authentication itself.
+   */
+  default void bindHttp(Router router) {
+  }
+}

@@ -1,0 +1,90 @@
+package dev.conclave.platform.server;
+
+import dev.conclave.platform.auth.TokenService;
+import dev.conclave.platform.config.ConclaveConfig;
+import dev.conclave.platform.errors.ConclaveException;
+import dev.conclave.platform.errors.ErrorKind;
+import dev.conclave.platform.health.NodeHealth;
+import dev.conclave.platform.metrics.NodeMetrics;
+import io.vertx.core.Future;
+import io.vertx.core.VerticleBase;
+import io.vertx.core.http.HttpServer;
+import io.vertx.ext.web.Router;
+import io.vertx.ext.web.handler.BodyHandler;
+import io.vertx.grpc.reflection.ReflectionService;
+import io.vertx.grpc.server.GrpcServer;
+import io.vertx.grpc.server.GrpcServerOptions;
+
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * One instance of the node's network edge: a gRPC server and an HTTP server, with the
+ * contributions of every deployed role. Several instances share the two ports, one per event loop.
+ */
+public final class EdgeVerticle extends VerticleBase {
+
+  /** What every edge instance is built from. */
+  public record Setup(ConclaveConfig config, TokenService tokens, NodeHealth health, NodeMetrics metrics,
+                      List<EdgeContribution> contributions) {
+  }
+
+  /** Largest HTTP request body the REST API accepts. */
+  static final long MAX_HTTP_BODY_BYTES = 4L * 1024 * 1024;
+
+  private final Setup setup;
+  private HttpServer grpcHttp;
+  private HttpServer http;
+
+  public EdgeVerticle(Setup setup) {
+    this.setup = setup;
+  }
+
+  @Override
+  public Future<?> start() {
+    ConclaveConfig config = setup.config();
+    GrpcServer grpc = GrpcServer.server(vertx, new GrpcServerOptions().setMaxMessageSize(config.maxMessageBytes()));
+    setup.contributions().forEach(c -> c.bindGrpc(grpc));
+    grpc.addService(ReflectionService.v1());
+    grpc.addService(setup.health().grpcService(grpc));
+
+    Router router = Router.router(vertx);
+    setup.health().mountHttp(router);
+    router.get("/metrics").handler(setup.metrics().scrapeHandler());
+    router.route("/api/*").handler(new HttpAuthHandler(setup.tokens()));
+    router.route("/api/*").handler(BodyHandler.create(false).setBodyLimit(MAX_HTTP_BODY_BYTES));
+    setup.contributions().forEach(c -> c.bindHttp(router));
+    router.route().last().handler(ctx -> Problems.send(ctx.response(),
+      ConclaveException.notFound("route_not_found", "no route for " + ctx.request().method() + " " + ctx.request().path())));
+    router.route().failureHandler(ctx -> {
+      if (ctx.failure() != null) {
+        Problems.send(ctx, ctx.failure());
+      } else if (ctx.statusCode() == 413) {
+        Problems.send(ctx.response(), new ConclaveException(ErrorKind.PAYLOAD_TOO_LARGE, "body_too_large",
+          "request bodies are limited to " + MAX_HTTP_BODY_BYTES + " bytes"));
+      } else {
+        Problems.send(ctx.response(), new ConclaveException(ErrorKind.INVALID_ARGUMENT, "bad_request",
+          "request failed with status " + ctx.statusCode()));
+      }
+    });
+
+    grpcHttp = vertx.createHttpServer(ServerOptions.grpc(config)).requestHandler(new GrpcAuthGate(grpc, setup.tokens()));
+    http = vertx.createHttpServer(ServerOptions.http(config)).requestHandler(router);
+    return Future.all(grpcHttp.listen(), http.listen());
+  }
+
+  /** Stops accepting and lets in-flight calls finish, bounded by the shutdown grace. */
+  @Override
+  public Future<?> stop() {
+    long grace = setup.config().shutdownGrace().toMillis();
+    return Future.join(grpcHttp.shutdown(grace, TimeUnit.MILLISECONDS), http.shutdown(grace, TimeUnit.MILLISECONDS));
+  }
+
+  public int grpcPort() {
+    return grpcHttp.actualPort();
+  }
+
+  public int httpPort() {
+    return http.actualPort();
+  }
+}

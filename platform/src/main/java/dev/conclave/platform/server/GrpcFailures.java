@@ -1,0 +1,65 @@
+package dev.conclave.platform.server;
+
+import dev.conclave.platform.errors.ConclaveException;
+import dev.conclave.platform.errors.Failures;
+import io.vertx.core.http.HttpHeaders;
+import io.vertx.core.http.HttpServerResponse;
+import io.vertx.grpc.common.GrpcHeaderNames;
+import io.vertx.grpc.server.GrpcServerResponse;
+import io.vertx.grpc.server.StatusException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/** Ends gRPC calls with the precise status a failure stands for. */
+public final class GrpcFailures {
+
+  private static final Logger LOG = LoggerFactory.getLogger(GrpcFailures.class);
+
+  private GrpcFailures() {
+  }
+
+  public static StatusException toStatus(Throwable failure) {
+    ConclaveException e = Failures.classify(failure);
+    return new StatusException(e.kind().grpcStatus(), e.code() + ": " + e.detail());
+  }
+
+  /** Ends the call with the status for {@code failure}; logs failures nobody anticipated. */
+  public static void fail(GrpcServerResponse<?, ?> response, String method, Throwable failure) {
+    ConclaveException e = Failures.classify(failure);
+    if (Failures.unexpected(e)) {
+      LOG.error("grpc call failed method={}", method, failure);
+    }
+    try {
+      response.status(e.kind().grpcStatus()).statusMessage(e.code() + ": " + e.detail()).end();
+    } catch (IllegalStateException alreadyEnded) {
+      // the stream ended in the meantime (peer reset, or an earlier end); nothing left to tell
+    }
+  }
+
+  /**
+   * Answers a raw HTTP/2 request with a trailers-only gRPC error, before any gRPC handling.
+   * Used by the authentication gate.
+   */
+  public static void reject(HttpServerResponse response, ConclaveException e) {
+    String contentType = "application/grpc";
+    response.setStatusCode(200)
+      .putHeader(HttpHeaders.CONTENT_TYPE, contentType)
+      .putHeader(GrpcHeaderNames.GRPC_STATUS, e.kind().grpcStatus().toString())
+      .putHeader(GrpcHeaderNames.GRPC_MESSAGE, percentEncode(e.code() + ": " + e.detail()))
+      .end();
+  }
+
+  /** grpc-message is percent-encoded per the gRPC HTTP/2 spec. */
+  private static String percentEncode(String message) {
+    StringBuilder out = new StringBuilder();
+    for (byte b : message.getBytes(java.nio.charset.StandardCharsets.UTF_8)) {
+      int c = b & 0xff;
+      if (c >= 0x20 && c <= 0x7e && c != '%') {
+        out.append((char) c);
+      } else {
+        out.append('%').append(String.format("%02X", c));
+      }
+    }
+    return out.toString();
+  }
+}

@@ -1,0 +1,55 @@
+package dev.conclave.platform.server;
+
+import dev.conclave.platform.auth.AuthErrors;
+import dev.conclave.platform.auth.Caller;
+import dev.conclave.platform.auth.TokenService;
+import dev.conclave.platform.errors.ConclaveException;
+import io.vertx.core.Handler;
+import io.vertx.ext.web.RoutingContext;
+
+/**
+ * The one HTTP authentication handler. It accepts {@code authorization: Bearer <token>}, and for
+ * WebSocket upgrades (where browsers cannot set headers) an {@code access_token} query parameter.
+ * The verified {@link Caller} is left on the routing context for handlers to read.
+ */
+public final class HttpAuthHandler implements Handler<RoutingContext> {
+
+  private static final String CALLER_KEY = "conclave.caller";
+
+  private final TokenService tokens;
+
+  public HttpAuthHandler(TokenService tokens) {
+    this.tokens = tokens;
+  }
+
+  @Override
+  public void handle(RoutingContext ctx) {
+    try {
+      String header = ctx.request().getHeader("authorization");
+      Caller caller;
+      if (header == null && isWebSocketUpgrade(ctx) && ctx.queryParams().contains("access_token")) {
+        caller = tokens.verify(ctx.queryParams().get("access_token"));
+      } else {
+        caller = tokens.verifyHeader(header);
+      }
+      ctx.put(CALLER_KEY, caller);
+      ctx.next();
+    } catch (ConclaveException e) {
+      Problems.send(ctx.response(), e);
+    }
+  }
+
+  /** The caller the handler verified; fails if the route was not behind this handler. */
+  public static Caller caller(RoutingContext ctx) {
+    Caller caller = ctx.get(CALLER_KEY);
+    if (caller == null) {
+      throw AuthErrors.missingToken();
+    }
+    return caller;
+  }
+
+  private static boolean isWebSocketUpgrade(RoutingContext ctx) {
+    String upgrade = ctx.request().getHeader("upgrade");
+    return upgrade != null && upgrade.equalsIgnoreCase("websocket");
+  }
+}

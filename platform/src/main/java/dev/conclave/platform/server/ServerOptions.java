@@ -1,0 +1,47 @@
+package dev.conclave.platform.server;
+
+import dev.conclave.platform.config.ConclaveConfig;
+import io.vertx.core.http.Http2Settings;
+import io.vertx.core.http.HttpServerOptions;
+
+/**
+ * HTTP server settings for the two ports, chosen explicitly rather than inherited.
+ *
+ * <p>gRPC port: cleartext HTTP/2 (h2c with prior knowledge, as gRPC clients use), a 1 MiB stream
+ * window and an 8 MiB connection window so that many concurrent agent streams on one connection do
+ * not starve each other, and TCP keepalive so that dead peers are noticed by the kernel as well as
+ * by the gateway's own heartbeat timeout.
+ */
+public final class ServerOptions {
+
+  static final int STREAM_WINDOW_BYTES = 1024 * 1024;
+  static final int CONNECTION_WINDOW_BYTES = 8 * 1024 * 1024;
+  static final int MAX_CONCURRENT_STREAMS = 1000;
+
+  private ServerOptions() {
+  }
+
+  public static HttpServerOptions grpc(ConclaveConfig config) {
+    return new HttpServerOptions()
+      .setHost(config.bindHost())
+      .setPort(config.grpcPort())
+      .setHttp2ClearTextEnabled(true)
+      .setTcpKeepAlive(true)
+      .setTcpNoDelay(true)
+      .setHttp2ConnectionWindowSize(CONNECTION_WINDOW_BYTES)
+      .setInitialSettings(new Http2Settings()
+        .setInitialWindowSize(STREAM_WINDOW_BYTES)
+        .setMaxConcurrentStreams(MAX_CONCURRENT_STREAMS)
+        .setMaxHeaderListSize(64 * 1024));
+  }
+
+  public static HttpServerOptions http(ConclaveConfig config) {
+    return new HttpServerOptions()
+      .setHost(config.bindHost())
+      .setPort(config.httpPort())
+      .setTcpKeepAlive(true)
+      .setCompressionSupported(true)
+      .setMaxWebSocketFrameSize(1024 * 1024)
+      .setMaxWebSocketMessageSize(4 * 1024 * 1024);
+  }
+}

@@ -1,0 +1,72 @@
+package dev.conclave.platform.db;
+
+import dev.conclave.platform.testing.TestDatabase;
+import org.junit.jupiter.api.Test;
+
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.util.ArrayList;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class MigrationsTest {
+
+  @Test
+  void createsTheSchemaWithItsOwnHistoryAndIsIdempotent() throws Exception {
+    PgUrl db = TestDatabase.freshDatabase();
+    List<SchemaMigration> schemas = List.of(new SchemaMigration("auth"));
+
+    Migrations.apply(db, schemas);
+    Migrations.apply(db, schemas);
+
+    assertThat(tables(db, "auth")).contains("principals", "tokens", "flyway_schema_history");
+    assertThat(Migrations.currentVersion(db, schemas.get(0))).isEqualTo("1");
+    try (Connection c = DriverManager.getConnection(db.jdbcUrl(), db.user(), db.password().orElse(null));
+         ResultSet rs = c.createStatement().executeQuery("SELECT count(*) FROM auth.flyway_schema_history WHERE success")) {
+      rs.next();
+      assertThat(rs.getInt(1)).as("one successful entry per script, even after two runs").isGreaterThanOrEqualTo(1);
+    }
+  }
+
+  @Test
+  void concurrentNodesMigratingTheSameDatabaseDoNotConflict() throws Exception {
+    PgUrl db = TestDatabase.freshDatabase();
+    List<Thread> nodes = new ArrayList<>();
+    List<Throwable> failures = new java.util.concurrent.CopyOnWriteArrayList<>();
+    for (int i = 0; i < 3; i++) {
+      Thread t = new Thread(() -> {
+        try {
+          Migrations.apply(db, List.of(new SchemaMigration("auth")));
+        } catch (Throwable e) {
+          failures.add(e);
+        }
+      });
+      nodes.add(t);
+      t.start();
+    }
+    for (Thread t : nodes) {
+      t.join();
+    }
+    assertThat(failures).isEmpty();
+    assertThat(tables(db, "auth")).contains("principals", "tokens");
+  }
+
+  @Test
+  void schemaNamesMustBeIdentifiers() {
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> new SchemaMigration("Bad-Name"))
+      .isInstanceOf(IllegalArgumentException.class);
+  }
+
+  private static List<String> tables(PgUrl db, String schema) throws Exception {
+    List<String> out = new ArrayList<>();
+    try (Connection c = DriverManager.getConnection(db.jdbcUrl(), db.user(), db.password().orElse(null));
+         ResultSet rs = c.getMetaData().getTables(null, schema, "%", new String[] {"TABLE"})) {
+      while (rs.next()) {
+        out.add(rs.getString("TABLE_NAME"));
+      }
+    }
+    return out;
+  }
+}

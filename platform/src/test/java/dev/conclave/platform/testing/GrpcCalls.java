@@ -1,0 +1,69 @@
+package dev.conclave.platform.testing;
+
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.net.SocketAddress;
+import io.vertx.grpc.client.GrpcClient;
+import io.vertx.grpc.client.GrpcClientRequest;
+import io.vertx.grpc.common.GrpcStatus;
+import io.vertx.grpc.common.ServiceMethod;
+
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+
+/** Makes real gRPC calls against a test node, with or without a bearer token, and reports the outcome. */
+public final class GrpcCalls implements AutoCloseable {
+
+  /** How a unary call ended. */
+  public record Outcome<T>(GrpcStatus status, String message, Optional<T> response) {
+  }
+
+  private final GrpcClient client;
+  private final SocketAddress address;
+
+  public GrpcCalls(Vertx vertx, int port) {
+    this.client = GrpcClient.client(vertx);
+    this.address = SocketAddress.inetSocketAddress(port, "127.0.0.1");
+  }
+
+  public GrpcClient client() {
+    return client;
+  }
+
+  public SocketAddress address() {
+    return address;
+  }
+
+  /** Opens a request with the authorization header set (when {@code authorization} is not null). */
+  public <Resp, Req> Future<GrpcClientRequest<Req, Resp>> open(ServiceMethod<Resp, Req> method, String authorization) {
+    return client.request(address, method).map(request -> {
+      if (authorization != null) {
+        request.headers().set("authorization", authorization);
+      }
+      return request;
+    });
+  }
+
+  /** A unary call; blocks (tests only). */
+  public <Resp, Req> Outcome<Resp> unary(ServiceMethod<Resp, Req> method, Req message, String authorization) {
+    Future<Outcome<Resp>> outcome = open(method, authorization)
+      .compose(request -> request.send(message))
+      .compose(response -> response.last()
+        .map(body -> new Outcome<>(response.status(), response.statusMessage(), Optional.of(body)))
+        .recover(err -> Future.succeededFuture(new Outcome<>(response.status(), response.statusMessage(), Optional.empty()))));
+    try {
+      return outcome.toCompletionStage().toCompletableFuture().get(20, TimeUnit.SECONDS);
+    } catch (Exception e) {
+      throw new IllegalStateException("gRPC call " + method.fullMethodName() + " failed: " + e, e);
+    }
+  }
+
+  public static String bearer(String token) {
+    return "Bearer " + token;
+  }
+
+  @Override
+  public void close() {
+    client.close();
+  }
+}
