@@ -114,7 +114,7 @@ public final class NodeRuntime {
       }, new DeploymentOptions().setInstances(config.edgeInstances())), "open the gRPC and HTTP ports");
       int grpcPort = edges.get(0).grpcPort();
       int httpPort = edges.get(0).httpPort();
-      LOG.info("grpc: listening on {}:{} (coven.CovenControl, ClientService, AdminService, PackService, health, reflection)", config.bindHost(), grpcPort);
+      LOG.info("grpc: listening on {}:{} services={}", config.bindHost(), grpcPort, String.join(",", edges.get(0).grpcServices()));
       LOG.info("http: listening on {}:{} (/api, /health/live, /health/ready, /metrics)", config.bindHost(), httpPort);
 
       readiness.started();

@@ -35,6 +35,7 @@ public final class EdgeVerticle extends VerticleBase {
   private final Setup setup;
   private HttpServer grpcHttp;
   private HttpServer http;
+  private List<String> grpcServices = List.of();
 
   public EdgeVerticle(Setup setup) {
     this.setup = setup;
@@ -47,6 +48,7 @@ public final class EdgeVerticle extends VerticleBase {
     setup.contributions().forEach(c -> c.bindGrpc(grpc));
     grpc.addService(ReflectionService.v1());
     grpc.addService(setup.health().grpcService(grpc));
+    grpcServices = grpc.services().stream().map(s -> s.name().fullyQualifiedName()).sorted().toList();
 
     Router router = Router.router(vertx);
     setup.health().mountHttp(router);
@@ -82,6 +84,11 @@ public final class EdgeVerticle extends VerticleBase {
 
   public int grpcPort() {
     return grpcHttp.actualPort();
+  }
+
+  /** Fully qualified names of the gRPC services this edge serves. */
+  public List<String> grpcServices() {
+    return grpcServices;
   }
 
   public int httpPort() {

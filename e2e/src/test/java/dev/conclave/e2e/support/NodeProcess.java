@@ -1,0 +1,206 @@
+package dev.conclave.e2e.support;
+
+import dev.conclave.platform.testing.FreePorts;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A {@code conclave-node.jar} running as a real OS process on 127.0.0.1, with its output in a log
+ * file. The test decides how it ends: SIGTERM ({@link #terminate}) or SIGKILL ({@link #kill}).
+ */
+public final class NodeProcess implements AutoCloseable {
+
+  private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+
+  private final Process process;
+  private final Path log;
+  private final int grpcPort;
+  private final int httpPort;
+  private final Path dataDir;
+
+  private NodeProcess(Process process, Path log, int grpcPort, int httpPort, Path dataDir) {
+    this.process = process;
+    this.log = log;
+    this.grpcPort = grpcPort;
+    this.httpPort = httpPort;
+    this.dataDir = dataDir;
+  }
+
+  public static Path jar() {
+    Path jar = Path.of(System.getProperty("conclave.node.jar", "../node/target/conclave-node.jar")).toAbsolutePath().normalize();
+    if (!Files.isRegularFile(jar)) {
+      throw new IllegalStateException("node jar not built: " + jar);
+    }
+    return jar;
+  }
+
+  /** Starts {@code java -jar conclave-node.jar serve} with the given extra environment. */
+  public static NodeProcess start(Path dataDir, Map<String, String> extraEnv) {
+    return start(dataDir, FreePorts.next(), FreePorts.next(), extraEnv);
+  }
+
+  public static NodeProcess start(Path dataDir, int grpcPort, int httpPort, Map<String, String> extraEnv) {
+    try {
+      Files.createDirectories(dataDir);
+      Path log = Files.createTempFile(dataDir.getParent(), "node-", ".log");
+      Map<String, String> env = new HashMap<>();
+      env.put("CONCLAVE_DATA_DIR", dataDir.toString());
+      env.put("CONCLAVE_GRPC_PORT", String.valueOf(grpcPort));
+      env.put("CONCLAVE_HTTP_PORT", String.valueOf(httpPort));
+      env.put("CONCLAVE_BIND_HOST", "127.0.0.1");
+      env.put("CONCLAVE_EDGE_INSTANCES", "2");
+      env.putAll(extraEnv);
+      ProcessBuilder builder = new ProcessBuilder(command("serve"))
+        .redirectErrorStream(true)
+        .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
+      builder.environment().keySet().removeIf(k -> k.startsWith("CONCLAVE_"));
+      builder.environment().putAll(env);
+      return new NodeProcess(builder.start(), log, grpcPort, httpPort, dataDir);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /** Runs a CLI subcommand of the node jar to completion; returns its stdout. */
+  public static String cli(Map<String, String> env, String... args) {
+    try {
+      List<String> cmd = command(args);
+      ProcessBuilder builder = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.INHERIT);
+      builder.environment().keySet().removeIf(k -> k.startsWith("CONCLAVE_"));
+      builder.environment().putAll(env);
+      Process p = builder.start();
+      String out = new String(p.getInputStream().readAllBytes());
+      if (!p.waitFor(60, TimeUnit.SECONDS)) {
+        p.destroyForcibly();
+        throw new IllegalStateException("CLI " + String.join(" ", args) + " did not finish");
+      }
+      if (p.exitValue() != 0) {
+        throw new IllegalStateException("CLI " + String.join(" ", args) + " exited " + p.exitValue());
+      }
+      return out.trim();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    }
+  }
+
+  private static List<String> command(String... args) {
+    List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+      "-Xmx512m", "-XX:+UseSerialGC", "-jar", jar().toString()));
+    cmd.addAll(List.of(args));
+    return cmd;
+  }
+
+  /** Waits until {@code /health/ready} answers 200; returns how long it took. */
+  public Duration awaitReady(Duration limit) {
+    long start = System.nanoTime();
+    long deadline = start + limit.toNanos();
+    while (System.nanoTime() < deadline) {
+      if (!process.isAlive()) {
+        throw new IllegalStateException("node exited with " + process.exitValue() + " before ready; log:\n" + logText());
+      }
+      if (readyStatus() == 200) {
+        return Duration.ofNanos(System.nanoTime() - start);
+      }
+      sleep(200);
+    }
+    throw new IllegalStateException("node not ready within " + limit.toSeconds() + " s; log:\n" + logText());
+  }
+
+  /** The status of {@code /health/ready}, or -1 when nothing answers. */
+  public int readyStatus() {
+    try {
+      HttpResponse<Void> r = HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + httpPort + "/health/ready"))
+        .timeout(Duration.ofSeconds(3)).build(), HttpResponse.BodyHandlers.discarding());
+      return r.statusCode();
+    } catch (IOException e) {
+      return -1;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return -1;
+    }
+  }
+
+  /** Sends SIGTERM and waits for the exit code. */
+  public int terminate(Duration limit) {
+    process.destroy();
+    return awaitExit(limit);
+  }
+
+  /** Sends SIGKILL: the process gets no chance to clean up. */
+  public void kill() {
+    process.destroyForcibly();
+    awaitExit(Duration.ofSeconds(10));
+  }
+
+  public int awaitExit(Duration limit) {
+    try {
+      if (!process.waitFor(limit.toMillis(), TimeUnit.MILLISECONDS)) {
+        process.destroyForcibly();
+        throw new IllegalStateException("node still running " + limit.toSeconds() + " s after the signal; log:\n" + logText());
+      }
+      return process.exitValue();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    }
+  }
+
+  public String logText() {
+    try {
+      return Files.readString(log);
+    } catch (IOException e) {
+      return "(no log: " + e.getMessage() + ")";
+    }
+  }
+
+  public int grpcPort() {
+    return grpcPort;
+  }
+
+  public int httpPort() {
+    return httpPort;
+  }
+
+  public Path dataDir() {
+    return dataDir;
+  }
+
+  public long pid() {
+    return process.pid();
+  }
+
+  public boolean alive() {
+    return process.isAlive();
+  }
+
+  @Override
+  public void close() {
+    if (process.isAlive()) {
+      process.destroyForcibly();
+    }
+  }
+
+  private static void sleep(long ms) {
+    try {
+      Thread.sleep(ms);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+}

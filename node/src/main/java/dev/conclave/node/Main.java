@@ -1,0 +1,34 @@
+package dev.conclave.node;
+
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+
+/** The {@code conclave-node} executable. Without a subcommand it runs {@code serve}. */
+@Command(name = "conclave-node",
+  mixinStandardHelpOptions = true,
+  versionProvider = Main.Version.class,
+  description = "Conclave: a clustered control plane for AI agents.",
+  subcommands = {ServeCommand.class, PostgresCommand.class, TokenCommand.class})
+public final class Main implements Runnable {
+
+  public static void main(String[] args) {
+    CommandLine cli = new CommandLine(new Main());
+    int code = cli.execute(args);
+    if (code != 0) {
+      System.exit(code);
+    }
+  }
+
+  @Override
+  public void run() {
+    new ServeCommand().run();
+  }
+
+  static final class Version implements CommandLine.IVersionProvider {
+    @Override
+    public String[] getVersion() {
+      String v = Main.class.getPackage().getImplementationVersion();
+      return new String[] {"conclave-node " + (v == null ? "development build" : v)};
+    }
+  }
+}

@@ -1,0 +1,168 @@
+package dev.conclave.node;
+
+import dev.conclave.platform.auth.AdminBootstrap;
+import dev.conclave.platform.auth.Principal;
+import dev.conclave.platform.auth.PrincipalStatus;
+import dev.conclave.platform.auth.PrincipalStore;
+import dev.conclave.platform.auth.PrincipalType;
+import dev.conclave.platform.auth.RevocationList;
+import dev.conclave.platform.auth.Roles;
+import dev.conclave.platform.auth.SigningSecret;
+import dev.conclave.platform.auth.TokenService;
+import dev.conclave.platform.auth.TokenStore;
+import dev.conclave.platform.config.ConclaveConfig;
+import dev.conclave.platform.config.ConfigException;
+import dev.conclave.platform.db.EmbeddedPostgresServer;
+import dev.conclave.platform.db.Migrations;
+import dev.conclave.platform.db.PgPools;
+import dev.conclave.platform.db.PgUrl;
+import dev.conclave.platform.db.SchemaMigration;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.sqlclient.Pool;
+import picocli.CommandLine.ArgGroup;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.Callable;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Issues a token with the data dir's signing secret and prints it on stdout. Reaches the database
+ * the node uses: {@code CONCLAVE_PG_URL}, else the embedded PostgreSQL of the data dir (the running
+ * one, or started just for this command).
+ */
+@Command(name = "token", mixinStandardHelpOptions = true,
+  description = "Issue a token for a principal using the data dir's secret; prints the token on stdout.")
+final class TokenCommand implements Callable<Integer> {
+
+  private static final Pattern TTL = Pattern.compile("(\\d+)([smhd])");
+
+  @ArgGroup(exclusive = true, multiplicity = "1")
+  Target target;
+
+  static final class Target {
+    @Option(names = "--principal", description = "Id of an existing principal.")
+    UUID principal;
+
+    @Option(names = "--admin", description = "The bootstrap admin principal.")
+    boolean admin;
+
+    @Option(names = "--new-agent", paramLabel = "NAME", description = "Create an approved agent principal named NAME first.")
+    String newAgent;
+
+    @Option(names = "--new-client", paramLabel = "NAME", description = "Create an approved client principal (role member) named NAME first.")
+    String newClient;
+  }
+
+  @Option(names = "--ttl", defaultValue = "30d", description = "Lifetime, such as 3600s, 12h or 30d (default: ${DEFAULT-VALUE}).")
+  String ttl;
+
+  @Option(names = "--data-dir", description = "Data dir with the signing secret (default: $CONCLAVE_DATA_DIR or ./data).")
+  Path dataDir;
+
+  @Override
+  public Integer call() throws Exception {
+    Duration lifetime = parseTtl(ttl);
+    Map<String, String> env = new HashMap<>(System.getenv());
+    if (dataDir != null) {
+      env.put("CONCLAVE_DATA_DIR", dataDir.toString());
+    }
+    ConclaveConfig config;
+    try {
+      config = ConclaveConfig.from(env);
+    } catch (ConfigException e) {
+      System.err.println("configuration error: " + e.getMessage());
+      return 2;
+    }
+    EmbeddedPostgresServer started = null;
+    PgUrl url;
+    if (config.pgUrl().isPresent()) {
+      url = config.pgUrl().get();
+    } else {
+      Optional<Integer> running = EmbeddedPostgresServer.runningPort(config.embeddedPgDir());
+      if (running.isPresent()) {
+        url = PgUrl.local(running.get());
+      } else {
+        started = EmbeddedPostgresServer.start(config.embeddedPgDir(), 0, Map.of());
+        url = started.url();
+      }
+    }
+    Vertx vertx = Vertx.vertx();
+    try {
+      Migrations.apply(url, List.of(new SchemaMigration("auth")));
+      Pool pool = PgPools.create(vertx, url, 2, 16);
+      PrincipalStore principals = new PrincipalStore(pool);
+      TokenStore store = new TokenStore(pool);
+      TokenService tokens = new TokenService(vertx, SigningSecret.resolve(config), store, new RevocationList(store),
+        Clock.systemUTC(), id -> { });
+      Principal principal = await(resolvePrincipal(principals));
+      TokenService.IssuedToken issued = await(tokens.issue(principal, lifetime, "cli"));
+      System.out.println(issued.token());
+      System.err.println("token: principal=" + principal.id() + " type=" + principal.type().wire() + " name=" + principal.displayName()
+        + " token-id=" + issued.tokenId() + " expires=" + issued.expiresAt());
+      return 0;
+    } catch (IllegalArgumentException e) {
+      System.err.println("token: " + e.getMessage());
+      return 2;
+    } finally {
+      await(vertx.close());
+      if (started != null) {
+        started.close();
+      }
+    }
+  }
+
+  private Future<Principal> resolvePrincipal(PrincipalStore principals) {
+    if (target.admin) {
+      return principals.find(AdminBootstrap.ADMIN_PRINCIPAL_ID).map(p -> p.orElseThrow(() ->
+        new IllegalArgumentException("no admin principal yet; start the node once first")));
+    }
+    if (target.principal != null) {
+      return principals.find(target.principal).map(p -> p.orElseThrow(() ->
+        new IllegalArgumentException("no principal with id " + target.principal)));
+    }
+    boolean agent = target.newAgent != null;
+    String name = agent ? target.newAgent : target.newClient;
+    return principals.create(UUID.randomUUID(), agent ? PrincipalType.AGENT : PrincipalType.CLIENT, name,
+      PrincipalStatus.APPROVED, agent ? List.of() : List.of(Roles.MEMBER), Optional.empty());
+  }
+
+  static Duration parseTtl(String text) {
+    Matcher m = TTL.matcher(text.trim());
+    if (!m.matches()) {
+      throw new picocli.CommandLine.ParameterException(new picocli.CommandLine(new TokenCommand()),
+        "--ttl: '" + text + "' is not a duration like 3600s, 12h or 30d");
+    }
+    long n = Long.parseLong(m.group(1));
+    return switch (m.group(2)) {
+      case "s" -> Duration.ofSeconds(n);
+      case "m" -> Duration.ofMinutes(n);
+      case "h" -> Duration.ofHours(n);
+      default -> Duration.ofDays(n);
+    };
+  }
+
+  private static <T> T await(Future<T> future) {
+    try {
+      return future.toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
+    } catch (java.util.concurrent.ExecutionException e) {
+      if (e.getCause() instanceof RuntimeException re) {
+        throw re;
+      }
+      throw new IllegalStateException(e.getCause());
+    } catch (Exception e) {
+      throw new IllegalStateException(e);
+    }
+  }
+}
