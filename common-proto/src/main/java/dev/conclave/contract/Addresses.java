@@ -17,4 +17,15 @@ public final class Addresses {
    * Body: the token id as a string (UUID).
    */
   public static final String AUTH_TOKEN_REVOKED = "conclave.auth.token-revoked";
+
+  // ---- swarm coordinator -------------------------------------------------------------------
+
+  /**
+   * Publish, for dashboards. Every state change of a swarm task, agent, lease or message.
+   * Body: a JSON object {@code {"kind": "task"|"agent"|"lease"|"message", "event": "<what happened>",
+   * "id": "<entity id>", "at": "<ISO-8601>", "data": {...}}}; the coordinator documents each event.
+   */
+  public static final String SWARM_EVENTS = "conclave.events.swarm";
+
+  // ---- gateway -----------------------------------------------------------------------------
 }

@@ -1,11 +1,16 @@
 package dev.conclave.platform.auth;
 
 import java.time.Instant;
+import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
 
-/** Who made a call, as proven by a verified, unrevoked, unexpired token. */
-public record Caller(UUID principalId, PrincipalType type, Set<String> roles, UUID tokenId, Instant expiresAt) {
+/**
+ * Who made a call. Usually proven by a verified, unrevoked, unexpired bearer token ({@code tokenId}
+ * set); a service may also accept its own credentials (for example the coordinator's HMAC-signed
+ * requests), in which case {@code tokenId} is empty and the service vouches for the principal.
+ */
+public record Caller(UUID principalId, PrincipalType type, Set<String> roles, Optional<UUID> tokenId, Instant expiresAt) {
 
   public Caller {
     roles = Set.copyOf(roles);

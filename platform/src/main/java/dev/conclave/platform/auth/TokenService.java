@@ -16,6 +16,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
 import java.util.function.Consumer;
@@ -105,7 +106,7 @@ public final class TokenService {
         UUID.fromString(claims.getString("sub")),
         PrincipalType.of(claims.getString("ptype")).orElseThrow(),
         roles,
-        UUID.fromString(claims.getString("jti")),
+        Optional.of(UUID.fromString(claims.getString("jti"))),
         Instant.ofEpochSecond(claims.getLong("exp")));
     } catch (RuntimeException e) {
       throw AuthErrors.invalidToken();
@@ -113,7 +114,7 @@ public final class TokenService {
     if (!clock.instant().isBefore(caller.expiresAt())) {
       throw AuthErrors.expired();
     }
-    if (revocations.contains(caller.tokenId())) {
+    if (revocations.contains(caller.tokenId().orElseThrow())) {
       throw AuthErrors.revoked();
     }
     return caller;

@@ -3,6 +3,8 @@ package dev.conclave.platform.server;
 import io.vertx.ext.web.Router;
 import io.vertx.grpc.server.GrpcServer;
 
+import java.util.List;
+
 /**
  * What a role adds to the node's shared gRPC and HTTP ports. Called once per edge verticle
  * instance, on that instance's event loop, so handlers created here belong to that loop.
@@ -18,5 +20,10 @@ public interface EdgeContribution {
    * that adds routes elsewhere decides about authentication itself.
    */
   default void bindHttp(Router router) {
+  }
+
+  /** Credentials besides bearer tokens that this role accepts on {@code /api/} routes. */
+  default List<HttpCredentials> httpCredentials() {
+    return List.of();
   }
 }

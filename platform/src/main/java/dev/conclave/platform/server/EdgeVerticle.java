@@ -53,8 +53,10 @@ public final class EdgeVerticle extends VerticleBase {
     Router router = Router.router(vertx);
     setup.health().mountHttp(router);
     router.get("/metrics").handler(setup.metrics().scrapeHandler());
-    router.route("/api/*").handler(new HttpAuthHandler(setup.tokens()));
+    // the body is read first (bounded) because some credentials sign it
     router.route("/api/*").handler(BodyHandler.create(false).setBodyLimit(MAX_HTTP_BODY_BYTES));
+    List<HttpCredentials> credentials = setup.contributions().stream().flatMap(c -> c.httpCredentials().stream()).toList();
+    router.route("/api/*").handler(new HttpAuthHandler(setup.tokens(), credentials));
     setup.contributions().forEach(c -> c.bindHttp(router));
     router.route().last().handler(ctx -> Problems.send(ctx.response(),
       ConclaveException.notFound("route_not_found", "no route for " + ctx.request().method() + " " + ctx.request().path())));

@@ -4,12 +4,16 @@ import dev.conclave.platform.auth.AuthErrors;
 import dev.conclave.platform.auth.Caller;
 import dev.conclave.platform.auth.TokenService;
 import dev.conclave.platform.errors.ConclaveException;
+import dev.conclave.platform.errors.Failures;
 import io.vertx.core.Handler;
 import io.vertx.ext.web.RoutingContext;
 
+import java.util.List;
+
 /**
- * The one HTTP authentication handler. It accepts {@code authorization: Bearer <token>}, and for
- * WebSocket upgrades (where browsers cannot set headers) an {@code access_token} query parameter.
+ * The one HTTP authentication handler. It accepts {@code authorization: Bearer <token>}; for
+ * WebSocket upgrades (where browsers cannot set headers) an {@code access_token} query parameter;
+ * and, for requests without an authorization header, the {@link HttpCredentials} roles contribute.
  * The verified {@link Caller} is left on the routing context for handlers to read.
  */
 public final class HttpAuthHandler implements Handler<RoutingContext> {
@@ -17,15 +21,37 @@ public final class HttpAuthHandler implements Handler<RoutingContext> {
   private static final String CALLER_KEY = "conclave.caller";
 
   private final TokenService tokens;
+  private final List<HttpCredentials> alternatives;
 
   public HttpAuthHandler(TokenService tokens) {
+    this(tokens, List.of());
+  }
+
+  public HttpAuthHandler(TokenService tokens, List<HttpCredentials> alternatives) {
     this.tokens = tokens;
+    this.alternatives = List.copyOf(alternatives);
   }
 
   @Override
   public void handle(RoutingContext ctx) {
+    String header = ctx.request().getHeader("authorization");
+    if (header == null) {
+      for (HttpCredentials credentials : alternatives) {
+        if (credentials.present(ctx.request())) {
+          credentials.verify(ctx).onComplete(ar -> {
+            if (ar.succeeded()) {
+              ctx.put(CALLER_KEY, ar.result());
+              ctx.next();
+            } else {
+              ConclaveException e = Failures.classify(ar.cause());
+              Problems.send(ctx.response(), e);
+            }
+          });
+          return;
+        }
+      }
+    }
     try {
-      String header = ctx.request().getHeader("authorization");
       Caller caller;
       if (header == null && isWebSocketUpgrade(ctx) && ctx.queryParams().contains("access_token")) {
         caller = tokens.verify(ctx.queryParams().get("access_token"));
