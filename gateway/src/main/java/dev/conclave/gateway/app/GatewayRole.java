@@ -1,17 +1,54 @@
 package dev.conclave.gateway.app;
 
+import dev.conclave.gateway.GatewaySettings;
+import dev.conclave.gateway.api.AdminServiceEndpoint;
+import dev.conclave.gateway.api.AgentStreamEndpoint;
+import dev.conclave.gateway.api.ClientServiceEndpoint;
+import dev.conclave.gateway.api.GatewayHttpApi;
+import dev.conclave.gateway.control.Approvals;
+import dev.conclave.gateway.control.Cancellation;
+import dev.conclave.gateway.control.Injections;
+import dev.conclave.gateway.directory.AgentDirectory;
+import dev.conclave.gateway.mailbox.Mailbox;
+import dev.conclave.gateway.mailbox.Terminations;
+import dev.conclave.gateway.presence.NodeRegistry;
+import dev.conclave.gateway.presence.Presence;
+import dev.conclave.gateway.routing.AgentRouter;
+import dev.conclave.gateway.sessions.LocalSessions;
+import dev.conclave.gateway.sessions.NodeCommandHandler;
+import dev.conclave.gateway.sessions.SessionMetrics;
+import dev.conclave.gateway.sessions.SessionServices;
+import dev.conclave.gateway.store.AgentStore;
+import dev.conclave.gateway.store.ApprovalStore;
+import dev.conclave.gateway.store.BindingStore;
+import dev.conclave.gateway.store.InjectionStore;
+import dev.conclave.gateway.store.LedgerStore;
+import dev.conclave.gateway.store.RequestStore;
+import dev.conclave.gateway.store.UsageStore;
+import dev.conclave.gateway.streaming.Followers;
+import dev.conclave.gateway.streaming.LiveEvents;
 import dev.conclave.platform.config.RoleName;
 import dev.conclave.platform.db.SchemaMigration;
+import dev.conclave.platform.metrics.MetricNames;
 import dev.conclave.platform.runtime.NodeContext;
 import dev.conclave.platform.runtime.RoleModule;
 import dev.conclave.platform.runtime.RunningRole;
+import dev.conclave.platform.server.EdgeContribution;
 import io.vertx.core.Future;
+import io.vertx.core.Promise;
+import io.vertx.core.Vertx;
+import io.vertx.core.eventbus.MessageConsumer;
+import io.vertx.core.json.JsonObject;
+import io.vertx.ext.web.Router;
+import io.vertx.grpc.server.GrpcServer;
+import io.vertx.sqlclient.Pool;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.time.Duration;
 import java.util.List;
 
-/** The gateway role: CovenControl, ClientService and AdminService are not built yet, so it deploys nothing and says so. */
+/** The gateway role: wires the agent gateway's parts together and hands its services to the edge. */
 public final class GatewayRole implements RoleModule {
 
   private static final Logger LOG = LoggerFactory.getLogger(GatewayRole.class);
@@ -23,12 +60,100 @@ public final class GatewayRole implements RoleModule {
 
   @Override
   public List<SchemaMigration> migrations() {
-    return List.of();
+    return List.of(new SchemaMigration("gateway"));
   }
 
   @Override
-  public Future<RunningRole> start(NodeContext context) {
-    LOG.warn("role gateway: CovenControl, ClientService and AdminService are not built yet; this role deploys nothing on node={}", context.nodeId());
-    return Future.succeededFuture(RunningRole.idle());
+  public Future<RunningRole> start(NodeContext ctx) {
+    Vertx vertx = ctx.vertx();
+    Pool pool = ctx.pool();
+    GatewaySettings settings = GatewaySettings.from(ctx.config());
+    AgentStore agents = new AgentStore(pool);
+    RequestStore requests = new RequestStore(pool);
+    LedgerStore ledger = new LedgerStore(pool);
+    ApprovalStore approvalStore = new ApprovalStore(pool);
+    InjectionStore injectionStore = new InjectionStore(pool);
+    UsageStore usage = new UsageStore(pool);
+    BindingStore bindings = new BindingStore(pool);
+    Presence presence = new Presence(vertx);
+    NodeRegistry nodes = new NodeRegistry(vertx);
+    AgentRouter router = new AgentRouter(vertx, presence, settings.commandTimeout());
+    LiveEvents live = new LiveEvents(vertx);
+    Terminations terminations = new Terminations(pool, requests, ledger, approvalStore, live, ctx.clock());
+    LocalSessions sessions = new LocalSessions();
+    ctx.metrics().gauge(MetricNames.GATEWAY_AGENTS_CONNECTED, sessions, LocalSessions::size);
+    SessionServices services = new SessionServices(vertx, ctx.nodeId(), settings, pool, agents, requests, ledger, approvalStore,
+      injectionStore, usage, presence, router, live, terminations, ctx.principals(), ctx.tokens(), sessions,
+      new SessionMetrics(ctx.metrics()), ctx.metrics(), ctx.clock());
+
+    Mailbox mailbox = new Mailbox(pool, requests, ledger, bindings, agents, ctx.principals(), live, router, ctx.clock());
+    AgentDirectory directory = new AgentDirectory(agents, presence);
+    Followers followers = new Followers();
+    ClientServiceEndpoint client = new ClientServiceEndpoint(vertx, mailbox, ledger, approvalStore,
+      new Approvals(pool, approvalStore, requests, ledger, live, router, ctx.clock()), directory, ctx.principals(), ctx.tokens(),
+      followers, ctx.metrics().counter(MetricNames.GATEWAY_SUBSCRIBER_CATCHUPS));
+    AdminServiceEndpoint admin = new AdminServiceEndpoint(bindings, ctx.principals(), ctx.tokens());
+    GatewayHttpApi http = new GatewayHttpApi(new Cancellation(requests, terminations, router),
+      new Injections(agents, injectionStore, router), injectionStore, requests, usage, directory, ctx.principals());
+
+    EdgeContribution edge = new EdgeContribution() {
+      @Override
+      public void bindGrpc(GrpcServer server) {
+        server.addService(AgentStreamEndpoint.service(services));
+        server.addService(client.service());
+        server.addService(admin.service());
+      }
+
+      @Override
+      public void bindHttp(Router router) {
+        http.mount(router);
+      }
+    };
+
+    String vertxNodeId = vertx.isClustered() ? ((io.vertx.core.internal.VertxInternal) vertx).clusterManager().getNodeId() : "standalone";
+    return new NodeCommandHandler(sessions).register(vertx, ctx.nodeId())
+      .compose(consumer -> nodes.join(ctx.nodeId(), vertxNodeId)
+        .compose(v -> nodes.live())
+        .compose(terminations::orphaned)
+        .onSuccess(n -> {
+          if (n > 0) {
+            LOG.info("role gateway: ended {} requests left in flight by nodes that are gone", n);
+          }
+          LOG.info("role gateway: CovenControl, ClientService, AdminService and /api/v1/gateway ready on node={}", ctx.nodeId());
+        })
+        .map(n -> running(vertx, ctx.nodeId(), edge, sessions, followers, nodes, consumer)));
+  }
+
+  private static RunningRole running(Vertx vertx, String nodeId, EdgeContribution edge, LocalSessions sessions, Followers followers,
+                                     NodeRegistry nodes, MessageConsumer<JsonObject> consumer) {
+    return new RunningRole() {
+      @Override
+      public List<EdgeContribution> contributions() {
+        return List.of(edge);
+      }
+
+      @Override
+      public Future<Void> drain(Duration grace) {
+        LOG.info("role gateway: draining agents={} subscribers={}", sessions.size(), followers.size());
+        followers.closeAll();
+        String reason = "node " + nodeId + " is shutting down; reconnect to another node";
+        Future.join(sessions.all().stream().map(s -> s.drain(reason)).toList());
+        Promise<Void> drained = Promise.promise();
+        long deadline = System.nanoTime() + Math.max(0, grace.toMillis() - 1000) * 1_000_000;
+        vertx.setPeriodic(100, id -> {
+          if (sessions.size() == 0 || System.nanoTime() > deadline) {
+            vertx.cancelTimer(id);
+            sessions.all().forEach(s -> s.forceClose("node stopping"));
+            drained.complete();
+          }
+        });
+        return drained.future();
+      }
+
+      @Override
+      public Future<Void> stop() {
+        return Future.join(consumer.unregister(), nodes.leave(nodeId)).mapEmpty();
+      }
+    };
   }
 }

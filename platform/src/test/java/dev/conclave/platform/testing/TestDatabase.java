@@ -67,6 +67,12 @@ public final class TestDatabase {
   }
 
   private static boolean dockerAvailable() {
+    // Testcontainers' own probe is slow and loud when there is plainly no engine to find
+    boolean hint = System.getenv("DOCKER_HOST") != null || java.nio.file.Files.exists(java.nio.file.Path.of("/var/run/docker.sock"))
+      || java.nio.file.Files.exists(java.nio.file.Path.of(System.getProperty("user.home"), ".testcontainers.properties"));
+    if (!hint) {
+      return false;
+    }
     try {
       return org.testcontainers.DockerClientFactory.instance().isDockerAvailable();
     } catch (Throwable t) {

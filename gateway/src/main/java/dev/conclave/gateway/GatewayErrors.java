@@ -1,0 +1,130 @@
+package dev.conclave.gateway;
+
+import dev.conclave.platform.errors.ConclaveException;
+import dev.conclave.platform.errors.ErrorKind;
+
+/** Every failure the gateway reports to callers, defined once. */
+public final class GatewayErrors {
+
+  private GatewayErrors() {
+  }
+
+  public static ConclaveException firstMessageNotRegister(String got) {
+    return ConclaveException.invalid("register_expected", "the first message on AgentStream must be 'register', got '" + got + "'");
+  }
+
+  public static ConclaveException missingAgentId() {
+    return ConclaveException.invalid("agent_id_missing", "RegisterAgent.agent_id is required");
+  }
+
+  public static ConclaveException badAgentId(String why) {
+    return ConclaveException.invalid("agent_id_invalid", "RegisterAgent.agent_id " + why);
+  }
+
+  public static ConclaveException registerTimeout(long seconds) {
+    return new ConclaveException(ErrorKind.DEADLINE_EXCEEDED, "register_timeout",
+      "no RegisterAgent within " + seconds + " s of opening the stream");
+  }
+
+  public static ConclaveException alreadyRegistered() {
+    return ConclaveException.invalid("already_registered", "RegisterAgent may only be sent once per stream");
+  }
+
+  public static ConclaveException emptyMessage() {
+    return ConclaveException.invalid("payload_missing", "the message has no payload (unknown or empty oneof)");
+  }
+
+  public static ConclaveException agentIdTaken(String agentId) {
+    return new ConclaveException(ErrorKind.ALREADY_EXISTS, "agent_id_taken",
+      "agent '" + agentId + "' is connected by another principal");
+  }
+
+  public static ConclaveException principalNotApproved(String status) {
+    return new ConclaveException(ErrorKind.PERMISSION_DENIED, "principal_not_approved",
+      "this principal is " + status + "; an admin must approve it before it can register agents");
+  }
+
+  public static ConclaveException notAnAgentPrincipal(String type) {
+    return new ConclaveException(ErrorKind.PERMISSION_DENIED, "not_an_agent_principal",
+      "a " + type + " principal cannot register agents; use an agent principal's token");
+  }
+
+  public static ConclaveException idleTimeout(long seconds) {
+    return new ConclaveException(ErrorKind.DEADLINE_EXCEEDED, "agent_silent",
+      "no message from the agent for " + seconds + " s; send heartbeats");
+  }
+
+  public static ConclaveException superseded() {
+    return new ConclaveException(ErrorKind.CONFLICT, "superseded", "a newer connection registered the same agent");
+  }
+
+  public static ConclaveException nodeStopping() {
+    return new ConclaveException(ErrorKind.UNAVAILABLE, "node_stopping", "this node is shutting down; reconnect");
+  }
+
+  public static ConclaveException required(String field) {
+    return ConclaveException.invalid("field_required", field + " is required");
+  }
+
+  public static ConclaveException invalid(String field, String rule) {
+    return ConclaveException.invalid("field_invalid", field + " " + rule);
+  }
+
+  public static ConclaveException unknownConversation(String key) {
+    return ConclaveException.notFound("conversation_unknown",
+      "conversation_key '" + key + "' matches no binding and no known agent");
+  }
+
+  public static ConclaveException requestNotFound(String id) {
+    return ConclaveException.notFound("request_not_found", "no request " + id);
+  }
+
+  public static ConclaveException requestFinished(String id, String state) {
+    return new ConclaveException(ErrorKind.FAILED_PRECONDITION, "request_finished", "request " + id + " already ended (" + state + ")");
+  }
+
+  public static ConclaveException agentNotConnected(String agentId) {
+    return new ConclaveException(ErrorKind.FAILED_PRECONDITION, "agent_not_connected", "agent '" + agentId + "' is not connected");
+  }
+
+  public static ConclaveException agentUnknown(String agentId) {
+    return ConclaveException.notFound("agent_not_found", "no agent '" + agentId + "' has ever registered");
+  }
+
+  public static ConclaveException featureNotDeclared(String agentId, String feature) {
+    return new ConclaveException(ErrorKind.FAILED_PRECONDITION, "feature_not_supported",
+      "agent '" + agentId + "' did not declare the '" + feature + "' protocol feature");
+  }
+
+  public static ConclaveException agentNotReading(String agentId) {
+    return new ConclaveException(ErrorKind.UNAVAILABLE, "agent_busy", "agent '" + agentId + "' is not reading its stream; retry later");
+  }
+
+  public static ConclaveException bindingNotFound(String id) {
+    return ConclaveException.notFound("binding_not_found", "no binding " + id);
+  }
+
+  public static ConclaveException bindingExists(String frontend, String channel) {
+    return new ConclaveException(ErrorKind.ALREADY_EXISTS, "binding_exists", "a binding for " + frontend + ":" + channel + " already exists");
+  }
+
+  public static ConclaveException fingerprintTaken() {
+    return new ConclaveException(ErrorKind.ALREADY_EXISTS, "fingerprint_taken", "a principal with this key fingerprint already exists");
+  }
+
+  public static ConclaveException memberRoleRequired() {
+    return new ConclaveException(ErrorKind.PERMISSION_DENIED, "member_required", "ClientService needs the member, admin or owner role");
+  }
+
+  public static ConclaveException badCursor() {
+    return ConclaveException.invalid("cursor_invalid", "cursor is not one returned by GetEvents");
+  }
+
+  public static ConclaveException badEventId(String id) {
+    return ConclaveException.invalid("event_id_invalid", "since_event_id '" + id + "' is not an event id of this conversation");
+  }
+
+  public static ConclaveException ownerUnreachable(String agentId) {
+    return new ConclaveException(ErrorKind.UNAVAILABLE, "owner_unreachable", "the node holding agent '" + agentId + "' did not answer; retry");
+  }
+}

@@ -1,0 +1,37 @@
+package dev.conclave.gateway;
+
+import dev.conclave.platform.config.ConclaveConfig;
+import dev.conclave.platform.config.Values;
+
+import java.time.Duration;
+
+/** The gateway's own settings, each read from one environment variable (documented in README). */
+public record GatewaySettings(
+  Duration registerTimeout,
+  Duration heartbeatTimeout,
+  Duration pingInterval,
+  Duration cancelGrace,
+  Duration idleRedispatch,
+  Duration commandTimeout,
+  String mcpEndpoint) {
+
+  public static final String REGISTER_TIMEOUT = "CONCLAVE_AGENT_REGISTER_TIMEOUT_SECONDS";
+  public static final String HEARTBEAT_TIMEOUT = "CONCLAVE_AGENT_HEARTBEAT_TIMEOUT_SECONDS";
+  public static final String PING_INTERVAL = "CONCLAVE_AGENT_PING_SECONDS";
+  public static final String CANCEL_GRACE = "CONCLAVE_CANCEL_GRACE_SECONDS";
+
+  public static GatewaySettings from(ConclaveConfig config) {
+    return new GatewaySettings(
+      seconds(config, REGISTER_TIMEOUT, 10),
+      seconds(config, HEARTBEAT_TIMEOUT, 90),
+      config.raw(PING_INTERVAL).map(v -> Duration.ofSeconds(Values.integer(PING_INTERVAL, v))).orElse(Duration.ofSeconds(30)),
+      seconds(config, CANCEL_GRACE, 30),
+      Duration.ofSeconds(10),
+      Duration.ofSeconds(5),
+      "http://" + config.advertisedHost() + ":" + config.httpPort() + "/mcp");
+  }
+
+  private static Duration seconds(ConclaveConfig config, String variable, int fallback) {
+    return Duration.ofSeconds(config.raw(variable).map(v -> Values.positive(variable, v)).orElse(fallback));
+  }
+}

@@ -1,0 +1,210 @@
+package dev.conclave.gateway.api;
+
+import com.google.protobuf.Empty;
+import dev.conclave.gateway.GatewayErrors;
+import dev.conclave.gateway.control.Approvals;
+import dev.conclave.gateway.directory.AgentDirectory;
+import dev.conclave.gateway.ledger.LedgerEvent;
+import dev.conclave.gateway.ledger.LedgerViews;
+import dev.conclave.gateway.mailbox.Mailbox;
+import dev.conclave.gateway.store.ApprovalStore;
+import dev.conclave.gateway.store.LedgerStore;
+import dev.conclave.gateway.streaming.ConversationFollower;
+import dev.conclave.gateway.streaming.Followers;
+import dev.conclave.platform.auth.Caller;
+import dev.conclave.platform.auth.PrincipalStatus;
+import dev.conclave.platform.auth.PrincipalStore;
+import dev.conclave.platform.auth.PrincipalType;
+import dev.conclave.platform.auth.AuthErrors;
+import dev.conclave.platform.auth.Roles;
+import dev.conclave.platform.errors.ConclaveException;
+import dev.conclave.platform.server.GrpcEndpoint;
+import dev.conclave.platform.server.GrpcFailures;
+import dev.conclave.platform.auth.TokenService;
+import dev.conclave.proto.coven.AnswerQuestionResponse;
+import dev.conclave.proto.coven.ClientSendMessageResponse;
+import dev.conclave.proto.coven.ClientServiceGrpcService;
+import dev.conclave.proto.coven.ClientStreamEvent;
+import dev.conclave.proto.coven.GetEventsRequest;
+import dev.conclave.proto.coven.GetEventsResponse;
+import dev.conclave.proto.coven.ListAgentsResponse;
+import dev.conclave.proto.coven.MeResponse;
+import dev.conclave.proto.coven.RegisterAgentResponse;
+import dev.conclave.proto.coven.RegisterClientResponse;
+import dev.conclave.proto.coven.StreamEventsRequest;
+import io.micrometer.core.instrument.Counter;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.grpc.server.GrpcServerRequest;
+import io.vertx.grpc.server.Service;
+
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.regex.Pattern;
+
+/** {@code coven.ClientService}: what people and their tools use. Needs the member role (GetMe excepted). */
+public final class ClientServiceEndpoint {
+
+  private static final Pattern FINGERPRINT = Pattern.compile("[0-9a-fA-F]{64}");
+  private static final int DEFAULT_LIMIT = 50;
+  private static final int MAX_LIMIT = 500;
+
+  private final Vertx vertx;
+  private final Mailbox mailbox;
+  private final LedgerStore ledger;
+  private final ApprovalStore approvalStore;
+  private final Approvals approvals;
+  private final AgentDirectory directory;
+  private final PrincipalStore principals;
+  private final TokenService tokens;
+  private final Followers followers;
+  private final Counter catchups;
+
+  public ClientServiceEndpoint(Vertx vertx, Mailbox mailbox, LedgerStore ledger, ApprovalStore approvalStore, Approvals approvals,
+                               AgentDirectory directory, PrincipalStore principals, TokenService tokens, Followers followers, Counter catchups) {
+    this.vertx = vertx;
+    this.mailbox = mailbox;
+    this.ledger = ledger;
+    this.approvalStore = approvalStore;
+    this.approvals = approvals;
+    this.directory = directory;
+    this.principals = principals;
+    this.tokens = tokens;
+    this.followers = followers;
+    this.catchups = catchups;
+  }
+
+  public Service service() {
+    return GrpcEndpoint.service(ClientServiceGrpcService.SERVICE_NAME, ClientServiceGrpcService.SERVICE_DESCRIPTOR, tokens)
+      .unary(ClientServiceGrpcService.GetMe, (caller, empty) -> getMe(caller))
+      .unary(ClientServiceGrpcService.SendMessage, (caller, req) -> member(caller).compose(v -> mailbox.send(caller, req))
+        .map(accepted -> ClientSendMessageResponse.newBuilder()
+          .setStatus(accepted.duplicate() ? "duplicate" : "accepted")
+          .setMessageId(accepted.requestId().map(UUID::toString).orElse("")).build()))
+      .unary(ClientServiceGrpcService.GetEvents, (caller, req) -> member(caller).compose(v -> getEvents(req)))
+      .streaming(ClientServiceGrpcService.StreamEvents, this::streamEvents)
+      .unary(ClientServiceGrpcService.ListAgents, (caller, req) -> member(caller)
+        .compose(v -> directory.list(req.hasWorkspace() && !req.getWorkspace().isEmpty() ? Optional.of(req.getWorkspace()) : Optional.empty()))
+        .map(agents -> ListAgentsResponse.newBuilder().addAllAgents(agents).build()))
+      .unary(ClientServiceGrpcService.RegisterAgent, (caller, req) -> member(caller)
+        .compose(v -> register(caller, PrincipalType.AGENT, req.getDisplayName(), req.getFingerprint()))
+        .map(p -> RegisterAgentResponse.newBuilder().setPrincipalId(p.id().toString()).setStatus(p.status().wire()).build()))
+      .unary(ClientServiceGrpcService.RegisterClient, (caller, req) -> member(caller)
+        .compose(v -> register(caller, PrincipalType.CLIENT, req.getDisplayName(), req.getFingerprint()))
+        .map(p -> RegisterClientResponse.newBuilder().setPrincipalId(p.id().toString()).setStatus(p.status().wire()).build()))
+      .unary(ClientServiceGrpcService.ApproveTool, (caller, req) -> member(caller).compose(v -> approvals.decide(caller, req)))
+      .unary(ClientServiceGrpcService.AnswerQuestion, (caller, req) -> member(caller).map(v -> AnswerQuestionResponse.newBuilder()
+        .setSuccess(false)
+        .setError("no such question: '" + req.getQuestionId() + "' (no agent has an open ask_user question)").build()))
+      .build();
+  }
+
+  private static Future<Void> member(Caller caller) {
+    try {
+      Access.requireMember(caller);
+      return Future.succeededFuture();
+    } catch (ConclaveException e) {
+      return Future.failedFuture(e);
+    }
+  }
+
+  private Future<MeResponse> getMe(Caller caller) {
+    return principals.find(caller.principalId()).map(found -> {
+      var p = found.orElseThrow(() -> AuthErrors.unknownPrincipal(caller.principalId().toString()));
+      return MeResponse.newBuilder()
+        .setPrincipalId(p.id().toString())
+        .setPrincipalType(p.type().wire())
+        .setDisplayName(p.displayName())
+        .setStatus(p.status().wire())
+        .addAllRoles(p.roles())
+        .build();
+    });
+  }
+
+  private Future<GetEventsResponse> getEvents(GetEventsRequest req) {
+    if (req.getConversationKey().isBlank()) {
+      return Future.failedFuture(GatewayErrors.required("conversation_key"));
+    }
+    int limit = req.hasLimit() ? req.getLimit() : DEFAULT_LIMIT;
+    if (limit < 1 || limit > MAX_LIMIT) {
+      return Future.failedFuture(GatewayErrors.invalid("limit", "must be between 1 and " + MAX_LIMIT + ", got " + limit));
+    }
+    long after = req.hasCursor() && !req.getCursor().isEmpty() ? EventCursors.parseCursor(req.getCursor()) : 0L;
+    Optional<Instant> since = req.hasSince() && !req.getSince().isEmpty() ? Optional.of(EventCursors.parseTime("since", req.getSince())) : Optional.empty();
+    Optional<Instant> until = req.hasUntil() && !req.getUntil().isEmpty() ? Optional.of(EventCursors.parseTime("until", req.getUntil())) : Optional.empty();
+    return ledger.page(req.getConversationKey(), after, since, until, limit + 1).map(events -> {
+      boolean more = events.size() > limit;
+      List<LedgerEvent> page = more ? events.subList(0, limit) : events;
+      GetEventsResponse.Builder b = GetEventsResponse.newBuilder().setHasMore(more);
+      page.forEach(e -> b.addEvents(LedgerViews.historyEvent(e)));
+      if (more) {
+        b.setNextCursor(EventCursors.cursorAfter(page.get(page.size() - 1).seq()));
+      }
+      return b.build();
+    });
+  }
+
+  private void streamEvents(Caller caller, GrpcServerRequest<StreamEventsRequest, ClientStreamEvent> request) {
+    Access.requireMember(caller);
+    request.last().onComplete(ar -> {
+      if (ar.failed()) {
+        GrpcFailures.fail(request.response(), "coven.ClientService/StreamEvents", ar.cause());
+        return;
+      }
+      StreamEventsRequest req = ar.result();
+      try {
+        if (req.getConversationKey().isBlank()) {
+          throw GatewayErrors.required("conversation_key");
+        }
+        Optional<Long> since = req.hasSinceEventId() && !req.getSinceEventId().isEmpty()
+          ? Optional.of(EventCursors.parseEventId(req.getSinceEventId())) : Optional.empty();
+        follow(request, req.getConversationKey(), since);
+      } catch (ConclaveException e) {
+        GrpcFailures.fail(request.response(), "coven.ClientService/StreamEvents", e);
+      }
+    });
+  }
+
+  private void follow(GrpcServerRequest<StreamEventsRequest, ClientStreamEvent> request, String key, Optional<Long> since) {
+    var response = request.response();
+    ConversationFollower follower = new ConversationFollower(vertx, ledger, approvalStore, response, key, catchups);
+    Runnable[] closer = new Runnable[1];
+    closer[0] = () -> {
+      follower.stop();
+      followers.remove(closer[0]);
+      GrpcFailures.fail(response, "coven.ClientService/StreamEvents", GatewayErrors.nodeStopping());
+    };
+    followers.add(closer[0]);
+    Runnable stop = () -> {
+      follower.stop();
+      followers.remove(closer[0]);
+    };
+    request.exceptionHandler(err -> stop.run());
+    request.errorHandler(err -> stop.run());
+    response.exceptionHandler(err -> stop.run());
+    response.writeHead();
+    follower.start(since).onFailure(err -> {
+      stop.run();
+      GrpcFailures.fail(response, "coven.ClientService/StreamEvents", err);
+    });
+  }
+
+  private Future<dev.conclave.platform.auth.Principal> register(Caller caller, PrincipalType type, String name, String fingerprint) {
+    if (name.isBlank() || name.length() > 200) {
+      return Future.failedFuture(GatewayErrors.invalid("display_name", "must be 1 to 200 characters"));
+    }
+    if (!FINGERPRINT.matcher(fingerprint).matches()) {
+      return Future.failedFuture(GatewayErrors.invalid("fingerprint", "must be a SHA-256 fingerprint: 64 hexadecimal characters"));
+    }
+    String fp = fingerprint.toLowerCase();
+    // an admin's registrations are approved; anyone else's wait for an admin
+    PrincipalStatus status = caller.isAdmin() ? PrincipalStatus.APPROVED : PrincipalStatus.PENDING;
+    List<String> roles = type == PrincipalType.CLIENT ? List.of(Roles.MEMBER) : List.of();
+    return principals.findByFingerprint(type, fp).compose(existing -> existing.isPresent()
+      ? Future.failedFuture(GatewayErrors.fingerprintTaken())
+      : principals.create(UUID.randomUUID(), type, name, status, roles, Optional.of(fp))
+        .recover(err -> Future.failedFuture(UniqueViolations.is(err) ? GatewayErrors.fingerprintTaken() : err)));
+  }
+}

@@ -1,0 +1,105 @@
+package dev.conclave.gateway.mailbox;
+
+import dev.conclave.gateway.GatewayErrors;
+import dev.conclave.gateway.ledger.Entries;
+import dev.conclave.gateway.ledger.LedgerEntry;
+import dev.conclave.gateway.ledger.LedgerViews;
+import dev.conclave.gateway.routing.AgentRouter;
+import dev.conclave.gateway.store.AgentStore;
+import dev.conclave.gateway.store.BindingStore;
+import dev.conclave.gateway.store.LedgerStore;
+import dev.conclave.gateway.store.RequestStore;
+import dev.conclave.gateway.streaming.LiveEvents;
+import dev.conclave.platform.auth.Caller;
+import dev.conclave.platform.auth.PrincipalStore;
+import dev.conclave.proto.coven.ClientSendMessageRequest;
+import io.vertx.core.Future;
+import io.vertx.sqlclient.Pool;
+
+import java.time.Clock;
+import java.util.List;
+import java.util.Optional;
+import java.util.UUID;
+
+/**
+ * Accepts clients' messages into agents' mailboxes. Acceptance is durable before it is answered:
+ * the request and its ledger entry commit in one transaction, and the (principal, idempotency key)
+ * unique constraint decides duplicates atomically, however many connections race.
+ */
+public final class Mailbox {
+
+  /** The outcome of a send: a new request, or a repeat of an earlier one. */
+  public record Accepted(boolean duplicate, Optional<UUID> requestId, String agentId) {
+  }
+
+  private static final int MAX_KEY = 300;
+
+  private final Pool pool;
+  private final RequestStore requests;
+  private final LedgerStore ledger;
+  private final BindingStore bindings;
+  private final AgentStore agents;
+  private final PrincipalStore principals;
+  private final LiveEvents live;
+  private final AgentRouter router;
+  private final Clock clock;
+
+  public Mailbox(Pool pool, RequestStore requests, LedgerStore ledger, BindingStore bindings, AgentStore agents,
+                 PrincipalStore principals, LiveEvents live, AgentRouter router, Clock clock) {
+    this.pool = pool;
+    this.requests = requests;
+    this.ledger = ledger;
+    this.bindings = bindings;
+    this.agents = agents;
+    this.principals = principals;
+    this.live = live;
+    this.router = router;
+    this.clock = clock;
+  }
+
+  public Future<Accepted> send(Caller caller, ClientSendMessageRequest message) {
+    String key = message.getConversationKey();
+    String idem = message.getIdempotencyKey();
+    if (idem.isEmpty()) {
+      return Future.failedFuture(GatewayErrors.required("idempotency_key"));
+    }
+    if (idem.length() > 100) {
+      return Future.failedFuture(GatewayErrors.invalid("idempotency_key", "must be 1 to 100 characters, got " + idem.length()));
+    }
+    if (key.isBlank()) {
+      return Future.failedFuture(GatewayErrors.required("conversation_key"));
+    }
+    if (key.length() > MAX_KEY) {
+      return Future.failedFuture(GatewayErrors.invalid("conversation_key", "must be at most " + MAX_KEY + " characters"));
+    }
+    if (message.getContent().isEmpty() && message.getAttachmentsCount() == 0) {
+      return Future.failedFuture(GatewayErrors.required("content"));
+    }
+    return resolveAgent(key).compose(agentId -> principals.find(caller.principalId()).compose(principal -> {
+      String sender = principal.map(p -> p.displayName()).orElse(caller.principalId().toString());
+      UUID id = UUID.randomUUID();
+      LedgerEntry inbound = Entries.inbound(id, sender, caller.principalId(), message.getContent(), clock.instant());
+      return pool.withTransaction(tx -> requests.enqueue(tx, id, agentId, key, caller.principalId(), sender, idem,
+          message.getContent(), Attachments.encode(message.getAttachmentsList()))
+        .compose(inserted -> inserted.isEmpty()
+          ? Future.succeededFuture(-1L)
+          : ledger.append(tx, key, agentId, List.of(inbound))))
+        .map(seq -> {
+          if (seq < 0) {
+            return new Accepted(true, Optional.empty(), agentId);
+          }
+          live.publish(key, seq, LedgerViews.streamEvent(key, seq, inbound));
+          router.wake(agentId);
+          return new Accepted(false, Optional.of(id), agentId);
+        });
+    }));
+  }
+
+  /** A binding decides the agent; without one the key is the agent id, which must be known. */
+  public Future<String> resolveAgent(String conversationKey) {
+    return bindings.agentFor(conversationKey).compose(bound -> bound.isPresent()
+      ? Future.succeededFuture(bound.get())
+      : agents.find(conversationKey).map(agent -> agent.map(a -> a.agentId())
+        .orElseThrow(() -> GatewayErrors.unknownConversation(conversationKey))));
+  }
+}

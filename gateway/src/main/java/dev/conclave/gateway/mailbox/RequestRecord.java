@@ -1,0 +1,24 @@
+package dev.conclave.gateway.mailbox;
+
+import java.time.Instant;
+import java.util.Optional;
+import java.util.UUID;
+
+/** A request in an agent's mailbox, as stored. */
+public record RequestRecord(
+  UUID id,
+  String agentId,
+  String conversationKey,
+  UUID principalId,
+  String sender,
+  String content,
+  Optional<byte[]> attachments,
+  RequestState state,
+  Instant createdAt,
+  Optional<Instant> dispatchedAt,
+  Optional<Long> dispatchEpoch,
+  Optional<String> dispatchNode,
+  Optional<Instant> finishedAt,
+  Optional<String> cancelReason,
+  boolean approveAll) {
+}

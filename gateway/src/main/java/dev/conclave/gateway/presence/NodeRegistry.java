@@ -1,0 +1,43 @@
+package dev.conclave.gateway.presence;
+
+import dev.conclave.contract.Addresses;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.json.JsonObject;
+import io.vertx.core.shareddata.AsyncMap;
+
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/** The gateway nodes that are up, with their Vert.x cluster node ids (shared data). */
+public final class NodeRegistry {
+
+  private final Future<AsyncMap<String, JsonObject>> map;
+
+  public NodeRegistry(Vertx vertx) {
+    this.map = vertx.sharedData().<String, JsonObject>getAsyncMap(Addresses.GATEWAY_NODES_MAP);
+  }
+
+  public Future<Void> join(String nodeId, String vertxNodeId) {
+    return map.compose(m -> m.put(nodeId, new JsonObject().put("vertxNodeId", vertxNodeId).put("startedAt", Instant.now().toString())));
+  }
+
+  public Future<Void> leave(String nodeId) {
+    return map.compose(m -> m.remove(nodeId)).mapEmpty();
+  }
+
+  public Future<List<String>> live() {
+    return map.compose(AsyncMap::keys).map(ArrayList::new);
+  }
+
+  /** The gateway node that ran on the given Vert.x cluster node, if any. */
+  public Future<Optional<String>> byVertxNode(String vertxNodeId) {
+    return map.compose(AsyncMap::entries).map(entries -> entries.entrySet().stream()
+      .filter(e -> vertxNodeId.equals(e.getValue().getString("vertxNodeId")))
+      .map(Map.Entry::getKey)
+      .findFirst());
+  }
+}

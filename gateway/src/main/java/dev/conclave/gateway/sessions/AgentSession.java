@@ -1,0 +1,378 @@
+package dev.conclave.gateway.sessions;
+
+import dev.conclave.gateway.GatewayErrors;
+import dev.conclave.gateway.ledger.Entries;
+import dev.conclave.gateway.ledger.LedgerEntry;
+import dev.conclave.platform.auth.Caller;
+import dev.conclave.platform.errors.ConclaveException;
+import dev.conclave.platform.errors.Failures;
+import dev.conclave.proto.coven.AgentMessage;
+import dev.conclave.proto.coven.MessageResponse;
+import dev.conclave.proto.coven.PackToolResult;
+import dev.conclave.proto.coven.RegistrationError;
+import dev.conclave.proto.coven.ServerMessage;
+import dev.conclave.proto.coven.Shutdown;
+import io.vertx.core.Context;
+import io.vertx.core.Future;
+import io.vertx.core.Promise;
+import io.vertx.core.json.JsonObject;
+import io.vertx.grpc.server.GrpcServerRequest;
+import io.vertx.grpc.server.GrpcServerResponse;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.Optional;
+import java.util.UUID;
+
+/**
+ * One agent's {@code AgentStream}: registration first, then exactly one request in flight at a
+ * time, every event checked against that request, persisted, and fanned out. All of its state is
+ * owned by the context of the stream; anything from elsewhere hops onto that context.
+ */
+public final class AgentSession {
+
+  private static final Logger LOG = LoggerFactory.getLogger(AgentSession.class);
+
+  enum State { AWAITING_REGISTER, REGISTERING, REGISTERED, CLOSED }
+
+  private final SessionServices services;
+  private final Caller caller;
+  private final GrpcServerRequest<AgentMessage, ServerMessage> request;
+  private final GrpcServerResponse<AgentMessage, ServerMessage> response;
+  private final Context context;
+  private final EventWriter writer;
+  private final Dispatcher dispatcher;
+  private final Liveness liveness;
+  private final SessionCommands commands;
+  private State state = State.AWAITING_REGISTER;
+  private Registration.Registered registered;
+  private InFlight inFlight;
+  private boolean inboundPaused;
+  private boolean draining;
+  private boolean responseEnded;
+  private long registerTimer = -1;
+
+  public AgentSession(SessionServices services, Caller caller, GrpcServerRequest<AgentMessage, ServerMessage> request, Context context) {
+    this.services = services;
+    this.caller = caller;
+    this.request = request;
+    this.response = request.response();
+    this.context = context;
+    this.writer = new EventWriter(this, services);
+    this.dispatcher = new Dispatcher(this, services);
+    this.liveness = new Liveness(this, services);
+    this.commands = new SessionCommands(this, services);
+  }
+
+  /** Wires the stream; the agent has {@code registerTimeout} to send RegisterAgent. */
+  public void start() {
+    request.handler(this::onMessage);
+    request.exceptionHandler(err -> close("stream failed: " + err.getMessage(), Optional.empty()));
+    // a reset (the agent's process or connection went away) arrives as a gRPC error
+    request.errorHandler(err -> close("stream reset by the agent: " + err, Optional.empty()));
+    request.endHandler(v -> close("agent closed its stream", Optional.empty()));
+    response.exceptionHandler(err -> close("response stream failed: " + err.getMessage(), Optional.empty()));
+    // Coven agents wait for response headers before they register
+    response.writeHead();
+    long timeout = services.settings().registerTimeout().toMillis();
+    registerTimer = services.vertx().setTimer(timeout, t -> {
+      if (state == State.AWAITING_REGISTER) {
+        fail(GatewayErrors.registerTimeout(timeout / 1000));
+      }
+    });
+  }
+
+  private void onMessage(AgentMessage message) {
+    if (state == State.CLOSED) {
+      return;
+    }
+    liveness.touch();
+    if (state == State.AWAITING_REGISTER) {
+      if (message.getPayloadCase() == AgentMessage.PayloadCase.REGISTER) {
+        register(message);
+      } else {
+        fail(GatewayErrors.firstMessageNotRegister(payloadName(message)));
+      }
+      return;
+    }
+    switch (message.getPayloadCase()) {
+      case REGISTER -> fail(GatewayErrors.alreadyRegistered());
+      case RESPONSE -> onResponse(message.getResponse());
+      case HEARTBEAT -> {
+        // liveness already refreshed
+      }
+      case INJECTION_ACK -> commands.onInjectionAck(message.getInjectionAck());
+      case EXECUTE_PACK_TOOL -> send(ServerMessage.newBuilder().setPackToolResult(PackToolResult.newBuilder()
+        .setRequestId(message.getExecutePackTool().getRequestId())
+        .setError("unknown tool '" + message.getExecutePackTool().getToolName() + "': no pack provides it")).build());
+      default -> services.metrics().dropped(SessionMetrics.DropReason.UNKNOWN_MESSAGE, agentId(), "");
+    }
+  }
+
+  private void register(AgentMessage message) {
+    services.vertx().cancelTimer(registerTimer);
+    state = State.REGISTERING;
+    pauseInbound();
+    String requestedId = message.getRegister().getAgentId();
+    new Registration(services).perform(caller, message.getRegister()).onComplete(ar -> {
+      if (state == State.CLOSED) {
+        // the stream went away while registering: undo the presence claim
+        if (ar.succeeded()) {
+          services.presence().release(ar.result().presence());
+        }
+        return;
+      }
+      if (ar.failed()) {
+        rejected(requestedId, ar.cause());
+        return;
+      }
+      registered = ar.result();
+      state = State.REGISTERED;
+      services.sessions().put(agentId(), this).ifPresent(old -> old.superseded());
+      Welcomes.issue(services, registered).onComplete(welcome -> {
+        if (state != State.REGISTERED) {
+          return;
+        }
+        if (welcome.failed()) {
+          fail(Failures.classify(welcome.cause()));
+          return;
+        }
+        send(welcome.result());
+        LOG.info("agent registered agent={} epoch={} principal={} node={} features={}", agentId(), epoch(),
+          registered.principal().id(), services.nodeId(), registered.agent().features());
+        resumeInbound();
+        liveness.start();
+        dispatcher.poll();
+      });
+    });
+  }
+
+  private void rejected(String requestedId, Throwable cause) {
+    if (cause instanceof RegistrationRejected r) {
+      LOG.info("agent registration refused agent={} principal={} reason={}", requestedId, caller.principalId(), r.status.getMessage());
+      send(ServerMessage.newBuilder().setRegistrationError(RegistrationError.newBuilder()
+        .setReason(r.status.detail()).setSuggestedId(r.suggestedId)).build());
+      fail(r.status);
+    } else {
+      fail(Failures.classify(cause));
+    }
+  }
+
+  private void onResponse(MessageResponse r) {
+    InFlight flight = inFlight;
+    String id = r.getRequestId();
+    if (flight == null || !flight.id().toString().equals(id)) {
+      services.metrics().dropped(SessionMetrics.DropReason.UNKNOWN_REQUEST, agentId(), id);
+      return;
+    }
+    if (flight.terminalReceived) {
+      services.metrics().dropped(SessionMetrics.DropReason.FINISHED_REQUEST, agentId(), id);
+      return;
+    }
+    Optional<LedgerEntry> entry = Entries.fromAgent(r, agentId(), registered.agent().name().isEmpty() ? agentId() : registered.agent().name(),
+      flight.id(), services.clock().instant(), flight.text.toString());
+    if (entry.isEmpty()) {
+      services.metrics().dropped(SessionMetrics.DropReason.UNKNOWN_EVENT, agentId(), id);
+      return;
+    }
+    if (entry.get().kind().terminal()) {
+      flight.terminalReceived = true;
+    }
+    if (flight.discarded) {
+      services.metrics().dropped(SessionMetrics.DropReason.CANCELLED_REQUEST, agentId(), id);
+      if (flight.terminalReceived && writer.idle()) {
+        requestEnded(flight);
+      }
+      return;
+    }
+    if (r.getEventCase() == MessageResponse.EventCase.TEXT) {
+      flight.appendText(r.getText());
+    }
+    writer.accept(r, entry.get());
+  }
+
+  // ---- called by the dispatcher, the writer and commands (on this session's context) ----------
+
+  /** Work was queued for this agent. */
+  void wake() {
+    dispatcher.poll();
+  }
+
+  void dispatched(InFlight flight) {
+    inFlight = flight;
+  }
+
+  /** The in-flight request ended (its terminal event is stored, or it was discarded and the agent finished it). */
+  void requestEnded(InFlight flight) {
+    if (inFlight != flight) {
+      return;
+    }
+    if (flight.cancelTimer >= 0) {
+      services.vertx().cancelTimer(flight.cancelTimer);
+    }
+    inFlight = null;
+    if (draining) {
+      close("drained", Optional.of(GatewayErrors.nodeStopping()));
+    } else {
+      dispatcher.poll();
+    }
+  }
+
+  /** Writes to the agent; false when the stream is gone. */
+  boolean send(ServerMessage message) {
+    if (state == State.CLOSED || responseEnded) {
+      return false;
+    }
+    try {
+      response.write(message).onFailure(err -> close("write failed: " + err.getMessage(), Optional.empty()));
+      return true;
+    } catch (IllegalStateException streamGone) {
+      close("stream gone: " + streamGone.getMessage(), Optional.empty());
+      return false;
+    }
+  }
+
+  boolean writeQueueFull() {
+    return response.writeQueueFull();
+  }
+
+  void pauseInbound() {
+    if (!inboundPaused) {
+      inboundPaused = true;
+      request.pause();
+    }
+  }
+
+  void resumeInbound() {
+    if (inboundPaused && state != State.REGISTERING) {
+      inboundPaused = false;
+      request.resume();
+    }
+  }
+
+  /** A newer session of the same agent registered. */
+  void superseded() {
+    runOnContext(() -> {
+      send(ServerMessage.newBuilder().setShutdown(Shutdown.newBuilder()
+        .setReason("superseded: the same agent registered again on a newer connection")).build());
+      close("superseded by a newer connection", Optional.of(GatewayErrors.superseded()));
+    });
+  }
+
+  /** Graceful node stop: tell the agent to reconnect elsewhere; end once its request is done. */
+  public Future<Void> drain(String reason) {
+    Promise<Void> closed = Promise.promise();
+    runOnContext(() -> {
+      draining = true;
+      send(ServerMessage.newBuilder().setShutdown(Shutdown.newBuilder().setReason(reason)).build());
+      if (inFlight == null) {
+        close("node stopping", Optional.of(GatewayErrors.nodeStopping()));
+      }
+      closed.complete();
+    });
+    return closed.future();
+  }
+
+  /** Ends the stream now; an in-flight request ends with a recoverable error. */
+  public void forceClose(String reason) {
+    runOnContext(() -> close(reason, Optional.of(GatewayErrors.nodeStopping())));
+  }
+
+  public Future<JsonObject> command(JsonObject command) {
+    Promise<JsonObject> reply = Promise.promise();
+    runOnContext(() -> commands.handle(command).onComplete(reply));
+    return reply.future();
+  }
+
+  void failUnavailable(String message) {
+    fail(new ConclaveException(dev.conclave.platform.errors.ErrorKind.UNAVAILABLE, "storage_unavailable", message));
+  }
+
+  /** Ends the stream with a status naming what went wrong. */
+  void fail(ConclaveException error) {
+    close(error.code() + ": " + error.detail(), Optional.of(error));
+  }
+
+  private void close(String reason, Optional<ConclaveException> status) {
+    if (state == State.CLOSED) {
+      return;
+    }
+    State was = state;
+    state = State.CLOSED;
+    services.vertx().cancelTimer(registerTimer);
+    liveness.stop();
+    dispatcher.stop();
+    if (!responseEnded) {
+      responseEnded = true;
+      try {
+        if (status.isPresent()) {
+          response.status(status.get().kind().grpcStatus()).statusMessage(status.get().code() + ": " + status.get().detail()).end();
+        } else {
+          response.end();
+        }
+      } catch (IllegalStateException alreadyEnded) {
+        // the peer reset the stream first
+      }
+    }
+    if (was == State.REGISTERED || was == State.REGISTERING && registered != null) {
+      services.sessions().remove(agentId(), this);
+      services.presence().release(registered.presence());
+      services.agents().touch(agentId());
+      services.terminations().disconnected(agentId(), epoch())
+        .onFailure(err -> LOG.error("could not end the in-flight request of a closed session agent={}", agentId(), err));
+      LOG.info("agent disconnected agent={} epoch={} node={} reason={}", agentId(), epoch(), services.nodeId(), reason);
+    } else {
+      LOG.info("agent stream closed before registration principal={} reason={}", caller.principalId(), reason);
+    }
+  }
+
+  void runOnContext(Runnable action) {
+    if (Context.isOnEventLoopThread() && io.vertx.core.Vertx.currentContext() == context) {
+      action.run();
+    } else {
+      context.runOnContext(v -> action.run());
+    }
+  }
+
+  // ---- accessors --------------------------------------------------------------------------------
+
+  public String agentId() {
+    return registered == null ? "" : registered.agent().agentId();
+  }
+
+  public long epoch() {
+    return registered == null ? -1 : registered.agent().epoch();
+  }
+
+  boolean registered() {
+    return state == State.REGISTERED;
+  }
+
+  boolean draining() {
+    return draining;
+  }
+
+  InFlight inFlight() {
+    return inFlight;
+  }
+
+  Registration.Registered registration() {
+    return registered;
+  }
+
+  Caller caller() {
+    return caller;
+  }
+
+  GrpcServerRequest<AgentMessage, ServerMessage> request() {
+    return request;
+  }
+
+  UUID principalId() {
+    return caller.principalId();
+  }
+
+  private static String payloadName(AgentMessage m) {
+    return m.getPayloadCase() == AgentMessage.PayloadCase.PAYLOAD_NOT_SET ? "nothing" : m.getPayloadCase().name().toLowerCase();
+  }
+}

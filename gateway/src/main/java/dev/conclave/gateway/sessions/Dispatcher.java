@@ -1,0 +1,82 @@
+package dev.conclave.gateway.sessions;
+
+import dev.conclave.proto.coven.FileAttachment;
+import dev.conclave.proto.coven.SendMessage;
+import dev.conclave.proto.coven.ServerMessage;
+import dev.conclave.gateway.mailbox.Attachments;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Hands the agent its next queued request when it has none in flight. Woken when work is queued;
+ * also polls on a slow timer, so a lost wake-up only delays work, never strands it.
+ */
+final class Dispatcher {
+
+  private static final Logger LOG = LoggerFactory.getLogger(Dispatcher.class);
+
+  private final AgentSession session;
+  private final SessionServices services;
+  private boolean polling;
+  private boolean pollAgain;
+  private boolean stopped;
+  private long timer = -1;
+
+  Dispatcher(AgentSession session, SessionServices services) {
+    this.session = session;
+    this.services = services;
+  }
+
+  void poll() {
+    if (stopped || !session.registered() || session.draining() || session.inFlight() != null) {
+      return;
+    }
+    if (polling) {
+      pollAgain = true;
+      return;
+    }
+    polling = true;
+    pollAgain = false;
+    services.requests().dispatchNext(session.agentId(), session.epoch(), services.nodeId()).onComplete(ar -> {
+      polling = false;
+      if (stopped) {
+        return;
+      }
+      if (ar.failed()) {
+        LOG.warn("dispatch failed; retrying agent={} error={}", session.agentId(), ar.cause().getMessage());
+        schedule(1000);
+        return;
+      }
+      if (ar.result().isEmpty()) {
+        schedule(services.settings().idleRedispatch().toMillis());
+        if (pollAgain) {
+          poll();
+        }
+        return;
+      }
+      InFlight flight = new InFlight(ar.result().get());
+      session.dispatched(flight);
+      services.metrics().dispatched();
+      SendMessage.Builder msg = SendMessage.newBuilder()
+        .setRequestId(flight.id().toString())
+        .setThreadId(flight.conversationKey())
+        .setSender(flight.request.sender())
+        .setContent(flight.request.content());
+      for (FileAttachment a : Attachments.decode(flight.request.attachments())) {
+        msg.addAttachments(a);
+      }
+      LOG.debug("request dispatched agent={} request={}", session.agentId(), flight.id());
+      session.send(ServerMessage.newBuilder().setSendMessage(msg).build());
+    });
+  }
+
+  private void schedule(long delayMs) {
+    services.vertx().cancelTimer(timer);
+    timer = services.vertx().setTimer(delayMs, t -> poll());
+  }
+
+  void stop() {
+    stopped = true;
+    services.vertx().cancelTimer(timer);
+  }
+}

@@ -1,0 +1,211 @@
+package dev.conclave.gateway.sessions;
+
+import dev.conclave.gateway.ledger.Entries;
+import dev.conclave.gateway.ledger.EventKind;
+import dev.conclave.gateway.ledger.LedgerEntry;
+import dev.conclave.gateway.mailbox.RequestState;
+import dev.conclave.proto.coven.MessageResponse;
+import dev.conclave.proto.coven.ServerMessage;
+import dev.conclave.proto.coven.ToolApprovalResponse;
+import io.vertx.core.Future;
+import io.vertx.sqlclient.SqlClient;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Persists the in-flight request's events in order, in batches, and only then publishes them live.
+ *
+ * <p>Backpressure: while too many events wait, the session stops reading the agent's stream, so a
+ * slow database slows the agent down instead of filling memory. Exactly once: each batch checks, in
+ * its transaction, that the request is still in flight for this session and how many of its events
+ * are already stored, so a retried batch whose first attempt did commit is not stored twice.
+ */
+final class EventWriter {
+
+  private static final Logger LOG = LoggerFactory.getLogger(EventWriter.class);
+  static final int PAUSE_AT = 64;
+  private static final int MAX_BATCH = 256;
+  private static final int MAX_ATTEMPTS = 4;
+
+  private enum Result { WRITTEN, ALREADY_WRITTEN, DISCARDED }
+
+  private record Pending(MessageResponse response, LedgerEntry entry) {
+  }
+
+  private record Outcome(Result result, long firstSeq, List<LedgerEntry> entries) {
+  }
+
+  private final AgentSession session;
+  private final SessionServices services;
+  private final ArrayDeque<Pending> queue = new ArrayDeque<>();
+  private boolean writing;
+
+  EventWriter(AgentSession session, SessionServices services) {
+    this.session = session;
+    this.services = services;
+  }
+
+  int backlog() {
+    return queue.size();
+  }
+
+  boolean idle() {
+    return !writing && queue.isEmpty();
+  }
+
+  void accept(MessageResponse response, LedgerEntry entry) {
+    queue.add(new Pending(response, entry));
+    if (queue.size() >= PAUSE_AT) {
+      session.pauseInbound();
+    }
+    flush();
+  }
+
+  private void flush() {
+    InFlight flight = session.inFlight();
+    if (writing || queue.isEmpty() || flight == null) {
+      return;
+    }
+    List<Pending> batch = new ArrayList<>();
+    while (!queue.isEmpty() && batch.size() < MAX_BATCH) {
+      batch.add(queue.poll());
+    }
+    writing = true;
+    persist(flight, batch, 1);
+  }
+
+  private void persist(InFlight flight, List<Pending> batch, int attempt) {
+    List<LedgerEntry> entries = withAutoDecisions(flight, batch);
+    services.pool().withTransaction(tx -> services.requests().lockInFlight(tx, flight.id(), session.epoch()).compose(stored -> {
+      if (stored.isEmpty()) {
+        return Future.succeededFuture(new Outcome(Result.DISCARDED, 0, entries));
+      }
+      if (stored.get() == flight.persistedEvents + batch.size()) {
+        return Future.succeededFuture(new Outcome(Result.ALREADY_WRITTEN, 0, entries));
+      }
+      if (stored.get() != flight.persistedEvents) {
+        LOG.error("request event count disagrees; dropping batch agent={} request={} stored={} expected={}",
+          session.agentId(), flight.id(), stored.get(), flight.persistedEvents);
+        return Future.succeededFuture(new Outcome(Result.DISCARDED, 0, entries));
+      }
+      return services.ledger().append(tx, flight.conversationKey(), session.agentId(), entries)
+        .compose(firstSeq -> recordDetails(tx, flight, entries, firstSeq)
+          .compose(v -> services.requests().countEvents(tx, flight.id(), batch.size()))
+          .compose(v -> finishIfTerminal(tx, flight, batch))
+          .map(v -> new Outcome(Result.WRITTEN, firstSeq, entries)));
+    })).onComplete(ar -> {
+      if (ar.succeeded()) {
+        writing = false;
+        applied(flight, batch, ar.result());
+      } else if (attempt < MAX_ATTEMPTS) {
+        long delay = 100L << (2 * attempt);
+        LOG.warn("persisting agent events failed; retrying agent={} request={} attempt={} in={}ms error={}",
+          session.agentId(), flight.id(), attempt, delay, ar.cause().getMessage());
+        services.vertx().setTimer(delay, t -> persist(flight, batch, attempt + 1));
+      } else {
+        writing = false;
+        LOG.error("persisting agent events failed; closing the stream agent={} request={}", session.agentId(), flight.id(), ar.cause());
+        session.failUnavailable("the gateway could not store this agent's events; reconnect");
+      }
+    });
+  }
+
+  private void applied(InFlight flight, List<Pending> batch, Outcome outcome) {
+    Pending last = batch.get(batch.size() - 1);
+    boolean terminal = last.entry().kind().terminal();
+    if (outcome.result() == Result.DISCARDED) {
+      flight.discarded = true;
+      batch.forEach(p -> services.metrics().dropped(SessionMetrics.DropReason.CANCELLED_REQUEST, session.agentId(), flight.id().toString()));
+      queue.clear();
+    } else {
+      flight.persistedEvents += batch.size();
+      services.metrics().persisted(outcome.entries().size());
+      if (outcome.result() == Result.WRITTEN) {
+        publish(flight, outcome);
+        answerAutoApprovals(flight, outcome.entries());
+      }
+    }
+    if (queue.size() < PAUSE_AT / 2) {
+      session.resumeInbound();
+    }
+    if (terminal || (flight.discarded && flight.terminalReceived)) {
+      session.requestEnded(flight);
+    } else {
+      flush();
+    }
+  }
+
+  private void publish(InFlight flight, Outcome outcome) {
+    for (int i = 0; i < outcome.entries().size(); i++) {
+      LedgerEntry e = outcome.entries().get(i);
+      long seq = outcome.firstSeq() + i;
+      services.live().publish(flight.conversationKey(), seq, dev.conclave.gateway.ledger.LedgerViews.streamEvent(flight.conversationKey(), seq, e));
+    }
+  }
+
+  /** With approve_all in force, each new approval request is decided at once, on the record. */
+  private List<LedgerEntry> withAutoDecisions(InFlight flight, List<Pending> batch) {
+    List<LedgerEntry> entries = new ArrayList<>(batch.size());
+    for (Pending p : batch) {
+      entries.add(p.entry());
+      if (flight.approveAll && p.entry().kind() == EventKind.TOOL_APPROVAL) {
+        entries.add(Entries.toolDecision(flight.id(), p.response().getToolApprovalRequest().getId(), true, true,
+          flight.request.principalId(), p.entry().at()));
+      }
+    }
+    return entries;
+  }
+
+  private void answerAutoApprovals(InFlight flight, List<LedgerEntry> entries) {
+    for (LedgerEntry e : entries) {
+      if (e.kind() == EventKind.TOOL_APPROVAL && flight.approveAll) {
+        String toolId = e.view().getToolApproval().getToolId();
+        session.send(ServerMessage.newBuilder()
+          .setToolApproval(ToolApprovalResponse.newBuilder().setId(toolId).setApproved(true).setApproveAll(true)).build());
+      }
+    }
+  }
+
+  private Future<Void> recordDetails(SqlClient tx, InFlight flight, List<LedgerEntry> entries, long firstSeq) {
+    Future<Void> chain = Future.succeededFuture();
+    String agentId = session.agentId();
+    String key = flight.conversationKey();
+    for (int i = 0; i < entries.size(); i++) {
+      LedgerEntry e = entries.get(i);
+      long seq = firstSeq + i;
+      switch (e.kind()) {
+        case USAGE -> chain = chain.compose(v -> services.usage().recordUsage(tx, agentId, key, flight.id(), e.view().getUsage()));
+        case TOOL_USE -> chain = chain.compose(v -> services.usage().recordToolUse(tx, agentId, key, flight.id(),
+          e.view().getToolUse().getId(), e.view().getToolUse().getName()));
+        case TOOL_STATE -> chain = chain.compose(v -> services.usage().recordToolState(tx, agentId, key, flight.id(), e.view().getToolState()));
+        case TOOL_APPROVAL -> {
+          var a = e.view().getToolApproval();
+          chain = chain.compose(v -> flight.approveAll
+            ? services.approvals().recordAutoApproved(tx, flight.id(), a.getToolId(), agentId, key, a.getToolName(), a.getInputJson(), seq)
+            : services.approvals().recordPending(tx, flight.id(), a.getToolId(), agentId, key, a.getToolName(), a.getInputJson(), seq));
+        }
+        default -> {
+        }
+      }
+    }
+    return chain;
+  }
+
+  private Future<Void> finishIfTerminal(SqlClient tx, InFlight flight, List<Pending> batch) {
+    EventKind kind = batch.get(batch.size() - 1).entry().kind();
+    if (!kind.terminal()) {
+      return Future.succeededFuture();
+    }
+    RequestState state = switch (kind) {
+      case DONE -> RequestState.DONE;
+      case CANCELLED -> RequestState.CANCELLED;
+      default -> RequestState.ERROR;
+    };
+    return services.requests().finishInFlight(tx, flight.id(), state)
+      .compose(v -> services.approvals().expireOf(tx, flight.id()));
+  }
+}

@@ -1,0 +1,113 @@
+package dev.conclave.gateway.sessions;
+
+import dev.conclave.gateway.GatewayErrors;
+import dev.conclave.gateway.directory.AgentRecord;
+import dev.conclave.gateway.presence.PresenceEntry;
+import dev.conclave.gateway.routing.NodeCommand;
+import dev.conclave.platform.auth.Caller;
+import dev.conclave.platform.auth.Principal;
+import dev.conclave.platform.auth.PrincipalType;
+import dev.conclave.proto.coven.RegisterAgent;
+import io.vertx.core.Future;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.security.SecureRandom;
+import java.util.HexFormat;
+import java.util.Optional;
+
+/**
+ * Registers an agent: checks the request and the principal, refuses an id that another principal
+ * holds live, records a new epoch, ends requests left in flight by older sessions, and claims the
+ * agent's presence (superseding the older session wherever it is).
+ */
+final class Registration {
+
+  private static final Logger LOG = LoggerFactory.getLogger(Registration.class);
+  private static final int MAX_AGENT_ID = 200;
+
+  /** A successful registration. */
+  record Registered(AgentRecord agent, PresenceEntry presence, Principal principal) {
+  }
+
+  private final SessionServices services;
+
+  Registration(SessionServices services) {
+    this.services = services;
+  }
+
+  /** Validation failures come back as ConclaveException; refusals as RegistrationRejected. */
+  Future<Registered> perform(Caller caller, RegisterAgent request) {
+    String agentId = request.getAgentId();
+    if (agentId.isBlank()) {
+      return Future.failedFuture(GatewayErrors.missingAgentId());
+    }
+    if (agentId.length() > MAX_AGENT_ID) {
+      return Future.failedFuture(GatewayErrors.badAgentId("is longer than " + MAX_AGENT_ID + " characters"));
+    }
+    if (agentId.chars().anyMatch(c -> Character.isISOControl(c) || Character.isWhitespace(c))) {
+      return Future.failedFuture(GatewayErrors.badAgentId("must not contain whitespace or control characters"));
+    }
+    return services.principals().find(caller.principalId())
+      .compose(found -> checkPrincipal(caller, found))
+      .compose(principal -> checkNotHeldByOther(agentId, principal).map(principal))
+      .compose(principal -> services.agents().register(principal.id(), request).map(agent -> new Object[] {principal, agent}))
+      .compose(pair -> {
+        Principal principal = (Principal) pair[0];
+        AgentRecord agent = (AgentRecord) pair[1];
+        return endOlderInFlight(agent).compose(v -> claimPresence(agent)).map(presence -> new Registered(agent, presence, principal));
+      });
+  }
+
+  private Future<Principal> checkPrincipal(Caller caller, Optional<Principal> found) {
+    if (found.isEmpty()) {
+      return Future.failedFuture(new RegistrationRejected(GatewayErrors.principalNotApproved("deleted"), ""));
+    }
+    Principal p = found.get();
+    if (!p.approved()) {
+      return Future.failedFuture(new RegistrationRejected(GatewayErrors.principalNotApproved(p.status().wire()), ""));
+    }
+    if (p.type() != PrincipalType.AGENT && !caller.isAdmin()) {
+      return Future.failedFuture(new RegistrationRejected(GatewayErrors.notAnAgentPrincipal(p.type().wire()), ""));
+    }
+    return Future.succeededFuture(p);
+  }
+
+  private Future<Void> checkNotHeldByOther(String agentId, Principal principal) {
+    return services.presence().get(agentId).compose(current -> {
+      if (current.isPresent() && !current.get().principalId().equals(principal.id()) && live(current.get())) {
+        return Future.failedFuture(new RegistrationRejected(GatewayErrors.agentIdTaken(agentId), suggestId(agentId)));
+      }
+      return Future.succeededFuture();
+    });
+  }
+
+  /** An entry of this node is live only if the session still exists here. */
+  private boolean live(PresenceEntry entry) {
+    if (!entry.node().equals(services.nodeId())) {
+      return true;
+    }
+    return services.sessions().get(entry.agentId()).filter(s -> s.epoch() == entry.epoch()).isPresent();
+  }
+
+  private Future<Void> endOlderInFlight(AgentRecord agent) {
+    return services.terminations().disconnected(agent.agentId(), agent.epoch() - 1).mapEmpty();
+  }
+
+  private Future<PresenceEntry> claimPresence(AgentRecord agent) {
+    PresenceEntry mine = new PresenceEntry(agent.agentId(), agent.principalId(), services.nodeId(), agent.epoch(),
+      agent.name(), agent.features(), services.clock().instant());
+    return services.presence().claim(mine).map(previous -> {
+      previous.filter(p -> !p.sameSession(mine)).ifPresent(p -> services.router().send(p, NodeCommand.supersede(p.agentId(), p.epoch()))
+        .onFailure(err -> LOG.debug("supersede not delivered agent={} node={} error={}", p.agentId(), p.node(), err.getMessage())));
+      return mine;
+    });
+  }
+
+  private static String suggestId(String agentId) {
+    byte[] b = new byte[2];
+    new SecureRandom().nextBytes(b);
+    String base = agentId.length() > 190 ? agentId.substring(0, 190) : agentId;
+    return base + "-" + HexFormat.of().formatHex(b);
+  }
+}

@@ -1,0 +1,146 @@
+package dev.conclave.gateway.sessions;
+
+import dev.conclave.gateway.GatewayErrors;
+import dev.conclave.gateway.routing.NodeCommand;
+import dev.conclave.platform.errors.ConclaveException;
+import dev.conclave.proto.coven.CancelRequest;
+import dev.conclave.proto.coven.InjectContext;
+import dev.conclave.proto.coven.InjectionAck;
+import dev.conclave.proto.coven.InjectionPriority;
+import dev.conclave.proto.coven.ServerMessage;
+import dev.conclave.proto.coven.ToolApprovalResponse;
+import io.vertx.core.Future;
+import io.vertx.core.json.JsonObject;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.Optional;
+import java.util.UUID;
+
+/**
+ * Applies commands from any node to this session (on its context): cancel, discard, inject,
+ * approve, supersede. Each is idempotent and checks that it targets this session's epoch.
+ */
+final class SessionCommands {
+
+  private static final Logger LOG = LoggerFactory.getLogger(SessionCommands.class);
+  private static final JsonObject OK = new JsonObject().put("ok", true);
+
+  private final AgentSession session;
+  private final SessionServices services;
+
+  SessionCommands(AgentSession session, SessionServices services) {
+    this.session = session;
+    this.services = services;
+  }
+
+  Future<JsonObject> handle(JsonObject command) {
+    String op = command.getString("op", "");
+    long epoch = command.getLong("epoch", 0L);
+    if (!session.registered() || (epoch != 0 && epoch != session.epoch())) {
+      return op.equals(NodeCommand.SUPERSEDE) || op.equals(NodeCommand.WAKE)
+        ? Future.succeededFuture(OK)
+        : Future.failedFuture(GatewayErrors.agentNotConnected(command.getString("agentId")));
+    }
+    return switch (op) {
+      case NodeCommand.WAKE -> wake();
+      case NodeCommand.CANCEL -> cancel(UUID.fromString(command.getString("requestId")), command.getString("reason", "user_requested"));
+      case NodeCommand.DISCARD -> discard(UUID.fromString(command.getString("requestId")));
+      case NodeCommand.INJECT -> inject(command);
+      case NodeCommand.APPROVE -> approve(command);
+      case NodeCommand.SUPERSEDE -> {
+        session.superseded();
+        yield Future.succeededFuture(OK);
+      }
+      default -> Future.failedFuture(ConclaveException.invalid("command_unknown", "unknown node command '" + op + "'"));
+    };
+  }
+
+  private Future<JsonObject> wake() {
+    session.wake();
+    return Future.succeededFuture(OK);
+  }
+
+  private Future<JsonObject> cancel(UUID requestId, String reason) {
+    InFlight flight = session.inFlight();
+    if (flight == null || !flight.id().equals(requestId) || flight.discarded) {
+      return Future.succeededFuture(new JsonObject().put("ok", true).put("inFlight", false));
+    }
+    if (!session.registration().agent().declared("cancellation")) {
+      return Future.failedFuture(GatewayErrors.featureNotDeclared(session.agentId(), "cancellation"));
+    }
+    if (!flight.cancelAsked) {
+      flight.cancelAsked = true;
+      session.send(ServerMessage.newBuilder().setCancelRequest(CancelRequest.newBuilder().setRequestId(requestId.toString()).setReason(reason)).build());
+      long grace = services.settings().cancelGrace().toMillis();
+      flight.cancelTimer = services.vertx().setTimer(grace, t -> session.runOnContext(() -> cancelGraceExpired(flight, reason)));
+    }
+    return Future.succeededFuture(new JsonObject().put("ok", true).put("inFlight", true));
+  }
+
+  /** The agent did not end a cancelled request in time: the gateway ends it and drops the rest. */
+  private void cancelGraceExpired(InFlight flight, String reason) {
+    if (session.inFlight() != flight || flight.terminalReceived) {
+      return;
+    }
+    LOG.warn("agent did not confirm a cancel in time; the gateway ends the request agent={} request={}", session.agentId(), flight.id());
+    services.terminations().cancel(flight.id(), reason + " (the agent did not confirm in time)", flight.request.principalId())
+      .onComplete(ar -> session.runOnContext(() -> flight.discarded = true));
+  }
+
+  private Future<JsonObject> discard(UUID requestId) {
+    InFlight flight = session.inFlight();
+    if (flight != null && flight.id().equals(requestId)) {
+      flight.discarded = true;
+    }
+    return Future.succeededFuture(OK);
+  }
+
+  private Future<JsonObject> inject(JsonObject c) {
+    if (!session.registration().agent().declared("injection")) {
+      return Future.failedFuture(GatewayErrors.featureNotDeclared(session.agentId(), "injection"));
+    }
+    if (session.writeQueueFull()) {
+      return Future.failedFuture(GatewayErrors.agentNotReading(session.agentId()));
+    }
+    InjectContext.Builder inject = InjectContext.newBuilder()
+      .setInjectionId(c.getString("injectionId"))
+      .setContent(c.getString("content"))
+      .setPriority(InjectionPriority.forNumber(c.getInteger("priority", InjectionPriority.INJECTION_PRIORITY_NORMAL_VALUE)));
+    Optional.ofNullable(c.getString("source")).ifPresent(inject::setSource);
+    session.send(ServerMessage.newBuilder().setInjectContext(inject).build());
+    return Future.succeededFuture(OK);
+  }
+
+  private Future<JsonObject> approve(JsonObject c) {
+    InFlight flight = session.inFlight();
+    UUID requestId = UUID.fromString(c.getString("requestId"));
+    if (flight == null || !flight.id().equals(requestId)) {
+      return Future.failedFuture(GatewayErrors.requestFinished(requestId.toString(), "no longer in flight"));
+    }
+    boolean approveAll = c.getBoolean("approveAll", false);
+    if (approveAll && c.getBoolean("approved", false)) {
+      flight.approveAll = true;
+    }
+    session.send(ServerMessage.newBuilder().setToolApproval(ToolApprovalResponse.newBuilder()
+      .setId(c.getString("toolId")).setApproved(c.getBoolean("approved", false)).setApproveAll(approveAll)).build());
+    return Future.succeededFuture(OK);
+  }
+
+  /** Records the agent's answer to an injection. */
+  void onInjectionAck(InjectionAck ack) {
+    UUID id;
+    try {
+      id = UUID.fromString(ack.getInjectionId());
+    } catch (IllegalArgumentException e) {
+      LOG.info("injection ack for an id the gateway never issued agent={} injection={}", session.agentId(), ack.getInjectionId());
+      return;
+    }
+    services.injections().recordAck(id, session.agentId(), ack.getAccepted(), ack.hasReason() ? Optional.of(ack.getReason()) : Optional.empty())
+      .onSuccess(known -> {
+        if (!known) {
+          LOG.info("injection ack for an unknown injection agent={} injection={}", session.agentId(), id);
+        }
+      });
+  }
+}

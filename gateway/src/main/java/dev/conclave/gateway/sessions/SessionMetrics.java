@@ -1,0 +1,56 @@
+package dev.conclave.gateway.sessions;
+
+import dev.conclave.platform.metrics.MetricNames;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/** Counters the agent sessions keep, named in {@link MetricNames}. */
+public final class SessionMetrics {
+
+  private static final Logger LOG = LoggerFactory.getLogger(SessionMetrics.class);
+
+  /** Why an agent event was dropped instead of applied. */
+  public enum DropReason {
+    UNKNOWN_REQUEST("unknown_request"),
+    FINISHED_REQUEST("finished_request"),
+    CANCELLED_REQUEST("cancelled_request"),
+    UNKNOWN_EVENT("unknown_event"),
+    UNKNOWN_MESSAGE("unknown_message");
+
+    final String tag;
+
+    DropReason(String tag) {
+      this.tag = tag;
+    }
+  }
+
+  private final MeterRegistry registry;
+  private final Counter persisted;
+  private final Counter dispatched;
+
+  public SessionMetrics(MeterRegistry registry) {
+    this.registry = registry;
+    this.persisted = registry.counter(MetricNames.GATEWAY_EVENTS_PERSISTED);
+    this.dispatched = registry.counter(MetricNames.GATEWAY_REQUESTS_DISPATCHED);
+  }
+
+  public void dropped(DropReason reason, String agentId, String requestId) {
+    registry.counter(MetricNames.GATEWAY_EVENTS_DROPPED, "reason", reason.tag).increment();
+    LOG.info("agent event dropped reason={} agent={} request={}", reason.tag, agentId, requestId);
+  }
+
+  public double droppedCount(DropReason reason) {
+    var c = registry.find(MetricNames.GATEWAY_EVENTS_DROPPED).tag("reason", reason.tag).counter();
+    return c == null ? 0 : c.count();
+  }
+
+  public void persisted(int n) {
+    persisted.increment(n);
+  }
+
+  public void dispatched() {
+    dispatched.increment();
+  }
+}

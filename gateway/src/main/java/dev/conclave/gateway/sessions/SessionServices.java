@@ -1,0 +1,44 @@
+package dev.conclave.gateway.sessions;
+
+import dev.conclave.gateway.GatewaySettings;
+import dev.conclave.gateway.mailbox.Terminations;
+import dev.conclave.gateway.presence.Presence;
+import dev.conclave.gateway.routing.AgentRouter;
+import dev.conclave.gateway.store.AgentStore;
+import dev.conclave.gateway.store.ApprovalStore;
+import dev.conclave.gateway.store.InjectionStore;
+import dev.conclave.gateway.store.LedgerStore;
+import dev.conclave.gateway.store.RequestStore;
+import dev.conclave.gateway.store.UsageStore;
+import dev.conclave.gateway.streaming.LiveEvents;
+import dev.conclave.platform.auth.PrincipalStore;
+import dev.conclave.platform.auth.TokenService;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.vertx.core.Vertx;
+import io.vertx.sqlclient.Pool;
+
+import java.time.Clock;
+
+/** What agent sessions work with; one instance per node. */
+public record SessionServices(
+  Vertx vertx,
+  String nodeId,
+  GatewaySettings settings,
+  Pool pool,
+  AgentStore agents,
+  RequestStore requests,
+  LedgerStore ledger,
+  ApprovalStore approvals,
+  InjectionStore injections,
+  UsageStore usage,
+  Presence presence,
+  AgentRouter router,
+  LiveEvents live,
+  Terminations terminations,
+  PrincipalStore principals,
+  TokenService tokens,
+  LocalSessions sessions,
+  SessionMetrics metrics,
+  MeterRegistry registry,
+  Clock clock) {
+}

@@ -1,0 +1,108 @@
+package dev.conclave.gateway.store;
+
+import com.google.protobuf.InvalidProtocolBufferException;
+import dev.conclave.gateway.directory.AgentRecord;
+import dev.conclave.proto.coven.AgentMetadata;
+import dev.conclave.proto.coven.RegisterAgent;
+import io.vertx.core.Future;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.sqlclient.Pool;
+import io.vertx.sqlclient.Row;
+import io.vertx.sqlclient.Tuple;
+
+import java.security.SecureRandom;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Optional;
+import java.util.UUID;
+
+/** Every agent that ever registered, and its registration epoch. */
+public final class AgentStore {
+
+  private static final String COLUMNS = "agent_id, principal_id, name, capabilities, features, metadata, instance_id, epoch, last_seen";
+  private static final char[] CODE_ALPHABET = "abcdefghjkmnpqrstuvwxyz23456789".toCharArray();
+  private static final SecureRandom RANDOM = new SecureRandom();
+
+  private final Pool pool;
+
+  public AgentStore(Pool pool) {
+    this.pool = pool;
+  }
+
+  /**
+   * Records a registration and starts a new epoch: the returned record's epoch is higher than that
+   * of every earlier session of this agent. A new agent gets a short, unique instance id.
+   */
+  public Future<AgentRecord> register(UUID principalId, RegisterAgent r) {
+    AgentMetadata m = r.getMetadata();
+    Tuple args = Tuple.from(new Object[] {
+      r.getAgentId(), principalId, r.getName(),
+      r.getCapabilitiesList().toArray(new String[0]),
+      r.getProtocolFeaturesList().toArray(new String[0]),
+      m.getWorkspacesList().toArray(new String[0]),
+      m.getBackend(), m.getWorkingDirectory(),
+      Buffer.buffer(m.toByteArray()),
+      newInstanceId()});
+    return pool.preparedQuery("INSERT INTO gateway.agents AS a (agent_id, principal_id, name, capabilities, features, workspaces, backend, working_dir, metadata, instance_id)"
+        + " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)"
+        + " ON CONFLICT (agent_id) DO UPDATE SET principal_id = EXCLUDED.principal_id, name = EXCLUDED.name,"
+        + " capabilities = EXCLUDED.capabilities, features = EXCLUDED.features, workspaces = EXCLUDED.workspaces,"
+        + " backend = EXCLUDED.backend, working_dir = EXCLUDED.working_dir, metadata = EXCLUDED.metadata,"
+        + " epoch = a.epoch + 1, last_seen = now()"
+        + " RETURNING " + COLUMNS)
+      .execute(args)
+      .map(rows -> map(rows.iterator().next()))
+      .recover(err -> instanceIdCollision(err) ? register(principalId, r) : Future.failedFuture(err));
+  }
+
+  public Future<Optional<AgentRecord>> find(String agentId) {
+    return pool.preparedQuery("SELECT " + COLUMNS + " FROM gateway.agents WHERE agent_id = $1")
+      .execute(Tuple.of(agentId))
+      .map(rows -> Rows.first(rows, AgentStore::map));
+  }
+
+  /** Known agents, optionally only those tagged with a workspace, ordered by id. */
+  public Future<List<AgentRecord>> list(Optional<String> workspace) {
+    return pool.preparedQuery("SELECT " + COLUMNS + " FROM gateway.agents WHERE ($1::text IS NULL OR $1 = ANY (workspaces)) ORDER BY agent_id")
+      .execute(Tuple.of(workspace.orElse(null)))
+      .map(rows -> Rows.all(rows, AgentStore::map));
+  }
+
+  public Future<Void> touch(String agentId) {
+    return pool.preparedQuery("UPDATE gateway.agents SET last_seen = now() WHERE agent_id = $1")
+      .execute(Tuple.of(agentId)).mapEmpty();
+  }
+
+  private static boolean instanceIdCollision(Throwable err) {
+    return err instanceof io.vertx.pgclient.PgException pg && "23505".equals(pg.getSqlState())
+      && String.valueOf(pg.getConstraint()).contains("instance_id");
+  }
+
+  static String newInstanceId() {
+    char[] code = new char[6];
+    for (int i = 0; i < code.length; i++) {
+      code[i] = CODE_ALPHABET[RANDOM.nextInt(CODE_ALPHABET.length)];
+    }
+    return new String(code);
+  }
+
+  static AgentRecord map(Row r) {
+    AgentMetadata metadata;
+    try {
+      Buffer raw = r.getBuffer("metadata");
+      metadata = raw == null ? AgentMetadata.getDefaultInstance() : AgentMetadata.parseFrom(raw.getBytes());
+    } catch (InvalidProtocolBufferException e) {
+      metadata = AgentMetadata.getDefaultInstance();
+    }
+    return new AgentRecord(
+      r.getString("agent_id"),
+      r.getUUID("principal_id"),
+      r.getString("name"),
+      Arrays.asList(r.getArrayOfStrings("capabilities")),
+      Arrays.asList(r.getArrayOfStrings("features")),
+      metadata,
+      r.getString("instance_id"),
+      r.getLong("epoch"),
+      r.getOffsetDateTime("last_seen").toInstant());
+  }
+}

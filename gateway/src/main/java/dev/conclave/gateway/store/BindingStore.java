@@ -1,0 +1,71 @@
+package dev.conclave.gateway.store;
+
+import dev.conclave.gateway.GatewayErrors;
+import dev.conclave.proto.coven.Binding;
+import io.vertx.core.Future;
+import io.vertx.sqlclient.Pool;
+import io.vertx.sqlclient.Row;
+import io.vertx.sqlclient.Tuple;
+
+import java.time.format.DateTimeFormatter;
+import java.util.List;
+import java.util.Optional;
+import java.util.UUID;
+
+/** Frontend channels bound to agents. */
+public final class BindingStore {
+
+  private static final String COLUMNS = "id, frontend, channel_id, agent_id, created_at, created_by";
+
+  private final Pool pool;
+
+  public BindingStore(Pool pool) {
+    this.pool = pool;
+  }
+
+  public Future<Binding> create(String frontend, String channelId, String agentId, String createdBy) {
+    return pool.preparedQuery("INSERT INTO gateway.bindings (id, frontend, channel_id, agent_id, created_by) VALUES ($1, $2, $3, $4, $5)"
+        + " ON CONFLICT (frontend, channel_id) DO NOTHING RETURNING " + COLUMNS)
+      .execute(Tuple.of(UUID.randomUUID(), frontend, channelId, agentId, createdBy))
+      .map(rows -> Rows.first(rows, BindingStore::map).orElseThrow(() -> GatewayErrors.bindingExists(frontend, channelId)));
+  }
+
+  public Future<Binding> updateAgent(UUID id, String agentId) {
+    return pool.preparedQuery("UPDATE gateway.bindings SET agent_id = $2 WHERE id = $1 RETURNING " + COLUMNS)
+      .execute(Tuple.of(id, agentId))
+      .map(rows -> Rows.first(rows, BindingStore::map).orElseThrow(() -> GatewayErrors.bindingNotFound(id.toString())));
+  }
+
+  public Future<Boolean> delete(UUID id) {
+    return pool.preparedQuery("DELETE FROM gateway.bindings WHERE id = $1").execute(Tuple.of(id)).map(r -> r.rowCount() == 1);
+  }
+
+  public Future<List<Binding>> list(Optional<String> frontend, Optional<String> agentId) {
+    return pool.preparedQuery("SELECT " + COLUMNS + " FROM gateway.bindings WHERE ($1::text IS NULL OR frontend = $1)"
+        + " AND ($2::text IS NULL OR agent_id = $2) ORDER BY frontend, channel_id")
+      .execute(Tuple.of(frontend.orElse(null), agentId.orElse(null)))
+      .map(rows -> Rows.all(rows, BindingStore::map));
+  }
+
+  /** The agent a conversation key {@code <frontend>:<channel_id>} is bound to. */
+  public Future<Optional<String>> agentFor(String conversationKey) {
+    int colon = conversationKey.indexOf(':');
+    if (colon <= 0) {
+      return Future.succeededFuture(Optional.empty());
+    }
+    return pool.preparedQuery("SELECT agent_id FROM gateway.bindings WHERE frontend = $1 AND channel_id = $2")
+      .execute(Tuple.of(conversationKey.substring(0, colon), conversationKey.substring(colon + 1)))
+      .map(rows -> Rows.first(rows, r -> r.getString("agent_id")));
+  }
+
+  static Binding map(Row r) {
+    Binding.Builder b = Binding.newBuilder()
+      .setId(r.getUUID("id").toString())
+      .setFrontend(r.getString("frontend"))
+      .setChannelId(r.getString("channel_id"))
+      .setAgentId(r.getString("agent_id"))
+      .setCreatedAt(DateTimeFormatter.ISO_INSTANT.format(r.getOffsetDateTime("created_at").toInstant()));
+    Optional.ofNullable(r.getString("created_by")).ifPresent(b::setCreatedBy);
+    return b.build();
+  }
+}

@@ -1,0 +1,173 @@
+package dev.conclave.gateway.store;
+
+import dev.conclave.gateway.mailbox.RequestRecord;
+import dev.conclave.gateway.mailbox.RequestState;
+import io.vertx.core.Future;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.sqlclient.Pool;
+import io.vertx.sqlclient.Row;
+import io.vertx.sqlclient.SqlClient;
+import io.vertx.sqlclient.Tuple;
+
+import java.util.List;
+import java.util.Optional;
+import java.util.UUID;
+
+/**
+ * The mailbox table. Every state change is a conditional update, so concurrent actors (the agent's
+ * session, a cancel, a node cleaning up after a dead one) can never end a request twice.
+ */
+public final class RequestStore {
+
+  private static final String COLUMNS = "id, agent_id, conversation_key, principal_id, sender, content, attachments, state, created_at,"
+    + " dispatched_at, dispatch_epoch, dispatch_node, finished_at, cancel_reason, approve_all";
+
+  /** A request the caller just ended, with the conversation its terminal event belongs to. */
+  public record Ended(UUID id, String agentId, String conversationKey) {
+  }
+
+  private final Pool pool;
+
+  public RequestStore(Pool pool) {
+    this.pool = pool;
+  }
+
+  /** Inserts a queued request; empty when (principal, idempotency key) was used before. */
+  public Future<Optional<UUID>> enqueue(SqlClient tx, UUID id, String agentId, String conversationKey, UUID principalId,
+                                        String sender, String idempotencyKey, String content, Optional<byte[]> attachments) {
+    return tx.preparedQuery("INSERT INTO gateway.requests (id, agent_id, conversation_key, principal_id, sender, idempotency_key, content, attachments, state)"
+        + " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'queued') ON CONFLICT (principal_id, idempotency_key) DO NOTHING RETURNING id")
+      .execute(Tuple.from(new Object[] {id, agentId, conversationKey, principalId, sender, idempotencyKey, content,
+        attachments.map(Buffer::buffer).orElse(null)}))
+      .map(rows -> Rows.first(rows, r -> r.getUUID("id")));
+  }
+
+  /**
+   * Hands the agent's oldest queued request to the session with {@code epoch}, if that session is
+   * still the agent's newest and nothing else is in flight (the partial unique index enforces it).
+   */
+  public Future<Optional<RequestRecord>> dispatchNext(String agentId, long epoch, String node) {
+    return pool.preparedQuery("UPDATE gateway.requests SET state = 'dispatched', dispatched_at = now(), dispatch_epoch = $2, dispatch_node = $3"
+        + " WHERE id = (SELECT id FROM gateway.requests WHERE agent_id = $1 AND state = 'queued' ORDER BY queue_seq LIMIT 1 FOR UPDATE SKIP LOCKED)"
+        + " AND NOT EXISTS (SELECT 1 FROM gateway.requests WHERE agent_id = $1 AND state = 'dispatched')"
+        + " AND (SELECT epoch FROM gateway.agents WHERE agent_id = $1) = $2"
+        + " RETURNING " + COLUMNS)
+      .execute(Tuple.of(agentId, epoch, node))
+      .map(rows -> Rows.first(rows, RequestStore::map))
+      .recover(err -> isInFlightConflict(err) ? Future.succeededFuture(Optional.empty()) : Future.failedFuture(err));
+  }
+
+  /**
+   * Locks the request if it is still in flight for {@code epoch} and returns how many agent events
+   * are persisted for it; empty means its events must be dropped.
+   */
+  public Future<Optional<Long>> lockInFlight(SqlClient tx, UUID id, long epoch) {
+    return tx.preparedQuery("SELECT agent_events FROM gateway.requests WHERE id = $1 AND state = 'dispatched' AND dispatch_epoch = $2 FOR UPDATE")
+      .execute(Tuple.of(id, epoch))
+      .map(rows -> Rows.first(rows, r -> r.getLong("agent_events")));
+  }
+
+  public Future<Void> countEvents(SqlClient tx, UUID id, int n) {
+    return tx.preparedQuery("UPDATE gateway.requests SET agent_events = agent_events + $2 WHERE id = $1")
+      .execute(Tuple.of(id, (long) n)).mapEmpty();
+  }
+
+  /** Ends an in-flight request; true when this call ended it. */
+  public Future<Boolean> finishInFlight(SqlClient tx, UUID id, RequestState state) {
+    return tx.preparedQuery("UPDATE gateway.requests SET state = $2, finished_at = now() WHERE id = $1 AND state = 'dispatched'")
+      .execute(Tuple.of(id, state.id()))
+      .map(r -> r.rowCount() == 1);
+  }
+
+  /** A request this call cancelled, and the state it was in. */
+  public record CancelledRequest(RequestState previous, String agentId, String conversationKey) {
+  }
+
+  /** Ends a request that is queued or in flight as cancelled; empty when it had already ended. */
+  public Future<Optional<CancelledRequest>> cancel(SqlClient tx, UUID id, String reason) {
+    return tx.preparedQuery("UPDATE gateway.requests r SET state = 'cancelled', finished_at = now(), cancel_requested_at = now(), cancel_reason = $2"
+        + " FROM (SELECT id, state FROM gateway.requests WHERE id = $1 FOR UPDATE) old"
+        + " WHERE r.id = old.id AND old.state IN ('queued', 'dispatched') RETURNING old.state, r.agent_id, r.conversation_key")
+      .execute(Tuple.of(id, reason))
+      .map(rows -> Rows.first(rows, row -> new CancelledRequest(RequestState.of(row.getString("state")),
+        row.getString("agent_id"), row.getString("conversation_key"))));
+  }
+
+  /** Records that a cancel was asked of the agent (it will answer with its own terminal event). */
+  public Future<Boolean> markCancelRequested(UUID id, String reason) {
+    return pool.preparedQuery("UPDATE gateway.requests SET cancel_requested_at = now(), cancel_reason = $2 WHERE id = $1 AND state = 'dispatched'")
+      .execute(Tuple.of(id, reason))
+      .map(r -> r.rowCount() == 1);
+  }
+
+  /**
+   * Ends, as errors, the agent's in-flight requests dispatched to sessions older than or equal to
+   * {@code epoch}; returns them.
+   */
+  public Future<List<Ended>> endInFlightOfAgent(SqlClient tx, String agentId, long maxEpoch) {
+    return tx.preparedQuery("UPDATE gateway.requests SET state = 'error', finished_at = now()"
+        + " WHERE agent_id = $1 AND state = 'dispatched' AND dispatch_epoch <= $2 RETURNING id, agent_id, conversation_key")
+      .execute(Tuple.of(agentId, maxEpoch))
+      .map(rows -> Rows.all(rows, r -> new Ended(r.getUUID("id"), r.getString("agent_id"), r.getString("conversation_key"))));
+  }
+
+  /** Ends, as errors, every request in flight on a node that is gone; returns them. */
+  public Future<List<Ended>> endInFlightOnNode(SqlClient tx, String node) {
+    return tx.preparedQuery("UPDATE gateway.requests SET state = 'error', finished_at = now()"
+        + " WHERE dispatch_node = $1 AND state = 'dispatched' RETURNING id, agent_id, conversation_key")
+      .execute(Tuple.of(node))
+      .map(rows -> Rows.all(rows, r -> new Ended(r.getUUID("id"), r.getString("agent_id"), r.getString("conversation_key"))));
+  }
+
+  /** Ends, as errors, every request in flight on a node not among {@code liveNodes}; returns them. */
+  public Future<List<Ended>> endInFlightNotOn(SqlClient tx, List<String> liveNodes) {
+    return tx.preparedQuery("UPDATE gateway.requests SET state = 'error', finished_at = now()"
+        + " WHERE state = 'dispatched' AND NOT (dispatch_node = ANY ($1)) RETURNING id, agent_id, conversation_key")
+      .execute(Tuple.of((Object) liveNodes.toArray(new String[0])))
+      .map(rows -> Rows.all(rows, r -> new Ended(r.getUUID("id"), r.getString("agent_id"), r.getString("conversation_key"))));
+  }
+
+  /** From now on, every tool approval of this in-flight request is granted without asking. */
+  public Future<Void> setApproveAll(SqlClient tx, UUID id) {
+    return tx.preparedQuery("UPDATE gateway.requests SET approve_all = true WHERE id = $1 AND state = 'dispatched'")
+      .execute(Tuple.of(id)).mapEmpty();
+  }
+
+  public Future<Optional<RequestRecord>> find(UUID id) {
+    return pool.preparedQuery("SELECT " + COLUMNS + " FROM gateway.requests WHERE id = $1")
+      .execute(Tuple.of(id))
+      .map(rows -> Rows.first(rows, RequestStore::map));
+  }
+
+  /** Queued requests per agent, for operators. */
+  public Future<Long> queuedCount(String agentId) {
+    return pool.preparedQuery("SELECT count(*) AS n FROM gateway.requests WHERE agent_id = $1 AND state = 'queued'")
+      .execute(Tuple.of(agentId))
+      .map(rows -> rows.iterator().next().getLong("n"));
+  }
+
+  private static boolean isInFlightConflict(Throwable err) {
+    return err instanceof io.vertx.pgclient.PgException pg && "23505".equals(pg.getSqlState())
+      && String.valueOf(pg.getConstraint()).equals("requests_one_in_flight");
+  }
+
+  static RequestRecord map(Row r) {
+    Buffer attachments = r.getBuffer("attachments");
+    return new RequestRecord(
+      r.getUUID("id"),
+      r.getString("agent_id"),
+      r.getString("conversation_key"),
+      r.getUUID("principal_id"),
+      r.getString("sender"),
+      r.getString("content"),
+      Optional.ofNullable(attachments).map(Buffer::getBytes),
+      RequestState.of(r.getString("state")),
+      r.getOffsetDateTime("created_at").toInstant(),
+      Rows.instant(r, "dispatched_at"),
+      Optional.ofNullable(r.getLong("dispatch_epoch")),
+      Optional.ofNullable(r.getString("dispatch_node")),
+      Rows.instant(r, "finished_at"),
+      Optional.ofNullable(r.getString("cancel_reason")),
+      r.getBoolean("approve_all"));
+  }
+}
