@@ -50,6 +50,8 @@ public final class ClientServiceEndpoint {
   private static final Pattern FINGERPRINT = Pattern.compile("[0-9a-fA-F]{64}");
   private static final int DEFAULT_LIMIT = 50;
   private static final int MAX_LIMIT = 500;
+  /** A GetEvents page also stops at this many bytes, well under what gRPC clients accept by default. */
+  static final int MAX_PAGE_BYTES = 2 * 1024 * 1024;
 
   private final Vertx vertx;
   private final Mailbox mailbox;
@@ -135,12 +137,27 @@ public final class ClientServiceEndpoint {
     Optional<Instant> since = req.hasSince() && !req.getSince().isEmpty() ? Optional.of(EventCursors.parseTime("since", req.getSince())) : Optional.empty();
     Optional<Instant> until = req.hasUntil() && !req.getUntil().isEmpty() ? Optional.of(EventCursors.parseTime("until", req.getUntil())) : Optional.empty();
     return ledger.page(req.getConversationKey(), after, since, until, limit + 1).map(events -> {
-      boolean more = events.size() > limit;
-      List<LedgerEvent> page = more ? events.subList(0, limit) : events;
-      GetEventsResponse.Builder b = GetEventsResponse.newBuilder().setHasMore(more);
-      page.forEach(e -> b.addEvents(LedgerViews.historyEvent(e)));
+      GetEventsResponse.Builder b = GetEventsResponse.newBuilder();
+      int bytes = 0;
+      long lastSeq = after;
+      int taken = 0;
+      for (LedgerEvent e : events) {
+        if (taken == limit) {
+          break;
+        }
+        dev.conclave.proto.coven.Event event = LedgerViews.historyEvent(e);
+        if (taken > 0 && bytes + event.getSerializedSize() > MAX_PAGE_BYTES) {
+          break;
+        }
+        b.addEvents(event);
+        bytes += event.getSerializedSize();
+        lastSeq = e.seq();
+        taken++;
+      }
+      boolean more = taken < events.size();
+      b.setHasMore(more);
       if (more) {
-        b.setNextCursor(EventCursors.cursorAfter(page.get(page.size() - 1).seq()));
+        b.setNextCursor(EventCursors.cursorAfter(lastSeq));
       }
       return b.build();
     });

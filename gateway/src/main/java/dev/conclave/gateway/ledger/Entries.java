@@ -35,9 +35,10 @@ public final class Entries {
    * An agent's event for its in-flight request, or empty when the event carries no payload.
    *
    * @param fullText the request's text so far, used for {@code StreamDone.full_response} when the
-   *     agent's Done leaves it empty
+   *     agent's Done leaves it empty; empty when it was too large to assemble
    */
-  public static Optional<LedgerEntry> fromAgent(MessageResponse r, String agentId, String agentName, UUID requestId, Instant at, String fullText) {
+  public static Optional<LedgerEntry> fromAgent(MessageResponse r, String agentId, String agentName, UUID requestId, Instant at,
+                                                Optional<String> fullText) {
     ClientStreamEvent.Builder view = ClientStreamEvent.newBuilder();
     EventKind kind;
     String text = null;
@@ -104,9 +105,11 @@ public final class Entries {
       }
       case DONE -> {
         kind = EventKind.DONE;
-        String full = r.getDone().getFullResponse().isEmpty() ? fullText : r.getDone().getFullResponse();
-        text = full;
-        view.setDone(StreamDone.newBuilder().setFullResponse(full));
+        Optional<String> full = r.getDone().getFullResponse().isEmpty() ? fullText : Optional.of(r.getDone().getFullResponse());
+        text = full.orElse("(full response not assembled: too large; it is in the text events)");
+        StreamDone.Builder done = StreamDone.newBuilder();
+        full.ifPresent(done::setFullResponse);
+        view.setDone(done);
       }
       case ERROR -> {
         kind = EventKind.ERROR;

@@ -170,7 +170,7 @@ public final class AgentSession {
       return;
     }
     Optional<LedgerEntry> entry = Entries.fromAgent(r, agentId(), registered.agent().name().isEmpty() ? agentId() : registered.agent().name(),
-      flight.id(), services.clock().instant(), flight.text.toString());
+      flight.id(), services.clock().instant(), flight.fullText());
     if (entry.isEmpty()) {
       services.metrics().dropped(SessionMetrics.DropReason.UNKNOWN_EVENT, agentId(), id);
       return;

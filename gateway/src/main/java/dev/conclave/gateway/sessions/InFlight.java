@@ -13,7 +13,11 @@ import java.util.UUID;
  */
 final class InFlight {
 
-  private static final int MAX_TEXT_CHARS = 1 << 20;
+  /**
+   * The gateway assembles StreamDone.full_response from the text chunks only up to this size, so a
+   * terminal event never outgrows what ordinary gRPC clients accept; the chunks are always there.
+   */
+  static final int MAX_FULL_RESPONSE_CHARS = 256 * 1024;
 
   final RequestRecord request;
   final StringBuilder text = new StringBuilder();
@@ -37,9 +41,22 @@ final class InFlight {
     return request.conversationKey();
   }
 
+  boolean textOverflowed;
+
   void appendText(String chunk) {
-    if (text.length() + chunk.length() <= MAX_TEXT_CHARS) {
-      text.append(chunk);
+    if (textOverflowed) {
+      return;
     }
+    if (text.length() + chunk.length() <= MAX_FULL_RESPONSE_CHARS) {
+      text.append(chunk);
+    } else {
+      textOverflowed = true;
+      text.setLength(0);
+    }
+  }
+
+  /** The assembled response, or empty when it grew too large to send in one message. */
+  java.util.Optional<String> fullText() {
+    return textOverflowed ? java.util.Optional.empty() : java.util.Optional.of(text.toString());
   }
 }

@@ -43,7 +43,9 @@ public final class ConversationFollower {
   private final TreeMap<Long, ClientStreamEvent> buffered = new TreeMap<>();
   private MessageConsumer<Buffer> consumer;
   private long lastSent;
-  private boolean catchingUp;
+  /** True while the ledger is being read (and before the start point is known): live events only buffer. */
+  private boolean catchingUp = true;
+  private boolean reading;
   private boolean stopped;
 
   public ConversationFollower(Vertx vertx, LedgerStore ledger, ApprovalStore approvals, WriteStream<ClientStreamEvent> out,
@@ -129,17 +131,18 @@ public final class ConversationFollower {
   }
 
   private void catchUp() {
-    if (stopped) {
-      return;
-    }
-    if (out.writeQueueFull()) {
-      catchingUp = true;
-      out.drainHandler(v -> catchUp());
+    if (stopped || reading) {
       return;
     }
     catchingUp = true;
+    if (out.writeQueueFull()) {
+      out.drainHandler(v -> catchUp());
+      return;
+    }
+    reading = true;
     long from = lastSent;
     ledger.after(conversationKey, from, PAGE).onComplete(ar -> {
+      reading = false;
       if (stopped) {
         return;
       }

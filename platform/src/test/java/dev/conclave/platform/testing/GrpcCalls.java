@@ -22,7 +22,8 @@ public final class GrpcCalls implements AutoCloseable {
   private final SocketAddress address;
 
   public GrpcCalls(Vertx vertx, int port) {
-    this.client = GrpcClient.client(vertx);
+    // the limit ordinary gRPC clients (grpc-go, grpc-java, grpc-js) apply to what they receive
+    this.client = GrpcClient.client(vertx, new io.vertx.grpc.client.GrpcClientOptions().setMaxMessageSize(4 * 1024 * 1024));
     this.address = SocketAddress.inetSocketAddress(port, "127.0.0.1");
   }
 
@@ -50,7 +51,8 @@ public final class GrpcCalls implements AutoCloseable {
       .compose(request -> request.send(message))
       .compose(response -> response.last()
         .map(body -> new Outcome<>(response.status(), response.statusMessage(), Optional.of(body)))
-        .recover(err -> Future.succeededFuture(new Outcome<>(response.status(), response.statusMessage(), Optional.empty()))));
+        .recover(err -> Future.succeededFuture(new Outcome<>(response.status(),
+          response.status() == null ? "call failed: " + err : response.statusMessage(), Optional.empty()))));
     try {
       return outcome.toCompletionStage().toCompletableFuture().get(20, TimeUnit.SECONDS);
     } catch (Exception e) {

@@ -1,0 +1,195 @@
+package dev.conclave.gateway.conformance;
+
+import dev.conclave.gateway.support.Clients;
+import dev.conclave.gateway.support.EventTap;
+import dev.conclave.gateway.support.GatewayFixture;
+import dev.conclave.gateway.support.RawAgent;
+import dev.conclave.platform.testing.GrpcCalls;
+import dev.conclave.proto.coven.AdminServiceGrpcClient;
+import dev.conclave.proto.coven.Cancelled;
+import dev.conclave.proto.coven.ClientSendMessageResponse;
+import dev.conclave.proto.coven.ClientStreamEvent;
+import dev.conclave.proto.coven.CreateBindingRequest;
+import dev.conclave.proto.coven.Done;
+import dev.conclave.proto.coven.MessageResponse;
+import dev.conclave.proto.coven.ServerMessage;
+import io.vertx.core.Vertx;
+import io.vertx.grpc.common.GrpcStatus;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** The per-agent mailbox: one request in flight, durable queueing, idempotency, disconnects. */
+class MailboxTest {
+
+  private static GatewayFixture gw;
+  private static Clients admin;
+
+  @BeforeAll
+  static void start() {
+    gw = GatewayFixture.start();
+    admin = gw.admin();
+  }
+
+  @AfterAll
+  static void stop() {
+    gw.close();
+  }
+
+  @Test
+  void exactlyOneRequestIsInFlightAndTheNextFollowsEachKindOfTerminal() {
+    try (RawAgent agent = gw.connect("serial", gw.agentToken("serial"))) {
+      String r1 = admin.sendOk("serial", "one", "serial-1");
+      String r2 = admin.sendOk("serial", "two", "serial-2");
+      String r3 = admin.sendOk("serial", "three", "serial-3");
+      String r4 = admin.sendOk("serial", "four", "serial-4");
+
+      assertThat(agent.next().getSendMessage().getRequestId()).isEqualTo(r1);
+      assertThat(agent.poll(500)).as("nothing else while r1 is in flight").isNull();
+      agent.respond(r1, MessageResponse.newBuilder().setText("working"));
+      assertThat(agent.poll(300)).as("a non-terminal event does not release the next").isNull();
+      agent.respond(r1, MessageResponse.newBuilder().setDone(Done.getDefaultInstance()));
+
+      assertThat(agent.next().getSendMessage().getRequestId()).isEqualTo(r2);
+      assertThat(agent.poll(300)).isNull();
+      agent.respond(r2, MessageResponse.newBuilder().setError("failed"));
+
+      assertThat(agent.next().getSendMessage().getRequestId()).isEqualTo(r3);
+      assertThat(agent.poll(300)).isNull();
+      agent.respond(r3, MessageResponse.newBuilder().setCancelled(Cancelled.newBuilder().setReason("changed my mind")));
+
+      assertThat(agent.next().getSendMessage().getRequestId()).isEqualTo(r4);
+    }
+  }
+
+  @Test
+  void messagesForAnOfflineAgentAreQueuedAndDeliveredInOrderWhenItRegisters() {
+    String token = gw.agentToken("sleeper");
+    try (RawAgent agent = gw.connect("sleeper", token)) {
+      agent.finish();
+      agent.awaitEnd();
+    }
+    List<String> ids = new ArrayList<>();
+    for (int i = 0; i < 5; i++) {
+      var out = admin.send("sleeper", "queued " + i, "sleeper-" + i);
+      assertThat(out.status()).isEqualTo(GrpcStatus.OK);
+      assertThat(out.response().orElseThrow().getStatus()).isEqualTo("accepted");
+      ids.add(out.response().orElseThrow().getMessageId());
+    }
+    try (RawAgent agent = gw.connect("sleeper", token)) {
+      for (String id : ids) {
+        ServerMessage m = agent.next();
+        assertThat(m.getSendMessage().getRequestId()).isEqualTo(id);
+        agent.respond(id, MessageResponse.newBuilder().setDone(Done.getDefaultInstance()));
+      }
+    }
+  }
+
+  @Test
+  void aConversationKeyWithoutBindingOrKnownAgentIsNotFound() {
+    var out = admin.send("nobody-ever-registered", "hello?", "nobody-1");
+    assertThat(out.status()).isEqualTo(GrpcStatus.NOT_FOUND);
+    assertThat(out.message()).contains("conversation_unknown");
+  }
+
+  @Test
+  void aBindingRoutesItsConversationToTheBoundAgent() {
+    try (RawAgent agent = gw.connect("bound-agent", gw.agentToken("bound"))) {
+      var binding = admin.grpc().unary(AdminServiceGrpcClient.CreateBinding, CreateBindingRequest.newBuilder()
+        .setFrontend("slack").setChannelId("C123").setAgentId("bound-agent").build(), admin.authorization());
+      assertThat(binding.status()).isEqualTo(GrpcStatus.OK);
+      String id = admin.sendOk("slack:C123", "from slack", "bound-1");
+      ServerMessage m = agent.next();
+      assertThat(m.getSendMessage().getRequestId()).isEqualTo(id);
+      assertThat(m.getSendMessage().getThreadId()).isEqualTo("slack:C123");
+    }
+  }
+
+  @Test
+  void idempotencyKeysAreValidated() {
+    assertThat(admin.send("serial", "x", "").status()).isEqualTo(GrpcStatus.INVALID_ARGUMENT);
+    var tooLong = admin.send("serial", "x", "k".repeat(101));
+    assertThat(tooLong.status()).isEqualTo(GrpcStatus.INVALID_ARGUMENT);
+    assertThat(tooLong.message()).contains("idempotency_key").contains("1 to 100");
+    assertThat(admin.send("serial", "", "no-content").status()).isEqualTo(GrpcStatus.INVALID_ARGUMENT);
+    assertThat(admin.send("", "x", "no-key").status()).isEqualTo(GrpcStatus.INVALID_ARGUMENT);
+    assertThat(admin.send("serial", "x", "k".repeat(100)).status()).isEqualTo(GrpcStatus.OK);
+  }
+
+  @Test
+  void concurrentDuplicatesOnDifferentConnectionsAreDecidedAtomically() throws Exception {
+    try (RawAgent agent = gw.connect("dedupe", gw.agentToken("dedupe"))) {
+      int senders = 16;
+      List<Vertx> vertxes = new ArrayList<>();
+      List<GrpcCalls> connections = new ArrayList<>();
+      for (int i = 0; i < senders; i++) {
+        Vertx v = Vertx.vertx();
+        vertxes.add(v);
+        connections.add(new GrpcCalls(v, gw.node().grpcPort()));
+      }
+      ExecutorService pool = Executors.newFixedThreadPool(senders);
+      try {
+        List<Callable<ClientSendMessageResponse>> calls = new ArrayList<>();
+        for (GrpcCalls c : connections) {
+          calls.add(() -> new Clients(c, admin.token()).send("dedupe", "once", "the-same-key").response().orElseThrow());
+        }
+        List<String> statuses = new ArrayList<>();
+        for (Future<ClientSendMessageResponse> f : pool.invokeAll(calls)) {
+          statuses.add(f.get().getStatus());
+        }
+        assertThat(statuses).filteredOn("accepted"::equals).hasSize(1);
+        assertThat(statuses).filteredOn("duplicate"::equals).hasSize(senders - 1);
+      } finally {
+        pool.shutdownNow();
+        connections.forEach(GrpcCalls::close);
+        vertxes.forEach(Vertx::close);
+      }
+      agent.next();
+      assertThat(agent.poll(500)).as("delivered once").isNull();
+    }
+  }
+
+  @Test
+  void aDuplicateAnswersDuplicateWithNoMessageId() {
+    try (RawAgent agent = gw.connect("dup2", gw.agentToken("dup2"))) {
+      String first = admin.sendOk("dup2", "x", "dup2-k");
+      var again = admin.send("dup2", "x", "dup2-k");
+      assertThat(first).isNotEmpty();
+      assertThat(again.response().orElseThrow().getStatus()).isEqualTo("duplicate");
+      assertThat(again.response().orElseThrow().getMessageId()).isEmpty();
+    }
+  }
+
+  @Test
+  void aRequestInFlightWhenTheStreamDropsEndsWithARecoverableErrorAndIsNotRedelivered() {
+    String token = gw.agentToken("dropper");
+    String inFlight;
+    String queued;
+    try (EventTap tap = admin.stream("dropper", null)) {
+      try (RawAgent agent = gw.connect("dropper", token)) {
+        inFlight = admin.sendOk("dropper", "first", "dropper-1");
+        queued = admin.sendOk("dropper", "second", "dropper-2");
+        assertThat(agent.next().getSendMessage().getRequestId()).isEqualTo(inFlight);
+        agent.respond(inFlight, MessageResponse.newBuilder().setText("partial"));
+        agent.reset();
+      }
+      List<ClientStreamEvent> events = tap.until(e -> e.hasError());
+      ClientStreamEvent error = events.get(events.size() - 1);
+      assertThat(error.getError().getMessage()).isEqualTo("agent disconnected");
+      assertThat(error.getError().getRecoverable()).isTrue();
+    }
+    try (RawAgent again = gw.connect("dropper", token)) {
+      ServerMessage next = again.next();
+      assertThat(next.getSendMessage().getRequestId()).as("the dropped request is not delivered twice").isEqualTo(queued);
+    }
+  }
+}
