@@ -66,7 +66,14 @@ public final class AgentSession {
 
   /** Wires the stream; the agent has {@code registerTimeout} to send RegisterAgent. */
   public void start() {
-    request.handler(this::onMessage);
+    // frames are decoded here, not by Vert.x, so that garbage gets INVALID_ARGUMENT instead of a reset
+    request.messageHandler(frame -> Frames.decode(frame).onComplete(ar -> {
+      if (ar.succeeded()) {
+        onMessage(ar.result());
+      } else if (state != State.CLOSED) {
+        fail(dev.conclave.platform.errors.Failures.classify(ar.cause()));
+      }
+    }));
     request.exceptionHandler(err -> close("stream failed: " + err.getMessage(), Optional.empty()));
     // a reset (the agent's process or connection went away) arrives as a gRPC error
     request.errorHandler(err -> close("stream reset by the agent: " + err, Optional.empty()));

@@ -22,7 +22,8 @@ public final class Failures {
       if (t instanceof ConclaveException ce) {
         return ce;
       }
-      if (t instanceof com.google.protobuf.InvalidProtocolBufferException || t instanceof io.vertx.core.json.DecodeException) {
+      if (t instanceof com.google.protobuf.InvalidProtocolBufferException || t instanceof io.vertx.core.json.DecodeException
+        || t instanceof io.vertx.grpc.common.CodecException) {
         return new ConclaveException(ErrorKind.INVALID_ARGUMENT, "malformed_message", "the message could not be decoded: " + t.getMessage());
       }
       if (t instanceof ConnectException || t instanceof ClosedConnectionException) {
