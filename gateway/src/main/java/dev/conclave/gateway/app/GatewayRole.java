@@ -86,7 +86,7 @@ public final class GatewayRole implements RoleModule {
       injectionStore, usage, presence, router, live, terminations, ctx.principals(), ctx.tokens(), sessions,
       new SessionMetrics(ctx.metrics()), ctx.metrics(), ctx.clock());
 
-    Mailbox mailbox = new Mailbox(pool, requests, ledger, bindings, agents, ctx.principals(), live, router, ctx.clock());
+    Mailbox mailbox = new Mailbox(pool, requests, ledger, bindings, live, router, ctx.clock());
     AgentDirectory directory = new AgentDirectory(agents, presence);
     Followers followers = new Followers();
     ClientServiceEndpoint client = new ClientServiceEndpoint(vertx, mailbox, ledger, approvalStore,

@@ -5,13 +5,11 @@ import dev.conclave.gateway.ledger.Entries;
 import dev.conclave.gateway.ledger.LedgerEntry;
 import dev.conclave.gateway.ledger.LedgerViews;
 import dev.conclave.gateway.routing.AgentRouter;
-import dev.conclave.gateway.store.AgentStore;
 import dev.conclave.gateway.store.BindingStore;
 import dev.conclave.gateway.store.LedgerStore;
 import dev.conclave.gateway.store.RequestStore;
 import dev.conclave.gateway.streaming.LiveEvents;
 import dev.conclave.platform.auth.Caller;
-import dev.conclave.platform.auth.PrincipalStore;
 import dev.conclave.proto.coven.ClientSendMessageRequest;
 import io.vertx.core.Future;
 import io.vertx.sqlclient.Pool;
@@ -38,20 +36,15 @@ public final class Mailbox {
   private final RequestStore requests;
   private final LedgerStore ledger;
   private final BindingStore bindings;
-  private final AgentStore agents;
-  private final PrincipalStore principals;
   private final LiveEvents live;
   private final AgentRouter router;
   private final Clock clock;
 
-  public Mailbox(Pool pool, RequestStore requests, LedgerStore ledger, BindingStore bindings, AgentStore agents,
-                 PrincipalStore principals, LiveEvents live, AgentRouter router, Clock clock) {
+  public Mailbox(Pool pool, RequestStore requests, LedgerStore ledger, BindingStore bindings, LiveEvents live, AgentRouter router, Clock clock) {
     this.pool = pool;
     this.requests = requests;
     this.ledger = ledger;
     this.bindings = bindings;
-    this.agents = agents;
-    this.principals = principals;
     this.live = live;
     this.router = router;
     this.clock = clock;
@@ -75,8 +68,12 @@ public final class Mailbox {
     if (message.getContent().isEmpty() && message.getAttachmentsCount() == 0) {
       return Future.failedFuture(GatewayErrors.required("content"));
     }
-    return resolveAgent(key).compose(agentId -> principals.find(caller.principalId()).compose(principal -> {
-      String sender = principal.map(p -> p.displayName()).orElse(caller.principalId().toString());
+    return bindings.route(key, caller.principalId()).compose(route -> {
+      if (route.agentId().isEmpty()) {
+        return Future.failedFuture(GatewayErrors.unknownConversation(key));
+      }
+      String agentId = route.agentId().get();
+      String sender = route.senderName().orElse(caller.principalId().toString());
       UUID id = UUID.randomUUID();
       LedgerEntry inbound = Entries.inbound(id, sender, caller.principalId(), message.getContent(), clock.instant());
       return pool.withTransaction(tx -> requests.enqueue(tx, id, agentId, key, caller.principalId(), sender, idem,
@@ -92,14 +89,6 @@ public final class Mailbox {
           router.wake(agentId);
           return new Accepted(false, Optional.of(id), agentId);
         });
-    }));
-  }
-
-  /** A binding decides the agent; without one the key is the agent id, which must be known. */
-  public Future<String> resolveAgent(String conversationKey) {
-    return bindings.agentFor(conversationKey).compose(bound -> bound.isPresent()
-      ? Future.succeededFuture(bound.get())
-      : agents.find(conversationKey).map(agent -> agent.map(a -> a.agentId())
-        .orElseThrow(() -> GatewayErrors.unknownConversation(conversationKey))));
+    });
   }
 }

@@ -58,6 +58,29 @@ public final class BindingStore {
       .map(rows -> Rows.first(rows, r -> r.getString("agent_id")));
   }
 
+  /** Where a client's message goes, and the sender's display name, found in one round trip. */
+  public record Route(Optional<String> agentId, Optional<String> senderName) {
+  }
+
+  /**
+   * Resolves a conversation key: the agent bound to {@code <frontend>:<channel_id>}, else the
+   * known agent whose id is the key.
+   */
+  public Future<Route> route(String conversationKey, UUID principalId) {
+    int colon = conversationKey.indexOf(':');
+    String frontend = colon > 0 ? conversationKey.substring(0, colon) : null;
+    String channel = colon > 0 ? conversationKey.substring(colon + 1) : null;
+    return pool.preparedQuery("SELECT (SELECT agent_id FROM gateway.bindings WHERE frontend = $2 AND channel_id = $3) AS bound,"
+        + " (SELECT agent_id FROM gateway.agents WHERE agent_id = $1) AS known,"
+        + " (SELECT display_name FROM auth.principals WHERE id = $4) AS sender")
+      .execute(Tuple.of(conversationKey, frontend, channel, principalId))
+      .map(rows -> {
+        Row r = rows.iterator().next();
+        Optional<String> agent = Optional.ofNullable(r.getString("bound")).or(() -> Optional.ofNullable(r.getString("known")));
+        return new Route(agent, Optional.ofNullable(r.getString("sender")));
+      });
+  }
+
   static Binding map(Row r) {
     Binding.Builder b = Binding.newBuilder()
       .setId(r.getUUID("id").toString())

@@ -109,7 +109,7 @@ public record ConclaveConfig(
       r.text(ConfigKey.CLUSTER_NAME).map(v -> r.matching(ConfigKey.CLUSTER_NAME, v, NAME, "letters, digits, '.', '_' or '-'")).orElse("conclave"),
       eventBusPort,
       r.positive(ConfigKey.PG_POOL_SIZE, 16),
-      r.positive(ConfigKey.PG_POOL_WAIT_QUEUE, 512),
+      r.positive(ConfigKey.PG_POOL_WAIT_QUEUE, 4096),
       r.positive(ConfigKey.EDGE_INSTANCES, Math.max(1, Math.min(4, Runtime.getRuntime().availableProcessors()))),
       Duration.ofSeconds(r.positive(ConfigKey.SHUTDOWN_GRACE, 10)),
       r.positive(ConfigKey.MAX_MESSAGE_BYTES, 4 * 1024 * 1024),

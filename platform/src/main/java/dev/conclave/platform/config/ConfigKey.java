@@ -24,7 +24,7 @@ public enum ConfigKey {
   CLUSTER_NAME("CONCLAVE_CLUSTER_NAME", "conclave", "Hazelcast cluster name; nodes only join members with the same name"),
   EVENTBUS_PORT("CONCLAVE_EVENTBUS_PORT", "5711", "fixed port of the clustered event bus"),
   PG_POOL_SIZE("CONCLAVE_PG_POOL_SIZE", "16", "connections in the node's one shared PostgreSQL pool"),
-  PG_POOL_WAIT_QUEUE("CONCLAVE_PG_POOL_WAIT_QUEUE", "512", "requests that may wait for a pooled connection before new ones fail fast"),
+  PG_POOL_WAIT_QUEUE("CONCLAVE_PG_POOL_WAIT_QUEUE", "4096", "requests that may wait for a pooled connection before new ones fail fast"),
   EDGE_INSTANCES("CONCLAVE_EDGE_INSTANCES", "number of cores", "server verticle instances sharing the gRPC and HTTP ports"),
   SHUTDOWN_GRACE("CONCLAVE_SHUTDOWN_GRACE_SECONDS", "10", "how long a stopping node lets in-flight work finish"),
   MAX_MESSAGE_BYTES("CONCLAVE_MAX_MESSAGE_BYTES", "4194304", "largest gRPC message accepted; larger ones get RESOURCE_EXHAUSTED");
