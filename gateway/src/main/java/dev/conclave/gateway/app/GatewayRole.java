@@ -11,7 +11,9 @@ import dev.conclave.gateway.control.Injections;
 import dev.conclave.gateway.directory.AgentDirectory;
 import dev.conclave.gateway.mailbox.Mailbox;
 import dev.conclave.gateway.mailbox.Terminations;
+import dev.conclave.gateway.presence.MembershipWatcher;
 import dev.conclave.gateway.presence.NodeRegistry;
+import dev.conclave.gateway.presence.PresenceReconciler;
 import dev.conclave.gateway.presence.Presence;
 import dev.conclave.gateway.routing.AgentRouter;
 import dev.conclave.gateway.sessions.LocalSessions;
@@ -37,8 +39,6 @@ import dev.conclave.platform.server.EdgeContribution;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
-import io.vertx.core.eventbus.MessageConsumer;
-import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.Router;
 import io.vertx.grpc.server.GrpcServer;
 import io.vertx.sqlclient.Pool;
@@ -110,22 +110,17 @@ public final class GatewayRole implements RoleModule {
       }
     };
 
-    String vertxNodeId = vertx.isClustered() ? ((io.vertx.core.internal.VertxInternal) vertx).clusterManager().getNodeId() : "standalone";
-    return new NodeCommandHandler(sessions).register(vertx, ctx.nodeId())
-      .compose(consumer -> nodes.join(ctx.nodeId(), vertxNodeId)
-        .compose(v -> nodes.live())
-        .compose(terminations::orphaned)
-        .onSuccess(n -> {
-          if (n > 0) {
-            LOG.info("role gateway: ended {} requests left in flight by nodes that are gone", n);
-          }
-          LOG.info("role gateway: CovenControl, ClientService, AdminService and /api/v1/gateway ready on node={}", ctx.nodeId());
-        })
-        .map(n -> running(vertx, ctx.nodeId(), edge, sessions, followers, nodes, consumer)));
+    GatewayVerticle node = new GatewayVerticle(ctx.nodeId(), new NodeCommandHandler(sessions), nodes, terminations,
+      new MembershipWatcher(vertx, ctx.nodeId(), nodes, presence, terminations),
+      new PresenceReconciler(ctx.nodeId(), presence, sessions, agents));
+    return vertx.deployVerticle(node).map(deployment -> {
+      LOG.info("role gateway: CovenControl, ClientService, AdminService and /api/v1/gateway ready on node={}", ctx.nodeId());
+      return running(vertx, ctx.nodeId(), edge, sessions, followers, deployment);
+    });
   }
 
   private static RunningRole running(Vertx vertx, String nodeId, EdgeContribution edge, LocalSessions sessions, Followers followers,
-                                     NodeRegistry nodes, MessageConsumer<JsonObject> consumer) {
+                                     String deployment) {
     return new RunningRole() {
       @Override
       public List<EdgeContribution> contributions() {
@@ -135,6 +130,7 @@ public final class GatewayRole implements RoleModule {
       @Override
       public Future<Void> drain(Duration grace) {
         LOG.info("role gateway: draining agents={} subscribers={}", sessions.size(), followers.size());
+        sessions.startDraining();
         followers.closeAll();
         String reason = "node " + nodeId + " is shutting down; reconnect to another node";
         Future.join(sessions.all().stream().map(s -> s.drain(reason)).toList());
@@ -152,7 +148,7 @@ public final class GatewayRole implements RoleModule {
 
       @Override
       public Future<Void> stop() {
-        return Future.join(consumer.unregister(), nodes.leave(nodeId)).mapEmpty();
+        return vertx.undeploy(deployment);
       }
     };
   }

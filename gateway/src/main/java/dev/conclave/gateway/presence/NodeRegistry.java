@@ -33,6 +33,15 @@ public final class NodeRegistry {
     return map.compose(AsyncMap::keys).map(ArrayList::new);
   }
 
+  /** Every registered gateway node and its Vert.x cluster node id. */
+  public Future<Map<String, String>> entries() {
+    return map.compose(AsyncMap::entries).map(entries -> {
+      Map<String, String> out = new java.util.HashMap<>();
+      entries.forEach((k, v) -> out.put(k, v.getString("vertxNodeId")));
+      return out;
+    });
+  }
+
   /** The gateway node that ran on the given Vert.x cluster node, if any. */
   public Future<Optional<String>> byVertxNode(String vertxNodeId) {
     return map.compose(AsyncMap::entries).map(entries -> entries.entrySet().stream()

@@ -79,6 +79,11 @@ public final class AgentSession {
     request.errorHandler(err -> close("stream reset by the agent: " + err, Optional.empty()));
     request.endHandler(v -> close("agent closed its stream", Optional.empty()));
     response.exceptionHandler(err -> close("response stream failed: " + err.getMessage(), Optional.empty()));
+    if (services.sessions().draining()) {
+      // a stopping node takes no new agents: they go to another node
+      fail(GatewayErrors.nodeStopping());
+      return;
+    }
     // Coven agents wait for response headers before they register
     response.writeHead();
     long timeout = services.settings().registerTimeout().toMillis();
@@ -255,6 +260,16 @@ public final class AgentSession {
       inboundPaused = false;
       request.resume();
     }
+  }
+
+  /** The presence entry this session holds, once registered. */
+  public Optional<dev.conclave.gateway.presence.PresenceEntry> presence() {
+    return Optional.ofNullable(registered).map(Registration.Registered::presence);
+  }
+
+  /** Found stale by reconciliation: the agent registered again on another node. */
+  public void supersededElsewhere() {
+    superseded();
   }
 
   /** A newer session of the same agent registered. */

@@ -9,6 +9,16 @@ import java.util.concurrent.ConcurrentMap;
 public final class LocalSessions {
 
   private final ConcurrentMap<String, AgentSession> byAgent = new ConcurrentHashMap<>();
+  private volatile boolean draining;
+
+  /** From now on this node refuses new agent streams. */
+  public void startDraining() {
+    draining = true;
+  }
+
+  public boolean draining() {
+    return draining;
+  }
 
   /** Makes {@code session} the agent's local session; returns the one it replaced. */
   Optional<AgentSession> put(String agentId, AgentSession session) {

@@ -43,7 +43,7 @@ public final class VertxBootstrap {
       config.clusterPort(), config.eventBusPort(),
       config.clusterK8sDns().map(d -> "kubernetes-dns " + d).orElse("tcp-ip " + config.clusterMembers()));
     return Vertx.builder().with(options).withMetrics(metrics.vertxFactory()).withClusterManager(manager).buildClustered()
-      .onSuccess(v -> LOG.info("cluster: joined members={}", manager.getNodes().size()));
+      .onSuccess(v -> LOG.info("cluster: joined members={} vertx-node={}", manager.getNodes().size(), manager.getNodeId()));
   }
 
   static Config hazelcastConfig(ConclaveConfig config, String host) {
@@ -59,6 +59,8 @@ public final class VertxBootstrap {
     hz.setProperty("hazelcast.max.no.heartbeat.seconds", "15");
     hz.setProperty("hazelcast.merge.first.run.delay.seconds", "10");
     hz.setProperty("hazelcast.merge.next.run.delay.seconds", "10");
+    // the members are listed explicitly or found by DNS: no reason to wait before joining
+    hz.setProperty("hazelcast.wait.seconds.before.join", "1");
 
     NetworkConfig network = hz.getNetworkConfig();
     network.setPort(config.clusterPort()).setPortAutoIncrement(false);

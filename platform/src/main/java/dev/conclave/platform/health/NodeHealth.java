@@ -38,7 +38,12 @@ public final class NodeHealth {
       readiness.ready() ? Status.OK() : Status.KO(new JsonObject().put("state", readiness.state().name().toLowerCase()))));
   }
 
-  /** Adds a named check, for example the cluster's. */
+  /** Adds a named check given as a Vert.x health procedure (for example Hazelcast's ClusterHealthCheck). */
+  public void registerProcedure(String name, io.vertx.core.Handler<io.vertx.core.Promise<Status>> procedure) {
+    checks.register(name, CHECK_TIMEOUT_MS, procedure);
+  }
+
+  /** Adds a named check. */
   public void register(String name, Supplier<Future<Boolean>> check) {
     checks.register(name, CHECK_TIMEOUT_MS, promise -> check.get()
       .onSuccess(ok -> promise.complete(ok ? Status.OK() : Status.KO()))

@@ -87,6 +87,9 @@ public final class NodeRuntime {
       Pool pool = PgPools.create(vertx, database.url(), config.pgPoolSize(), config.pgPoolWaitQueue());
       Readiness readiness = new Readiness();
       NodeHealth health = new NodeHealth(vertx, pool, readiness);
+      if (vertx.isClustered()) {
+        health.registerProcedure("cluster", io.vertx.spi.cluster.hazelcast.ClusterHealthCheck.createProcedure(vertx));
+      }
       Clock clock = Clock.systemUTC();
       TokenService tokens = startAuth(vertx, config, pool, clock);
       PrincipalStore principals = new PrincipalStore(pool);

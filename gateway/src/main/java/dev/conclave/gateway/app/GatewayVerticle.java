@@ -1,0 +1,69 @@
+package dev.conclave.gateway.app;
+
+import dev.conclave.gateway.mailbox.Terminations;
+import dev.conclave.gateway.presence.MembershipWatcher;
+import dev.conclave.gateway.presence.NodeRegistry;
+import dev.conclave.gateway.presence.PresenceReconciler;
+import dev.conclave.gateway.sessions.NodeCommandHandler;
+import io.vertx.core.Future;
+import io.vertx.core.VerticleBase;
+import io.vertx.core.eventbus.MessageConsumer;
+import io.vertx.core.internal.VertxInternal;
+import io.vertx.core.json.JsonObject;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The gateway's node-level duties: receive commands for the agents held here, register this node,
+ * end requests orphaned by nodes that are gone (at start and whenever a member leaves), and keep
+ * the presence directory true.
+ */
+final class GatewayVerticle extends VerticleBase {
+
+  private static final Logger LOG = LoggerFactory.getLogger(GatewayVerticle.class);
+  static final long MEMBERSHIP_CHECK_MS = 2_000;
+  static final long RECONCILE_MS = 10_000;
+
+  private final String nodeId;
+  private final NodeCommandHandler commands;
+  private final NodeRegistry nodes;
+  private final Terminations terminations;
+  private final MembershipWatcher watcher;
+  private final PresenceReconciler reconciler;
+  private MessageConsumer<JsonObject> consumer;
+
+  GatewayVerticle(String nodeId, NodeCommandHandler commands, NodeRegistry nodes, Terminations terminations,
+                  MembershipWatcher watcher, PresenceReconciler reconciler) {
+    this.nodeId = nodeId;
+    this.commands = commands;
+    this.nodes = nodes;
+    this.terminations = terminations;
+    this.watcher = watcher;
+    this.reconciler = reconciler;
+  }
+
+  @Override
+  public Future<?> start() {
+    String vertxNode = vertx.isClustered() ? ((VertxInternal) vertx).clusterManager().getNodeId() : "standalone";
+    return commands.register(vertx, nodeId)
+      .onSuccess(c -> consumer = c)
+      .compose(c -> watcher.check())
+      .compose(v -> nodes.join(nodeId, vertxNode))
+      .compose(v -> nodes.live())
+      .compose(terminations::orphaned)
+      .onSuccess(ended -> {
+        if (ended > 0) {
+          LOG.info("role gateway: ended {} requests left in flight by nodes that are gone", ended);
+        }
+        vertx.setPeriodic(MEMBERSHIP_CHECK_MS, t -> watcher.check()
+          .onFailure(err -> LOG.warn("cluster: membership check failed error={}", err.getMessage())));
+        vertx.setPeriodic(RECONCILE_MS, t -> reconciler.reconcile()
+          .onFailure(err -> LOG.warn("presence: reconciliation failed error={}", err.getMessage())));
+      });
+  }
+
+  @Override
+  public Future<?> stop() {
+    return Future.join(consumer == null ? Future.succeededFuture() : consumer.unregister(), nodes.leave(nodeId));
+  }
+}

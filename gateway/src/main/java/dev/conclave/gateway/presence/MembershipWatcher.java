@@ -1,0 +1,68 @@
+package dev.conclave.gateway.presence;
+
+import dev.conclave.gateway.mailbox.Terminations;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.internal.VertxInternal;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * Notices gateway nodes that left the cluster (crashed, killed, partitioned away) and cleans up
+ * after them: their agents' presence entries go, and their in-flight requests end with a
+ * recoverable error. Queued requests stay queued for the agents' next connection. Every survivor
+ * does this; every step is idempotent, so it does not matter how many do.
+ */
+public final class MembershipWatcher {
+
+  private static final Logger LOG = LoggerFactory.getLogger(MembershipWatcher.class);
+
+  private final Vertx vertx;
+  private final String nodeId;
+  private final NodeRegistry nodes;
+  private final Presence presence;
+  private final Terminations terminations;
+  private final Set<String> cleaning = new HashSet<>();
+
+  public MembershipWatcher(Vertx vertx, String nodeId, NodeRegistry nodes, Presence presence, Terminations terminations) {
+    this.vertx = vertx;
+    this.nodeId = nodeId;
+    this.nodes = nodes;
+    this.presence = presence;
+    this.terminations = terminations;
+  }
+
+  /** One pass: compares the registry of gateway nodes with the cluster's members. */
+  public Future<Void> check() {
+    if (!vertx.isClustered()) {
+      return Future.succeededFuture();
+    }
+    Set<String> members = new HashSet<>(((VertxInternal) vertx).clusterManager().getNodes());
+    return nodes.entries().compose(entries -> {
+      Future<Void> all = Future.succeededFuture();
+      for (var e : entries.entrySet()) {
+        String gone = e.getKey();
+        if (gone.equals(nodeId) || members.contains(e.getValue()) || !cleaning.add(gone)) {
+          continue;
+        }
+        all = all.compose(v -> cleanUp(gone).onComplete(ar -> cleaning.remove(gone)));
+      }
+      return all;
+    });
+  }
+
+  private Future<Void> cleanUp(String gone) {
+    LOG.warn("cluster: gateway node left node={}; releasing its agents and ending its in-flight requests", gone);
+    return presence.all().compose(entries -> {
+      List<PresenceEntry> orphans = entries.stream().filter(p -> p.node().equals(gone)).toList();
+      return Future.join(orphans.stream().map(presence::release).toList()).map(orphans.size());
+    }).compose(released -> terminations.nodeLost(gone).map(ended -> {
+      LOG.warn("cluster: cleaned up after node={} agents-released={} requests-ended={}", gone, released, ended);
+      return null;
+    })).compose(v -> nodes.leave(gone));
+  }
+}
