@@ -27,6 +27,8 @@ public final class MembershipWatcher {
   private final Presence presence;
   private final Terminations terminations;
   private final Set<String> cleaning = new HashSet<>();
+  /** Nodes missing from the members at the previous check: gone only if still missing now. */
+  private Set<String> missingBefore = new HashSet<>();
 
   public MembershipWatcher(Vertx vertx, String nodeId, NodeRegistry nodes, Presence presence, Terminations terminations) {
     this.vertx = vertx;
@@ -41,16 +43,23 @@ public final class MembershipWatcher {
     if (!vertx.isClustered()) {
       return Future.succeededFuture();
     }
-    Set<String> members = new HashSet<>(((VertxInternal) vertx).clusterManager().getNodes());
     return nodes.entries().compose(entries -> {
+      // members are read after the registry: a node registers only once it is a member, so a node
+      // that joined meanwhile is never mistaken for one that left
+      Set<String> members = new HashSet<>(((VertxInternal) vertx).clusterManager().getNodes());
+      Set<String> missing = new HashSet<>();
       Future<Void> all = Future.succeededFuture();
       for (var e : entries.entrySet()) {
-        String gone = e.getKey();
-        if (gone.equals(nodeId) || members.contains(e.getValue()) || !cleaning.add(gone)) {
+        String node = e.getKey();
+        if (node.equals(nodeId) || members.contains(e.getValue())) {
           continue;
         }
-        all = all.compose(v -> cleanUp(gone).onComplete(ar -> cleaning.remove(gone)));
+        missing.add(node);
+        if (missingBefore.contains(node) && cleaning.add(node)) {
+          all = all.compose(v -> cleanUp(node).onComplete(ar -> cleaning.remove(node)));
+        }
       }
+      missingBefore = missing;
       return all;
     });
   }

@@ -287,12 +287,17 @@ public final class AgentSession {
     runOnContext(() -> {
       draining = true;
       send(ServerMessage.newBuilder().setShutdown(Shutdown.newBuilder().setReason(reason)).build());
-      if (inFlight == null) {
+      if (inFlight == null && !dispatcher.polling()) {
         close("node stopping", Optional.of(GatewayErrors.nodeStopping()));
       }
       closed.complete();
     });
     return closed.future();
+  }
+
+  /** Draining, nothing in flight, no dispatch pending: the hand-over is complete. */
+  void drained() {
+    close("node stopping", Optional.of(GatewayErrors.nodeStopping()));
   }
 
   /** Ends the stream now; an in-flight request ends with a recoverable error. */
@@ -323,7 +328,7 @@ public final class AgentSession {
     state = State.CLOSED;
     services.vertx().cancelTimer(registerTimer);
     liveness.stop();
-    dispatcher.stop();
+    Future<Void> dispatchSettled = dispatcher.stop();
     if (!responseEnded) {
       responseEnded = true;
       try {
@@ -340,7 +345,9 @@ public final class AgentSession {
       services.sessions().remove(agentId(), this);
       services.presence().release(registered.presence());
       services.agents().touch(agentId());
-      services.terminations().disconnected(agentId(), epoch())
+      // after any dispatch query still running has settled, so a request it took goes back to
+      // the queue instead of ending as an error it never earned
+      dispatchSettled.compose(v -> services.terminations().disconnected(agentId(), epoch()))
         .onFailure(err -> LOG.error("could not end the in-flight request of a closed session agent={}", agentId(), err));
       LOG.info("agent disconnected agent={} epoch={} node={} reason={}", agentId(), epoch(), services.nodeId(), reason);
     } else {

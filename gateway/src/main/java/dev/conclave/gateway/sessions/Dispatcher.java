@@ -4,6 +4,7 @@ import dev.conclave.proto.coven.FileAttachment;
 import dev.conclave.proto.coven.SendMessage;
 import dev.conclave.proto.coven.ServerMessage;
 import dev.conclave.gateway.mailbox.Attachments;
+import io.vertx.core.Future;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -21,6 +22,7 @@ final class Dispatcher {
   private boolean pollAgain;
   private boolean stopped;
   private long timer = -1;
+  private io.vertx.core.Promise<Void> idle;
 
   Dispatcher(AgentSession session, SessionServices services) {
     this.session = session;
@@ -39,7 +41,17 @@ final class Dispatcher {
     pollAgain = false;
     services.requests().dispatchNext(session.agentId(), session.epoch(), services.nodeId()).onComplete(ar -> {
       polling = false;
-      if (stopped) {
+      if (stopped || session.draining()) {
+        // the session went away (or is handing over) while the query ran: the request was never
+        // sent, so it goes back to the queue for the agent's next session
+        Future<Void> undo = ar.succeeded() && ar.result().isPresent()
+          ? services.requests().requeue(ar.result().get().id(), session.epoch()).onSuccess(back -> {
+              if (back) {
+                services.router().wake(session.agentId());
+              }
+            }).mapEmpty()
+          : Future.succeededFuture();
+        undo.onComplete(v -> becameIdle());
         return;
       }
       if (ar.failed()) {
@@ -75,8 +87,29 @@ final class Dispatcher {
     timer = services.vertx().setTimer(delayMs, t -> poll());
   }
 
-  void stop() {
+  /** Stops dispatching; completes once no dispatch query is in flight any more. */
+  Future<Void> stop() {
     stopped = true;
     services.vertx().cancelTimer(timer);
+    if (!polling) {
+      return Future.succeededFuture();
+    }
+    if (idle == null) {
+      idle = io.vertx.core.Promise.promise();
+    }
+    return idle.future();
+  }
+
+  boolean polling() {
+    return polling;
+  }
+
+  private void becameIdle() {
+    if (idle != null) {
+      idle.tryComplete();
+    }
+    if (!stopped && session.draining() && session.inFlight() == null) {
+      session.drained();
+    }
   }
 }

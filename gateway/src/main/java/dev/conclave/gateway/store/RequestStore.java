@@ -58,6 +58,17 @@ public final class RequestStore {
   }
 
   /**
+   * Puts a dispatched request back in the queue; only for one whose SendMessage was never written
+   * to the agent (its session went away while the dispatch query ran), so it is not a redelivery.
+   */
+  public Future<Boolean> requeue(UUID id, long epoch) {
+    return pool.preparedQuery("UPDATE gateway.requests SET state = 'queued', dispatched_at = NULL, dispatch_epoch = NULL, dispatch_node = NULL"
+        + " WHERE id = $1 AND state = 'dispatched' AND dispatch_epoch = $2")
+      .execute(Tuple.of(id, epoch))
+      .map(r -> r.rowCount() == 1);
+  }
+
+  /**
    * Locks the request if it is still in flight for {@code epoch} and returns how many agent events
    * are persisted for it; empty means its events must be dropped.
    */

@@ -1,0 +1,184 @@
+package dev.conclave.e2e.cluster;
+
+import dev.conclave.proto.coven.AgentMessage;
+import dev.conclave.proto.coven.AgentMetadata;
+import dev.conclave.proto.coven.CovenControlGrpcClient;
+import dev.conclave.proto.coven.Done;
+import dev.conclave.proto.coven.Heartbeat;
+import dev.conclave.proto.coven.MessageResponse;
+import dev.conclave.proto.coven.RegisterAgent;
+import dev.conclave.proto.coven.ServerMessage;
+import io.vertx.core.Context;
+import io.vertx.core.Promise;
+import io.vertx.core.Vertx;
+import io.vertx.core.net.SocketAddress;
+import io.vertx.grpc.client.GrpcClient;
+import io.vertx.grpc.client.GrpcClientRequest;
+
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * A test agent that behaves like a production one: heartbeats, answers each request after a delay
+ * with a text chunk and done, and on Shutdown or a lost stream reconnects to the next endpoint.
+ * Records every request id it was given, to check nothing is delivered twice.
+ */
+final class ResilientAgent {
+
+  private final Vertx vertx;
+  private final GrpcClient client;
+  private final List<Integer> ports;
+  private final String token;
+  private final String agentId;
+  private final long answerDelayMs;
+  private final Map<String, AtomicInteger> received = new ConcurrentHashMap<>();
+  private final AtomicInteger connections = new AtomicInteger();
+  private volatile String servedBy = "";
+  private volatile boolean stopped;
+  private int next;
+  private GrpcClientRequest<AgentMessage, ServerMessage> current;
+  private long heartbeat = -1;
+  private int inFlight;
+  private GrpcClientRequest<AgentMessage, ServerMessage> draining;
+  private Context context;
+  private final Promise<Void> firstRegistration = Promise.promise();
+
+  ResilientAgent(Vertx vertx, GrpcClient client, List<Integer> ports, int firstPort, String token, String agentId, long answerDelayMs) {
+    this.vertx = vertx;
+    this.client = client;
+    this.ports = ports;
+    this.token = token;
+    this.agentId = agentId;
+    this.answerDelayMs = answerDelayMs;
+    this.next = ports.indexOf(firstPort);
+  }
+
+  io.vertx.core.Future<Void> start() {
+    vertx.runOnContext(v -> {
+      context = Vertx.currentContext();
+      connect();
+    });
+    return firstRegistration.future();
+  }
+
+  private void connect() {
+    if (stopped) {
+      return;
+    }
+    int port = ports.get(next % ports.size());
+    client.request(SocketAddress.inetSocketAddress(port, "127.0.0.1"), CovenControlGrpcClient.AgentStream).onComplete(ar -> {
+      if (ar.failed()) {
+        retry();
+        return;
+      }
+      GrpcClientRequest<AgentMessage, ServerMessage> req = ar.result();
+      current = req;
+      req.headers().set("authorization", "Bearer " + token);
+      req.response().onComplete(resp -> {
+        if (resp.failed()) {
+          retry();
+          return;
+        }
+        resp.result().handler(m -> onMessage(req, m, port));
+        resp.result().endHandler(v -> lost(req));
+        resp.result().exceptionHandler(err -> lost(req));
+        resp.result().errorHandler(err -> lost(req));
+      });
+      req.write(AgentMessage.newBuilder().setRegister(RegisterAgent.newBuilder().setAgentId(agentId).setName(agentId)
+        .setMetadata(AgentMetadata.newBuilder().setBackend("direct"))).build()).onFailure(err -> lost(req));
+    });
+  }
+
+  private void onMessage(GrpcClientRequest<AgentMessage, ServerMessage> req, ServerMessage m, int port) {
+    if (m.hasWelcome()) {
+      servedBy = m.getWelcome().getServerId();
+      connections.incrementAndGet();
+      firstRegistration.tryComplete();
+      vertx.cancelTimer(heartbeat);
+      heartbeat = vertx.setPeriodic(2000, t -> write(req, AgentMessage.newBuilder().setHeartbeat(Heartbeat.newBuilder()
+        .setTimestampMs(System.currentTimeMillis())).build()));
+      return;
+    }
+    if (m.hasShutdown()) {
+      // a draining node hands us over: finish what we hold, then go elsewhere
+      draining = req;
+      if (inFlight == 0) {
+        lost(req);
+      }
+      return;
+    }
+    if (!m.hasSendMessage()) {
+      return;
+    }
+    String id = m.getSendMessage().getRequestId();
+    received.computeIfAbsent(id, k -> new AtomicInteger()).incrementAndGet();
+    inFlight++;
+    vertx.setTimer(Math.max(1, answerDelayMs), t -> {
+      inFlight--;
+      if (current != req) {
+        return;
+      }
+      write(req, AgentMessage.newBuilder().setResponse(MessageResponse.newBuilder().setRequestId(id).setText("answer from " + agentId)).build());
+      write(req, AgentMessage.newBuilder().setResponse(MessageResponse.newBuilder().setRequestId(id).setDone(Done.getDefaultInstance())).build());
+      if (draining == req) {
+        vertx.setTimer(100, x -> lost(req));
+      }
+    });
+  }
+
+  private void write(GrpcClientRequest<AgentMessage, ServerMessage> req, AgentMessage m) {
+    try {
+      req.write(m);
+    } catch (RuntimeException gone) {
+      lost(req);
+    }
+  }
+
+  private void lost(GrpcClientRequest<AgentMessage, ServerMessage> req) {
+    context.runOnContext(v -> {
+      if (current != req) {
+        return;
+      }
+      current = null;
+      inFlight = 0;
+      vertx.cancelTimer(heartbeat);
+      try {
+        req.cancel();
+      } catch (RuntimeException ignored) {
+        // already gone
+      }
+      next++;
+      retry();
+    });
+  }
+
+  private void retry() {
+    if (!stopped) {
+      vertx.setTimer(300, t -> connect());
+    }
+  }
+
+  void stop() {
+    stopped = true;
+    context.runOnContext(v -> {
+      vertx.cancelTimer(heartbeat);
+      if (current != null) {
+        current.cancel();
+      }
+    });
+  }
+
+  Map<String, AtomicInteger> received() {
+    return received;
+  }
+
+  String servedBy() {
+    return servedBy;
+  }
+
+  int connections() {
+    return connections.get();
+  }
+}
