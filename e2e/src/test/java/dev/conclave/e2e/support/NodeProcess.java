@@ -39,12 +39,20 @@ public final class NodeProcess implements AutoCloseable {
     this.dataDir = dataDir;
   }
 
+  /** The built node jar: the {@code conclave.node.jar} property, or found from the e2e or root directory. */
   public static Path jar() {
-    Path jar = Path.of(System.getProperty("conclave.node.jar", "../node/target/conclave-node.jar")).toAbsolutePath().normalize();
-    if (!Files.isRegularFile(jar)) {
-      throw new IllegalStateException("node jar not built: " + jar);
+    List<Path> candidates = new ArrayList<>();
+    if (System.getProperty("conclave.node.jar") != null) {
+      candidates.add(Path.of(System.getProperty("conclave.node.jar")));
     }
-    return jar;
+    candidates.add(Path.of("../node/target/conclave-node.jar"));
+    candidates.add(Path.of("node/target/conclave-node.jar"));
+    for (Path c : candidates) {
+      if (Files.isRegularFile(c)) {
+        return c.toAbsolutePath().normalize();
+      }
+    }
+    throw new IllegalStateException("node jar not built (looked at " + candidates + "); run mvn -B -ntp install -DskipTests");
   }
 
   /** Starts {@code java -jar conclave-node.jar serve} with the given extra environment. */

@@ -1,0 +1,145 @@
+package dev.conclave.e2e.cluster;
+
+import dev.conclave.proto.coven.ClientServiceGrpcClient;
+import dev.conclave.proto.coven.ClientStreamEvent;
+import dev.conclave.proto.coven.StreamEventsRequest;
+import io.vertx.core.Future;
+import io.vertx.core.Promise;
+import io.vertx.core.Vertx;
+import io.vertx.core.net.SocketAddress;
+import io.vertx.grpc.client.GrpcClient;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Benchmark, not a test: a 3-node cluster of real processes on 127.0.0.1. Measures, in one run,
+ * the round trip (SendMessage to the terminal event on the client's stream) when the client's node
+ * holds the agent and when another node does, then the failover time after kill -9 of the node
+ * holding the agents.
+ *
+ * <pre>mvn -B -ntp -q -pl e2e -am test-compile exec:java -Dexec.classpathScope=test \
+ *   -Dexec.mainClass=dev.conclave.e2e.cluster.ClusterBench [-Dbench.requests=400] [-Dbench.concurrency=8] [-Dbench.agents=20]</pre>
+ */
+public final class ClusterBench {
+
+  private ClusterBench() {
+  }
+
+  public static void main(String[] args) throws Exception {
+    int requests = Integer.getInteger("bench.requests", 400);
+    int concurrency = Integer.getInteger("bench.concurrency", 8);
+    int agentCount = Integer.getInteger("bench.agents", 20);
+    System.out.printf("cluster bench: 3 nodes, %d agents on node-1, %d requests per case, %d in flight%n", agentCount, requests, concurrency);
+    try (Cluster cluster = new Cluster(3)) {
+      long t0 = System.nanoTime();
+      cluster.startAll();
+      System.out.printf("cluster ready in %d ms%n", (System.nanoTime() - t0) / 1_000_000);
+      Vertx vertx = Vertx.vertx();
+      GrpcClient grpc = GrpcClient.client(vertx);
+      String admin = cluster.adminToken();
+      String token = cluster.agentToken("bench");
+      List<ResilientAgent> agents = new ArrayList<>();
+      for (int i = 0; i < agentCount; i++) {
+        ResilientAgent a = new ResilientAgent(vertx, grpc, cluster.grpcPorts(), cluster.member(0).grpc(), token, "bench-" + i, 0);
+        agents.add(a);
+        a.start().toCompletionStage().toCompletableFuture().get(60, TimeUnit.SECONDS);
+      }
+
+      // warm-up, then both cases in the same run
+      roundTrips(vertx, grpc, cluster.member(0).grpc(), admin, concurrency, Math.min(100, requests), "warm");
+      long[] same = roundTrips(vertx, grpc, cluster.member(0).grpc(), admin, concurrency, requests, "same");
+      long[] cross = roundTrips(vertx, grpc, cluster.member(1).grpc(), admin, concurrency, requests, "cross");
+      System.out.println();
+      System.out.printf("%-34s %8s %8s %8s %8s %10s%n", "round trip (SendMessage→terminal)", "p50 ms", "p90 ms", "p99 ms", "max ms", "req/s");
+      print("client and agent on node-1", same);
+      print("client on node-2, agent on node-1", cross);
+
+      long killedAt = System.nanoTime();
+      cluster.node(0).kill();
+      while (agents.stream().anyMatch(a -> a.servedBy().equals("node-1"))) {
+        Thread.sleep(10);
+      }
+      long reRegisteredMs = (System.nanoTime() - killedAt) / 1_000_000;
+      // serving: one request through each moved agent completes
+      long[] after = roundTrips(vertx, grpc, cluster.member(1).grpc(), admin, agentCount, agentCount, "after");
+      long servingMs = (System.nanoTime() - killedAt) / 1_000_000;
+      System.out.println();
+      System.out.printf("failover after kill -9 of node-1 (%d agents): all re-registered on survivors in %d ms; "
+        + "one request through each completed %d ms after the kill (slowest of those: %.1f ms)%n",
+        agentCount, reRegisteredMs, servingMs, after[after.length - 1] / 1e6);
+      agents.forEach(ResilientAgent::stop);
+      grpc.close();
+      vertx.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+    }
+    System.exit(0);
+  }
+
+  /** Closed loop: {@code concurrency} conversations, each with one request outstanding. Returns sorted latencies (ns). */
+  private static long[] roundTrips(Vertx vertx, GrpcClient grpc, int port, String admin, int concurrency, int total, String tag) throws Exception {
+    SocketAddress node = SocketAddress.inetSocketAddress(port, "127.0.0.1");
+    Map<String, Promise<Void>> waiting = new ConcurrentHashMap<>();
+    for (int c = 0; c < concurrency; c++) {
+      String key = "bench-" + c;
+      var req = grpc.request(node, ClientServiceGrpcClient.StreamEvents).toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+      req.headers().set("authorization", "Bearer " + admin);
+      req.end(StreamEventsRequest.newBuilder().setConversationKey(key).build());
+      req.response().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS).handler((ClientStreamEvent e) -> {
+        if (e.hasDone() || e.hasError()) {
+          Promise<Void> p = waiting.remove(key);
+          if (p != null) {
+            p.tryComplete();
+          }
+        }
+      });
+    }
+    Thread.sleep(300);
+    long[] latencies = new long[total];
+    int[] next = {0};
+    long start = System.nanoTime();
+    List<Future<Void>> loops = new ArrayList<>();
+    for (int c = 0; c < concurrency; c++) {
+      String key = "bench-" + c;
+      loops.add(loop(vertx, grpc, node, admin, key, tag, waiting, latencies, next, total));
+    }
+    Future.all(loops).toCompletionStage().toCompletableFuture().get(300, TimeUnit.SECONDS);
+    long elapsed = System.nanoTime() - start;
+    Arrays.sort(latencies);
+    long[] out = Arrays.copyOf(latencies, total + 1);
+    out[total] = elapsed;
+    return out;
+  }
+
+  private static Future<Void> loop(Vertx vertx, GrpcClient grpc, SocketAddress node, String admin, String key, String tag,
+                                   Map<String, Promise<Void>> waiting, long[] latencies, int[] next, int total) {
+    int i;
+    synchronized (next) {
+      if (next[0] >= total) {
+        return Future.succeededFuture();
+      }
+      i = next[0]++;
+    }
+    Promise<Void> terminal = Promise.promise();
+    waiting.put(key, terminal);
+    long t = System.nanoTime();
+    return grpc.request(node, ClientServiceGrpcClient.SendMessage).compose(req -> {
+      req.headers().set("authorization", "Bearer " + admin);
+      return req.send(dev.conclave.proto.coven.ClientSendMessageRequest.newBuilder().setConversationKey(key)
+        .setContent("ping").setIdempotencyKey(tag + "-" + key + "-" + i).build());
+    }).compose(resp -> resp.last()).compose(r -> terminal.future()).compose(v -> {
+      latencies[i] = System.nanoTime() - t;
+      return loop(vertx, grpc, node, admin, key, tag, waiting, latencies, next, total);
+    });
+  }
+
+  private static void print(String label, long[] sortedWithElapsed) {
+    int n = sortedWithElapsed.length - 1;
+    long[] l = Arrays.copyOf(sortedWithElapsed, n);
+    System.out.printf("%-34s %8.2f %8.2f %8.2f %8.2f %10.1f%n", label, l[n / 2] / 1e6, l[(int) (n * 0.9)] / 1e6,
+      l[Math.min(n - 1, (int) (n * 0.99))] / 1e6, l[n - 1] / 1e6, n / (sortedWithElapsed[n] / 1e9));
+  }
+}
