@@ -1,13 +1,13 @@
 package dev.conclave.gateway.sessions;
 
 import dev.conclave.gateway.GatewayErrors;
-import dev.conclave.gateway.ledger.Entries;
-import dev.conclave.gateway.ledger.LedgerEntry;
+
+
 import dev.conclave.platform.auth.Caller;
 import dev.conclave.platform.errors.ConclaveException;
 import dev.conclave.platform.errors.Failures;
 import dev.conclave.proto.coven.AgentMessage;
-import dev.conclave.proto.coven.MessageResponse;
+
 import dev.conclave.proto.coven.PackToolResult;
 import dev.conclave.proto.coven.RegistrationError;
 import dev.conclave.proto.coven.ServerMessage;
@@ -44,6 +44,7 @@ public final class AgentSession {
   private final Dispatcher dispatcher;
   private final Liveness liveness;
   private final SessionCommands commands;
+  private final ResponseIntake intake;
   private State state = State.AWAITING_REGISTER;
   private Registration.Registered registered;
   private InFlight inFlight;
@@ -62,6 +63,7 @@ public final class AgentSession {
     this.dispatcher = new Dispatcher(this, services);
     this.liveness = new Liveness(this, services);
     this.commands = new SessionCommands(this, services);
+    this.intake = new ResponseIntake(this, services, writer);
   }
 
   /** Wires the stream; the agent has {@code registerTimeout} to send RegisterAgent. */
@@ -109,7 +111,7 @@ public final class AgentSession {
     }
     switch (message.getPayloadCase()) {
       case REGISTER -> fail(GatewayErrors.alreadyRegistered());
-      case RESPONSE -> onResponse(message.getResponse());
+      case RESPONSE -> intake.accept(message.getResponse());
       case HEARTBEAT -> {
         // liveness already refreshed
       }
@@ -168,39 +170,6 @@ public final class AgentSession {
     } else {
       fail(Failures.classify(cause));
     }
-  }
-
-  private void onResponse(MessageResponse r) {
-    InFlight flight = inFlight;
-    String id = r.getRequestId();
-    if (flight == null || !flight.id().toString().equals(id)) {
-      services.metrics().dropped(SessionMetrics.DropReason.UNKNOWN_REQUEST, agentId(), id);
-      return;
-    }
-    if (flight.terminalReceived) {
-      services.metrics().dropped(SessionMetrics.DropReason.FINISHED_REQUEST, agentId(), id);
-      return;
-    }
-    Optional<LedgerEntry> entry = Entries.fromAgent(r, agentId(), registered.agent().name().isEmpty() ? agentId() : registered.agent().name(),
-      flight.id(), services.clock().instant(), flight.fullText());
-    if (entry.isEmpty()) {
-      services.metrics().dropped(SessionMetrics.DropReason.UNKNOWN_EVENT, agentId(), id);
-      return;
-    }
-    if (entry.get().kind().terminal()) {
-      flight.terminalReceived = true;
-    }
-    if (flight.discarded) {
-      services.metrics().dropped(SessionMetrics.DropReason.CANCELLED_REQUEST, agentId(), id);
-      if (flight.terminalReceived && writer.idle()) {
-        requestEnded(flight);
-      }
-      return;
-    }
-    if (r.getEventCase() == MessageResponse.EventCase.TEXT) {
-      flight.appendText(r.getText());
-    }
-    writer.accept(r, entry.get());
   }
 
   // ---- called by the dispatcher, the writer and commands (on this session's context) ----------

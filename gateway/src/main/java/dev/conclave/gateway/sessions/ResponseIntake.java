@@ -1,0 +1,60 @@
+package dev.conclave.gateway.sessions;
+
+import dev.conclave.gateway.ledger.Entries;
+import dev.conclave.gateway.ledger.LedgerEntry;
+import dev.conclave.proto.coven.MessageResponse;
+
+import java.util.Optional;
+
+/**
+ * Checks each MessageResponse against the request in flight and hands the accepted ones to the
+ * writer. Events for unknown or finished requests, for another agent's request, or of an unknown
+ * kind are dropped and counted; events of a request the gateway already ended are discarded until
+ * the agent's own terminal event frees the session for the next request.
+ */
+final class ResponseIntake {
+
+  private final AgentSession session;
+  private final SessionServices services;
+  private final EventWriter writer;
+
+  ResponseIntake(AgentSession session, SessionServices services, EventWriter writer) {
+    this.session = session;
+    this.services = services;
+    this.writer = writer;
+  }
+
+  void accept(MessageResponse r) {
+    InFlight flight = session.inFlight();
+    String agentId = session.agentId();
+    String id = r.getRequestId();
+    if (flight == null || !flight.id().toString().equals(id)) {
+      services.metrics().dropped(SessionMetrics.DropReason.UNKNOWN_REQUEST, agentId, id);
+      return;
+    }
+    if (flight.terminalReceived) {
+      services.metrics().dropped(SessionMetrics.DropReason.FINISHED_REQUEST, agentId, id);
+      return;
+    }
+    String name = session.registration().agent().name().isEmpty() ? agentId : session.registration().agent().name();
+    Optional<LedgerEntry> entry = Entries.fromAgent(r, agentId, name, flight.id(), services.clock().instant(), flight.fullText());
+    if (entry.isEmpty()) {
+      services.metrics().dropped(SessionMetrics.DropReason.UNKNOWN_EVENT, agentId, id);
+      return;
+    }
+    if (entry.get().kind().terminal()) {
+      flight.terminalReceived = true;
+    }
+    if (flight.discarded) {
+      services.metrics().dropped(SessionMetrics.DropReason.CANCELLED_REQUEST, agentId, id);
+      if (flight.terminalReceived && writer.idle()) {
+        session.requestEnded(flight);
+      }
+      return;
+    }
+    if (r.getEventCase() == MessageResponse.EventCase.TEXT) {
+      flight.appendText(r.getText());
+    }
+    writer.accept(r, entry.get());
+  }
+}
