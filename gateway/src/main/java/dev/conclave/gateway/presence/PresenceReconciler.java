@@ -35,7 +35,7 @@ public final class PresenceReconciler {
   public Future<Void> reconcile() {
     List<Future<?>> work = new ArrayList<>();
     for (AgentSession session : sessions.all()) {
-      if (session.epoch() < 0) {
+      if (session.epoch() < 0 || !session.isOpen()) {
         continue;
       }
       work.add(presence.get(session.agentId()).compose(current -> {

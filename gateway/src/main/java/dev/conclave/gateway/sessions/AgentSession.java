@@ -311,14 +311,14 @@ public final class AgentSession {
       }
     }
     if (was == State.REGISTERED || was == State.REGISTERING && registered != null) {
-      services.sessions().remove(agentId(), this);
-      services.presence().release(registered.presence());
-      services.agents().touch(agentId());
-      // after any dispatch query still running has settled, so a request it took goes back to
-      // the queue instead of ending as an error it never earned
-      dispatchSettled.compose(v -> services.terminations().disconnected(agentId(), epoch()))
-        .onFailure(err -> LOG.error("could not end the in-flight request of a closed session agent={}", agentId(), err));
       LOG.info("agent disconnected agent={} epoch={} node={} reason={}", agentId(), epoch(), services.nodeId(), reason);
+      // after any dispatch query still running has settled, so a request it took goes back to the
+      // queue instead of ending as an error it never earned; the session leaves the node's table
+      // only when all of this is done, so a draining node waits for it before closing its pool
+      Future.join(services.presence().release(registered.presence()), services.agents().touch(agentId()),
+          dispatchSettled.compose(v -> services.terminations().disconnected(agentId(), epoch())))
+        .onFailure(err -> LOG.error("could not finish closing a session agent={}", agentId(), err))
+        .onComplete(ar -> services.sessions().remove(agentId(), this));
     } else {
       LOG.info("agent stream closed before registration principal={} reason={}", caller.principalId(), reason);
     }
@@ -343,6 +343,11 @@ public final class AgentSession {
   }
 
   boolean registered() {
+    return state == State.REGISTERED;
+  }
+
+  /** Registered and not closing. */
+  public boolean isOpen() {
     return state == State.REGISTERED;
   }
 
