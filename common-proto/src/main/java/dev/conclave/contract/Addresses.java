@@ -32,7 +32,8 @@ public final class Addresses {
   /**
    * Shared-data map (cluster-wide when clustered): agent id → presence entry of the session that
    * holds the agent's stream. Value: JSON {@code {"agentId", "principalId", "node", "epoch",
-   * "name", "features": [..], "connectedAt"}}.
+   * "name", "capabilities": [..], "features": [..], "metadata": "<AgentMetadata, protobuf, base64>",
+   * "connectedAt"}}.
    */
   public static final String PRESENCE_MAP = "conclave.gateway.presence";
 
@@ -44,7 +45,8 @@ public final class Addresses {
 
   /**
    * Publish, for dashboards. An agent connected or disconnected somewhere in the cluster.
-   * Body: JSON {@code {"agentId", "connected": true|false, "node", "epoch", "name", "at"}}.
+   * Body: JSON {@code {"agentId", "connected": true|false, "node", "epoch", "name", "capabilities",
+   * "features", "workspaces", "at"}}.
    */
   public static final String PRESENCE_EVENTS = "conclave.events.presence";
 

@@ -76,6 +76,9 @@ public final class Presence {
       .put("node", entry.node())
       .put("epoch", entry.epoch())
       .put("name", entry.name())
+      .put("capabilities", new io.vertx.core.json.JsonArray(entry.capabilities()))
+      .put("features", new io.vertx.core.json.JsonArray(entry.features()))
+      .put("workspaces", new io.vertx.core.json.JsonArray(entry.metadata().getWorkspacesList()))
       .put("at", Instant.now().toString()));
   }
 }

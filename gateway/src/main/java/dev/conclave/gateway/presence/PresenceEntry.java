@@ -1,16 +1,24 @@
 package dev.conclave.gateway.presence;
 
+import com.google.protobuf.InvalidProtocolBufferException;
+import dev.conclave.proto.coven.AgentMetadata;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 
 import java.time.Instant;
+import java.util.Base64;
 import java.util.List;
 import java.util.UUID;
 
-/** Which node and session (epoch) hold an agent's stream right now. */
-public record PresenceEntry(String agentId, UUID principalId, String node, long epoch, String name, List<String> features, Instant connectedAt) {
+/**
+ * Which node and session (epoch) hold an agent's stream right now, with what the agent declared:
+ * name, capabilities, protocol features and metadata.
+ */
+public record PresenceEntry(String agentId, UUID principalId, String node, long epoch, String name, List<String> capabilities,
+                            List<String> features, AgentMetadata metadata, Instant connectedAt) {
 
   public PresenceEntry {
+    capabilities = List.copyOf(capabilities);
     features = List.copyOf(features);
   }
 
@@ -29,18 +37,28 @@ public record PresenceEntry(String agentId, UUID principalId, String node, long 
       .put("node", node)
       .put("epoch", epoch)
       .put("name", name)
+      .put("capabilities", new JsonArray(capabilities))
       .put("features", new JsonArray(features))
+      .put("metadata", Base64.getEncoder().encodeToString(metadata.toByteArray()))
       .put("connectedAt", connectedAt.toString());
   }
 
   public static PresenceEntry fromJson(JsonObject json) {
+    AgentMetadata metadata;
+    try {
+      metadata = AgentMetadata.parseFrom(Base64.getDecoder().decode(json.getString("metadata", "")));
+    } catch (InvalidProtocolBufferException | IllegalArgumentException e) {
+      metadata = AgentMetadata.getDefaultInstance();
+    }
     return new PresenceEntry(
       json.getString("agentId"),
       UUID.fromString(json.getString("principalId")),
       json.getString("node"),
       json.getLong("epoch"),
       json.getString("name", ""),
+      json.getJsonArray("capabilities", new JsonArray()).stream().map(String::valueOf).toList(),
       json.getJsonArray("features", new JsonArray()).stream().map(String::valueOf).toList(),
+      metadata,
       Instant.parse(json.getString("connectedAt")));
   }
 }

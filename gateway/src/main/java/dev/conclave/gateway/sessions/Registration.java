@@ -96,7 +96,7 @@ final class Registration {
 
   private Future<PresenceEntry> claimPresence(AgentRecord agent) {
     PresenceEntry mine = new PresenceEntry(agent.agentId(), agent.principalId(), services.nodeId(), agent.epoch(),
-      agent.name(), agent.features(), services.clock().instant());
+      agent.name(), agent.capabilities(), agent.features(), agent.metadata(), services.clock().instant());
     return services.presence().claim(mine).map(previous -> {
       previous.filter(p -> !p.sameSession(mine)).ifPresent(p -> services.router().send(p, NodeCommand.supersede(p.agentId(), p.epoch()))
         .onFailure(err -> LOG.debug("supersede not delivered agent={} node={} error={}", p.agentId(), p.node(), err.getMessage())));
