@@ -1,0 +1,42 @@
+package dev.conclave.swarm.protocol;
+
+import dev.conclave.swarm.errors.SwarmErrors;
+import dev.conclave.swarm.security.AgentSecrets;
+import io.vertx.core.Future;
+import io.vertx.core.json.JsonObject;
+
+/**
+ * The one implementation of the protocol behind every coordinator transport: a validated request goes
+ * to the swarm functions in PostgreSQL (batched), and comes back as the spec's response or as the
+ * problem the database reported. A REGISTER that carries a secret salt answers with the agent's new
+ * HMAC secret ({@code agentSecret}).
+ */
+public final class ProtocolService {
+
+  private final DispatchBatcher batcher;
+  private final AgentSecrets secrets;
+  private final Runnable onStateChange;
+
+  /** @param onStateChange told after every successful call (it may have produced events to publish) */
+  public ProtocolService(DispatchBatcher batcher, AgentSecrets secrets, Runnable onStateChange) {
+    this.batcher = batcher;
+    this.secrets = secrets;
+    this.onStateChange = onStateChange;
+  }
+
+  public Future<JsonObject> execute(ProtocolCall call) {
+    return batcher.submit(call.toBatchItem()).compose(result -> {
+      JsonObject error = result.getJsonObject("error");
+      if (error != null) {
+        return Future.failedFuture(SwarmErrors.fromDatabase(error));
+      }
+      onStateChange.run();
+      JsonObject response = result.getJsonObject("ok");
+      if (call.operation() == Operation.REGISTER && call.secretSalt() != null) {
+        String agentId = ProtocolRequests.agentId(Operation.REGISTER, call.request());
+        response.put("agentSecret", secrets.secretFor(agentId, call.secretSalt()));
+      }
+      return Future.succeededFuture(response);
+    });
+  }
+}
