@@ -1,0 +1,105 @@
+package dev.conclave.swarm.support;
+
+import dev.conclave.platform.auth.Principal;
+import dev.conclave.platform.auth.PrincipalStatus;
+import dev.conclave.platform.auth.PrincipalType;
+import dev.conclave.platform.auth.Roles;
+import dev.conclave.platform.db.PgUrl;
+import dev.conclave.platform.testing.TestNode;
+import dev.conclave.swarm.app.CoordinatorRole;
+
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A real node running the coordinator role (fresh PostgreSQL database, real ports) whose time is a
+ * {@link MutableClock}; background jobs, event publishing and the file transport poll fast. Rate
+ * limits are off unless a test turns them on (CONCLAVE_SWARM_RATE_LIMITS=true).
+ */
+public final class SwarmNode implements AutoCloseable {
+
+  public static final String SHARED_SECRET = "swarm-tests-shared-signing-secret-0123456789";
+
+  private final TestNode node;
+  private final MutableClock clock;
+  private final SwarmApi api;
+  private final EventLog events;
+
+  private SwarmNode(TestNode node, MutableClock clock) {
+    this.node = node;
+    this.clock = clock;
+    this.api = new SwarmApi(node.httpPort(), node.adminToken());
+    this.events = new EventLog(node.runtime().vertx());
+  }
+
+  public static SwarmNode start() {
+    return start(MutableClock.startingNow(), null, Map.of());
+  }
+
+  public static SwarmNode start(Map<String, String> env) {
+    return start(MutableClock.startingNow(), null, env);
+  }
+
+  /** A node on {@code database} (null: a fresh one) with {@code clock}; nodes sharing a database share a secret. */
+  public static SwarmNode start(MutableClock clock, PgUrl database, Map<String, String> env) {
+    Map<String, String> vars = new HashMap<>();
+    vars.put("CONCLAVE_SWARM_JOB_INTERVAL_MS", "50");
+    vars.put("CONCLAVE_SWARM_EVENT_POLL_MS", "50");
+    vars.put("CONCLAVE_SWARM_FILE_POLL_MS", "50");
+    vars.put("CONCLAVE_SWARM_RATE_LIMITS", "false");
+    vars.put("CONCLAVE_AUTH_SECRET", SHARED_SECRET);
+    vars.putAll(env);
+    TestNode.Builder builder = TestNode.builder().role(new CoordinatorRole(clock));
+    vars.forEach(builder::env);
+    if (database != null) {
+      builder.database(database);
+    }
+    return new SwarmNode(builder.start(), clock);
+  }
+
+  public TestNode node() {
+    return node;
+  }
+
+  public MutableClock clock() {
+    return clock;
+  }
+
+  /** HTTP as the admin. */
+  public SwarmApi api() {
+    return api;
+  }
+
+  public EventLog events() {
+    return events;
+  }
+
+  public PgUrl database() {
+    return node.database();
+  }
+
+  /** A token for a new principal with the member role (not an admin). */
+  public String memberToken(String name) {
+    try {
+      var context = node.runtime().context();
+      Principal principal = context.principals().create(UUID.randomUUID(), PrincipalType.AGENT, name, PrincipalStatus.APPROVED,
+        List.of(Roles.MEMBER), Optional.empty()).toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+      return context.tokens().issue(principal, Duration.ofHours(1), "swarm test")
+        .toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS).token();
+    } catch (Exception e) {
+      throw new IllegalStateException("could not issue a member token", e);
+    }
+  }
+
+  @Override
+  public void close() {
+    events.close();
+    api.close();
+    node.close();
+  }
+}
