@@ -11,12 +11,12 @@ import dev.conclave.swarm.validation.Limits;
 import dev.conclave.swarm.validation.Vocabulary;
 import io.vertx.core.Future;
 import io.vertx.core.MultiMap;
-import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
 
 import java.time.Clock;
+import java.util.Arrays;
 import java.util.List;
 import java.util.function.Function;
 
@@ -93,9 +93,14 @@ final class TaskRoutes {
   }
 
   private static List<String> listParam(MultiMap params, String name, List<String> allowed) {
-    JsonArray values = new JsonArray();
-    params.getAll(name).forEach(v -> List.of(v.split(",")).stream().map(String::trim).filter(s -> !s.isEmpty()).forEach(values::add));
-    return values.isEmpty() ? null : JsonFields.of(new JsonObject().put(name, values)).oneOfEach(name, 32, allowed);
+    List<String> values = params.getAll(name).stream().flatMap(v -> Arrays.stream(v.split(",")))
+      .map(String::trim).filter(v -> !v.isEmpty()).toList();
+    for (String value : values) {
+      if (!allowed.contains(value)) {
+        throw SwarmErrors.invalidField(name, "must be one or more of " + String.join(", ", allowed) + ", got '" + value + "'");
+      }
+    }
+    return values.isEmpty() ? null : values;
   }
 
   private static long number(MultiMap params, String name, long min, long max, long fallback) {
