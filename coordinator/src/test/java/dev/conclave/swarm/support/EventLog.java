@@ -7,12 +7,12 @@ import io.vertx.core.json.JsonObject;
 
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ConcurrentLinkedQueue;
 
 /** Every swarm event a node publishes, as dashboards would receive it. */
 public final class EventLog implements AutoCloseable {
 
-  private final List<JsonObject> events = new CopyOnWriteArrayList<>();
+  private final ConcurrentLinkedQueue<JsonObject> events = new ConcurrentLinkedQueue<>();
   private final MessageConsumer<JsonObject> consumer;
 
   public EventLog(Vertx vertx) {
