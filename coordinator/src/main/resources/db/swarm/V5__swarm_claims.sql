@@ -106,8 +106,11 @@ BEGIN
     -- all_tasks_claimed: matching work exists but other agents hold it (or are claiming it right now)
     RETURN swarm._ok(jsonb_build_object('success', false, 'reason',
       CASE WHEN EXISTS (SELECT 1 FROM swarm.tasks c
-                         WHERE (c.status IN ('claimed', 'in_progress')
-                                OR (c.status = 'ready' AND v_agent_id <> ALL (c.previous_agents)))
+                         WHERE c.status IN ('claimed', 'in_progress')
+                           AND swarm._matches(c, v_skills, v_priorities, v_types, v_exclude, v_max))
+             -- ready and matching, yet not ours: other transactions are claiming them right now
+             OR EXISTS (SELECT 1 FROM swarm.tasks c
+                         WHERE c.status = 'ready' AND v_agent_id <> ALL (c.previous_agents)
                            AND swarm._matches(c, v_skills, v_priorities, v_types, v_exclude, v_max))
            THEN 'all_tasks_claimed' ELSE 'no_matching_tasks' END));
   END IF;

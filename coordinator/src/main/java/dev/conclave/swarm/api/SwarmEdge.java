@@ -3,6 +3,7 @@ package dev.conclave.swarm.api;
 import dev.conclave.platform.server.EdgeContribution;
 import dev.conclave.platform.server.HttpCredentials;
 import dev.conclave.swarm.app.SwarmSettings;
+import dev.conclave.swarm.metrics.SwarmMetrics;
 import dev.conclave.swarm.protocol.DispatchBatcher;
 import dev.conclave.swarm.protocol.ProtocolService;
 import dev.conclave.swarm.security.AgentSecrets;
@@ -25,7 +26,8 @@ public final class SwarmEdge implements EdgeContribution {
 
   /** What the routes are built from. */
   public record Parts(Vertx vertx, SwarmSettings settings, Clock clock, AgentSecrets secrets, ProtocolStore protocol,
-                      TaskStore tasks, AgentStore agents, HttpCredentials hmac, Runnable onStateChange) {
+                      TaskStore tasks, AgentStore agents, HttpCredentials hmac, Runnable onStateChange,
+                      SwarmMetrics metrics) {
   }
 
   private final Parts parts;
@@ -39,8 +41,8 @@ public final class SwarmEdge implements EdgeContribution {
     Context context = Vertx.currentContext() != null ? Vertx.currentContext() : parts.vertx().getOrCreateContext();
     SwarmSettings settings = parts.settings();
     DispatchBatcher batcher = new DispatchBatcher(context, parts.protocol(), parts.clock(), settings.batchMax(),
-      settings.batchInFlight(), settings.queueMax());
-    ProtocolService service = new ProtocolService(batcher, parts.secrets(), parts.onStateChange());
+      settings.batchInFlight(), settings.queueMax(), parts.metrics());
+    ProtocolService service = new ProtocolService(batcher, parts.secrets(), parts.onStateChange(), parts.metrics());
     new ProtocolRoutes(service, parts.secrets(), settings).bind(router);
     new TaskRoutes(parts.tasks(), settings, parts.clock(), parts.onStateChange()).bind(router);
     new AgentRoutes(parts.agents(), parts.clock(), parts.onStateChange()).bind(router);

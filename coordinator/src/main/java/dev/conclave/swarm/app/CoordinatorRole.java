@@ -9,6 +9,7 @@ import dev.conclave.platform.runtime.RunningRole;
 import dev.conclave.platform.server.EdgeContribution;
 import dev.conclave.swarm.api.SwarmEdge;
 import dev.conclave.swarm.events.EventRelay;
+import dev.conclave.swarm.metrics.SwarmMetrics;
 import dev.conclave.swarm.security.AgentSecrets;
 import dev.conclave.swarm.security.HmacCredentials;
 import dev.conclave.swarm.store.AgentStore;
@@ -61,10 +62,11 @@ public final class CoordinatorRole implements RoleModule {
     Pool pool = context.pool();
     AgentSecrets secrets = AgentSecrets.fromSigningSecret(SigningSecret.resolve(context.config()));
     EventRelay relay = new EventRelay(context.vertx(), new EventStore(pool));
+    SwarmMetrics metrics = new SwarmMetrics(context.metrics());
     SwarmEdge edge = new SwarmEdge(new SwarmEdge.Parts(context.vertx(), settings, time, secrets, new ProtocolStore(pool),
       new TaskStore(pool), new AgentStore(pool),
-      new HmacCredentials(new SignatureStore(pool), secrets, time, settings.hmacWindow()), relay::kick));
-    CoordinatorVerticle background = new CoordinatorVerticle(settings, time, pool, secrets, relay, context.nodeId());
+      new HmacCredentials(new SignatureStore(pool), secrets, time, settings.hmacWindow()), relay::kick, metrics));
+    CoordinatorVerticle background = new CoordinatorVerticle(settings, time, pool, secrets, relay, context.nodeId(), metrics);
     return context.vertx().deployVerticle(background).map(deployment -> {
       LOG.info("role coordinator: started node={} fileTransport={} rateLimits={}", context.nodeId(),
         settings.fileTransport() ? settings.fileDir() : "off", settings.rateLimits());

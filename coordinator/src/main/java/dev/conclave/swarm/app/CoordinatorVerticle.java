@@ -3,6 +3,7 @@ package dev.conclave.swarm.app;
 import dev.conclave.swarm.events.EventRelay;
 import dev.conclave.swarm.files.FileTransport;
 import dev.conclave.swarm.jobs.SwarmJobs;
+import dev.conclave.swarm.metrics.SwarmMetrics;
 import dev.conclave.swarm.protocol.DispatchBatcher;
 import dev.conclave.swarm.protocol.ProtocolService;
 import dev.conclave.swarm.security.AgentSecrets;
@@ -23,11 +24,14 @@ final class CoordinatorVerticle extends VerticleBase {
   private final AgentSecrets secrets;
   private final EventRelay relay;
   private final String nodeId;
+  private final SwarmMetrics metrics;
   private SwarmJobs jobs;
   private FileTransport files;
 
-  CoordinatorVerticle(SwarmSettings settings, Clock clock, Pool pool, AgentSecrets secrets, EventRelay relay, String nodeId) {
+  CoordinatorVerticle(SwarmSettings settings, Clock clock, Pool pool, AgentSecrets secrets, EventRelay relay, String nodeId,
+                      SwarmMetrics metrics) {
     this.settings = settings;
+    this.metrics = metrics;
     this.clock = clock;
     this.pool = pool;
     this.secrets = secrets;
@@ -38,15 +42,16 @@ final class CoordinatorVerticle extends VerticleBase {
   @Override
   public Future<?> start() {
     relay.start(context, settings.eventPoll());
-    jobs = new SwarmJobs(vertx, new JobStore(pool), clock, settings.jobInterval(), settings.messageRetention(), relay::kick);
+    jobs = new SwarmJobs(vertx, new JobStore(pool), clock, settings.jobInterval(), settings.messageRetention(), relay::kick,
+      metrics);
     jobs.start();
     if (!settings.fileTransport()) {
       return Future.succeededFuture();
     }
     DispatchBatcher batcher = new DispatchBatcher(context, new ProtocolStore(pool), clock, settings.batchMax(),
-      settings.batchInFlight(), settings.queueMax());
+      settings.batchInFlight(), settings.queueMax(), metrics);
     files = new FileTransport(vertx, settings.fileDir(), settings.filePoll(), settings.fileMaxBytes(),
-      new ProtocolService(batcher, secrets, relay::kick), nodeId);
+      new ProtocolService(batcher, secrets, relay::kick, metrics), nodeId);
     return files.start();
   }
 

@@ -1,5 +1,6 @@
 package dev.conclave.swarm.jobs;
 
+import dev.conclave.swarm.metrics.SwarmMetrics;
 import dev.conclave.swarm.store.JobStore;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
@@ -32,14 +33,17 @@ public final class SwarmJobs {
   private final Clock clock;
   private final Duration interval;
   private final Runnable onChange;
+  private final SwarmMetrics metrics;
   private final List<Job> jobs;
   private final Job housekeeping;
   private long timer = -1;
   private boolean running;
   private Instant lastHousekeeping;
 
-  public SwarmJobs(Vertx vertx, JobStore store, Clock clock, Duration interval, Duration messageRetention, Runnable onChange) {
+  public SwarmJobs(Vertx vertx, JobStore store, Clock clock, Duration interval, Duration messageRetention, Runnable onChange,
+                   SwarmMetrics metrics) {
     this.vertx = vertx;
+    this.metrics = metrics;
     this.clock = clock;
     this.interval = interval;
     this.onChange = onChange;
@@ -88,6 +92,7 @@ public final class SwarmJobs {
     return job.run().apply(clock.instant())
       .onSuccess(n -> {
         if (n > 0) {
+          metrics.jobChanged(job.name(), n);
           LOG.info("swarm job={} changed={}", job.name(), n);
         }
       })

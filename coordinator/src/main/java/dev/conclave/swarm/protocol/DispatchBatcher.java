@@ -1,6 +1,7 @@
 package dev.conclave.swarm.protocol;
 
 import dev.conclave.swarm.errors.SwarmErrors;
+import dev.conclave.swarm.metrics.SwarmMetrics;
 import dev.conclave.swarm.store.ProtocolStore;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
@@ -39,11 +40,14 @@ public final class DispatchBatcher {
   private final int maxBatch;
   private final int maxInFlight;
   private final int maxQueued;
+  private final SwarmMetrics metrics;
   private final ArrayDeque<Pending> queue = new ArrayDeque<>();
   private int inFlight;
 
-  public DispatchBatcher(Context context, ProtocolStore store, Clock clock, int maxBatch, int maxInFlight, int maxQueued) {
+  public DispatchBatcher(Context context, ProtocolStore store, Clock clock, int maxBatch, int maxInFlight, int maxQueued,
+                         SwarmMetrics metrics) {
     this.context = context;
+    this.metrics = metrics;
     this.store = store;
     this.clock = clock;
     this.maxBatch = maxBatch;
@@ -82,6 +86,7 @@ public final class DispatchBatcher {
   private Future<Void> run(List<Pending> batch) {
     JsonArray items = new JsonArray();
     batch.forEach(p -> items.add(p.item()));
+    metrics.batch(batch.size());
     return store.dispatchBatch(items, clock.instant()).transform(ar -> {
       if (ar.succeeded()) {
         JsonArray results = ar.result();

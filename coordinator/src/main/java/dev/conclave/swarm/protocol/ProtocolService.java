@@ -1,6 +1,7 @@
 package dev.conclave.swarm.protocol;
 
 import dev.conclave.swarm.errors.SwarmErrors;
+import dev.conclave.swarm.metrics.SwarmMetrics;
 import dev.conclave.swarm.security.AgentSecrets;
 import io.vertx.core.Future;
 import io.vertx.core.json.JsonObject;
@@ -16,10 +17,12 @@ public final class ProtocolService {
   private final DispatchBatcher batcher;
   private final AgentSecrets secrets;
   private final Runnable onStateChange;
+  private final SwarmMetrics metrics;
 
   /** @param onStateChange told after every successful call (it may have produced events to publish) */
-  public ProtocolService(DispatchBatcher batcher, AgentSecrets secrets, Runnable onStateChange) {
+  public ProtocolService(DispatchBatcher batcher, AgentSecrets secrets, Runnable onStateChange, SwarmMetrics metrics) {
     this.batcher = batcher;
+    this.metrics = metrics;
     this.secrets = secrets;
     this.onStateChange = onStateChange;
   }
@@ -28,8 +31,10 @@ public final class ProtocolService {
     return batcher.submit(call.toBatchItem()).compose(result -> {
       JsonObject error = result.getJsonObject("error");
       if (error != null) {
+        metrics.request(call.operation().name(), error.getString("code", "error"));
         return Future.failedFuture(SwarmErrors.fromDatabase(error));
       }
+      metrics.request(call.operation().name(), "ok");
       onStateChange.run();
       JsonObject response = result.getJsonObject("ok");
       if (call.operation() == Operation.REGISTER && call.secretSalt() != null) {

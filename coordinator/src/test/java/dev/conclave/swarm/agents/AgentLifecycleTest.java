@@ -148,4 +148,17 @@ class AgentLifecycleTest {
     assertThat(reply.status()).isEqualTo(400);
     assertThat(reply.json().getString("field")).isEqualTo("agentId");
   }
+
+  @Test
+  void requestsAndBatchesAreCountedInTheMetrics() {
+    String id = unique("agent");
+    api.register(id, List.of("java"));
+    api.heartbeat("nobody-" + id, "idle");
+
+    String metrics = api.get("/metrics").text();
+
+    assertThat(metrics).contains("conclave_swarm_requests_total{operation=\"REGISTER\",outcome=\"ok\"}");
+    assertThat(metrics).contains("conclave_swarm_requests_total{operation=\"HEARTBEAT\",outcome=\"agent_not_registered\"}");
+    assertThat(metrics).containsPattern("conclave_swarm_batch_size_count [1-9]");
+  }
 }

@@ -216,9 +216,7 @@ class ClaimRulesTest {
     String second = agent();
     assertThat(claimed(first)).isEqualTo("flaky");
     api.fail(first, "flaky-" + skill, "task_error", true);
-    swarm.clock().advance(Duration.ofMinutes(5));
-    api.heartbeat(first, "idle");
-    api.heartbeat(second, "idle");
+    swarm.advanceKeepingAlive(Duration.ofMinutes(5), first, second);
     waitReady("flaky-" + skill);
 
     assertThat(claimed(first)).as("the agent that failed it, while another could take it").isEqualTo("no_matching_tasks");
@@ -233,9 +231,7 @@ class ClaimRulesTest {
     String cobolButStale = agent("cobol");
     assertThat(claimed(cobol)).isEqualTo("stubborn");
     api.fail(cobol, "stubborn-" + skill, "task_error", true);
-    swarm.clock().advance(Duration.ofMinutes(2));
-    api.heartbeat(cobol, "idle");
-    api.heartbeat(noCobol, "idle");
+    swarm.advanceKeepingAlive(Duration.ofMinutes(2), cobol, noCobol);
     waitReady("stubborn-" + skill);
 
     assertThat(claimed(noCobol)).isEqualTo("no_matching_tasks");

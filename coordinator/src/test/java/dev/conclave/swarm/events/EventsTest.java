@@ -59,8 +59,7 @@ class EventsTest {
     api.post("/api/v1/tasks/" + s.id("doomed") + "/cancel", new JsonObject().put("reason", "not needed"));
     api.claim(agent);
     api.fail(agent, s.id("child"), "task_error", true);
-    swarm.clock().advance(Duration.ofMinutes(1));
-    api.heartbeat(agent, "idle");
+    swarm.advanceKeepingAlive(Duration.ofMinutes(1), agent);
 
     for (String name : List.of("parent", "child", "doomed")) {
       events.await("task", "created", s.id(name));

@@ -53,7 +53,7 @@ class LeasesTest {
     assertThat(granted.json().getJsonObject("lease").getString("filePath")).isEqualTo(file);
     assertThat(Instant.parse(granted.json().getJsonObject("lease").getString("expiresAt"))).isEqualTo(start.plusSeconds(60));
 
-    swarm.clock().advance(Duration.ofSeconds(30));
+    swarm.advanceKeepingAlive(Duration.ofSeconds(30), a, b);
     Reply extended = api.acquire(a, taskA, file, 120_000);
     assertThat(Instant.parse(extended.json().getJsonObject("lease").getString("expiresAt"))).isEqualTo(start.plusSeconds(150));
 
@@ -63,9 +63,7 @@ class LeasesTest {
     assertThat(refused.json().getString("heldBy")).isEqualTo(a);
     assertThat(Instant.parse(refused.json().getString("heldUntil"))).isEqualTo(start.plusSeconds(150));
 
-    swarm.clock().advance(Duration.ofSeconds(120));
-    api.heartbeat(a, "busy");
-    api.heartbeat(b, "busy");
+    swarm.advanceKeepingAlive(Duration.ofSeconds(120), a, b);
     Reply takenOver = api.acquire(b, taskB, file, 60_000);
     assertThat(takenOver.json().getBoolean("success")).as(takenOver.toString()).isTrue();
     assertThat(api.acquire(a, taskA, file, 60_000).json().getString("heldBy")).isEqualTo(b);

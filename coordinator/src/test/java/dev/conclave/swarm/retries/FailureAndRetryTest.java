@@ -64,8 +64,7 @@ class FailureAndRetryTest {
       assertThat(Instant.parse(stored.getString("nextRetryAt"))).isEqualTo(swarm.clock().instant().plusMillis(backoff));
 
       // not before the backoff has passed
-      swarm.clock().advance(Duration.ofMillis(backoff - 1));
-      api.heartbeat(agent, "idle");
+      swarm.advanceKeepingAlive(Duration.ofMillis(backoff - 1), agent);
       sleepJobs();
       assertThat(api.task(task).getString("status")).isEqualTo("pending_retry");
       swarm.clock().advance(Duration.ofMillis(1));
@@ -112,8 +111,7 @@ class FailureAndRetryTest {
     String agent = s.agent();
     String task = s.claimedBy(agent, s.task("limited").put("maxRetries", 1));
     assertThat(api.fail(agent, task, "task_error", true).json().getBoolean("willRetry")).isTrue();
-    swarm.clock().advance(Duration.ofMinutes(1));
-    api.heartbeat(agent, "idle");
+    swarm.advanceKeepingAlive(Duration.ofMinutes(1), agent);
     awaitStatus(task, "ready");
     api.claim(agent);
 

@@ -78,8 +78,7 @@ class StaleAgentTest {
     swarm.clock().advance(Duration.ofMinutes(3));
     String fast = s.agent();
     Waits.until(() -> "pending_retry".equals(api.task(task).getString("status")), Duration.ofSeconds(10), "crash handled");
-    swarm.clock().advance(Duration.ofMinutes(1));
-    api.heartbeat(fast, "idle");
+    swarm.advanceKeepingAlive(Duration.ofMinutes(1), fast);
     Waits.until(() -> "ready".equals(api.task(task).getString("status")), Duration.ofSeconds(10), "retry due");
     assertThat(api.claim(fast).json().getJsonObject("task").getString("id")).isEqualTo(task);
 
