@@ -64,6 +64,8 @@ CREATE TABLE swarm.tasks (
   -- the answer of the last COMPLETE: qualityGatePassed, regressions, nextAction
   quality           jsonb,
   cancel_reason     text,
+  -- any word of the title and description, to find related learnings (computed once, at creation)
+  words             tsquery,
   created_at        timestamptz NOT NULL,
   updated_at        timestamptz NOT NULL
 );
@@ -164,8 +166,10 @@ CREATE TABLE swarm.learnings (
 CREATE INDEX learnings_search ON swarm.learnings USING gin (search);
 
 -- outbox of state changes; coordinator nodes move them to the event bus (and delete them) in seq order
+-- numbers every event, whether it goes through the outbox or straight back to the coordinator that made it
+CREATE SEQUENCE swarm.event_seq;
 CREATE TABLE swarm.events (
-  seq       bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+  seq       bigint PRIMARY KEY DEFAULT nextval('swarm.event_seq'),
   kind      text NOT NULL CHECK (kind IN ('task', 'agent', 'lease', 'message')),
   event     text NOT NULL,
   entity_id text NOT NULL,

@@ -51,21 +51,26 @@ END $$;
 
 -- ---- reading request JSON ------------------------------------------------------------------
 
-CREATE FUNCTION swarm._obj(p jsonb, p_key text, p_path text) RETURNS jsonb LANGUAGE plpgsql IMMUTABLE AS $$
-DECLARE v jsonb := p -> p_key;
+-- The readers below are plain SQL so that they inline into the callers' cached plans. They and
+-- swarm._bad (which raises, typed to fit any CASE branch) are VOLATILE on purpose: the planner folds
+-- immutable calls with constant arguments ahead of time, and would raise for branches never taken.
+CREATE FUNCTION swarm._bad(p_path text, p_problem text) RETURNS text LANGUAGE plpgsql VOLATILE AS $$
 BEGIN
-  IF v IS NULL OR jsonb_typeof(v) = 'null' THEN RETURN NULL; END IF;
-  IF jsonb_typeof(v) <> 'object' THEN PERFORM swarm._invalid(p_path, 'must be an object'); END IF;
-  RETURN v;
+  PERFORM swarm._invalid(p_path, p_problem);
+  RETURN NULL;
 END $$;
 
-CREATE FUNCTION swarm._str(p jsonb, p_key text, p_path text) RETURNS text LANGUAGE plpgsql IMMUTABLE AS $$
-DECLARE v jsonb := p -> p_key;
-BEGIN
-  IF v IS NULL OR jsonb_typeof(v) = 'null' THEN RETURN NULL; END IF;
-  IF jsonb_typeof(v) <> 'string' THEN PERFORM swarm._invalid(p_path, 'must be a string'); END IF;
-  RETURN v #>> '{}';
-END $$;
+CREATE FUNCTION swarm._obj(p jsonb, p_key text, p_path text) RETURNS jsonb LANGUAGE sql VOLATILE AS $$
+  SELECT CASE coalesce(jsonb_typeof(p -> p_key), 'null')
+    WHEN 'null' THEN NULL WHEN 'object' THEN p -> p_key
+    ELSE swarm._bad(p_path, 'must be an object')::jsonb END
+$$;
+
+CREATE FUNCTION swarm._str(p jsonb, p_key text, p_path text) RETURNS text LANGUAGE sql VOLATILE AS $$
+  SELECT CASE coalesce(jsonb_typeof(p -> p_key), 'null')
+    WHEN 'null' THEN NULL WHEN 'string' THEN p ->> p_key
+    ELSE swarm._bad(p_path, 'must be a string') END
+$$;
 
 CREATE FUNCTION swarm._req_str(p jsonb, p_key text, p_path text) RETURNS text LANGUAGE plpgsql IMMUTABLE AS $$
 DECLARE v text := swarm._str(p, p_key, p_path);
@@ -85,13 +90,11 @@ BEGIN
   RETURN coalesce((SELECT array_agg(e #>> '{}' ORDER BY o) FROM jsonb_array_elements(v) WITH ORDINALITY x(e, o)), '{}');
 END $$;
 
-CREATE FUNCTION swarm._num(p jsonb, p_key text, p_path text) RETURNS numeric LANGUAGE plpgsql IMMUTABLE AS $$
-DECLARE v jsonb := p -> p_key;
-BEGIN
-  IF v IS NULL OR jsonb_typeof(v) = 'null' THEN RETURN NULL; END IF;
-  IF jsonb_typeof(v) <> 'number' THEN PERFORM swarm._invalid(p_path, 'must be a number'); END IF;
-  RETURN (v #>> '{}')::numeric;
-END $$;
+CREATE FUNCTION swarm._num(p jsonb, p_key text, p_path text) RETURNS numeric LANGUAGE sql VOLATILE AS $$
+  SELECT CASE coalesce(jsonb_typeof(p -> p_key), 'null')
+    WHEN 'null' THEN NULL WHEN 'number' THEN (p ->> p_key)::numeric
+    ELSE swarm._bad(p_path, 'must be a number')::numeric END
+$$;
 
 CREATE FUNCTION swarm._int(p jsonb, p_key text, p_path text) RETURNS bigint LANGUAGE plpgsql IMMUTABLE AS $$
 DECLARE v numeric := swarm._num(p, p_key, p_path);
@@ -101,13 +104,11 @@ BEGIN
   RETURN v::bigint;
 END $$;
 
-CREATE FUNCTION swarm._bool(p jsonb, p_key text, p_path text) RETURNS boolean LANGUAGE plpgsql IMMUTABLE AS $$
-DECLARE v jsonb := p -> p_key;
-BEGIN
-  IF v IS NULL OR jsonb_typeof(v) = 'null' THEN RETURN NULL; END IF;
-  IF jsonb_typeof(v) <> 'boolean' THEN PERFORM swarm._invalid(p_path, 'must be true or false'); END IF;
-  RETURN (v #>> '{}')::boolean;
-END $$;
+CREATE FUNCTION swarm._bool(p jsonb, p_key text, p_path text) RETURNS boolean LANGUAGE sql VOLATILE AS $$
+  SELECT CASE coalesce(jsonb_typeof(p -> p_key), 'null')
+    WHEN 'null' THEN NULL WHEN 'boolean' THEN (p ->> p_key)::boolean
+    ELSE swarm._bad(p_path, 'must be true or false')::boolean END
+$$;
 
 CREATE FUNCTION swarm._ts(p jsonb, p_key text, p_path text) RETURNS timestamptz LANGUAGE plpgsql STABLE AS $$
 DECLARE v text := swarm._str(p, p_key, p_path);
@@ -176,11 +177,22 @@ $$;
 
 -- ---- events --------------------------------------------------------------------------------
 
+-- An event: into the outbox, or, while the caller captures (swarm.dispatch_batch for a coordinator
+-- node, which publishes them itself after the commit), onto the transaction-local setting
+-- swarm.captured (one JSON text per line), which the batch empties after every request.
 CREATE FUNCTION swarm._emit(p_kind text, p_event text, p_id text, p_at timestamptz, p_data jsonb)
-RETURNS void LANGUAGE sql AS $$
-  INSERT INTO swarm.events (kind, event, entity_id, at, data)
-  VALUES (p_kind, p_event, p_id, p_at, coalesce(jsonb_strip_nulls(p_data), '{}'::jsonb))
-$$;
+RETURNS void LANGUAGE plpgsql AS $$
+DECLARE
+  v_data jsonb := coalesce(jsonb_strip_nulls(p_data), '{}'::jsonb);
+BEGIN
+  IF current_setting('swarm.capture', true) = 'on' THEN
+    PERFORM set_config('swarm.captured', current_setting('swarm.captured') || jsonb_build_object(
+      'seq', nextval('swarm.event_seq'), 'kind', p_kind, 'event', p_event, 'id', p_id,
+      'at', swarm._iso(p_at), 'data', v_data)::text || E'\n', true);
+  ELSE
+    INSERT INTO swarm.events (kind, event, entity_id, at, data) VALUES (p_kind, p_event, p_id, p_at, v_data);
+  END IF;
+END $$;
 
 -- ---- agents as callers ---------------------------------------------------------------------
 

@@ -2,30 +2,41 @@
 --
 -- Lock order, everywhere: agent row, then task rows, then quality baseline, leases and dependents.
 
+-- (plpgsql rather than sql functions here and below: their statements' plans are cached per session)
 CREATE FUNCTION swarm._release_task_leases(p_task_id text, p_now timestamptz, p_reason text)
-RETURNS integer LANGUAGE sql AS $$
-  WITH gone AS (DELETE FROM swarm.leases WHERE task_id = p_task_id RETURNING file_path, agent_id, task_id),
-  ev AS (INSERT INTO swarm.events (kind, event, entity_id, at, data)
-         SELECT 'lease', 'released', g.file_path, p_now,
-                jsonb_build_object('agentId', g.agent_id, 'taskId', g.task_id, 'reason', p_reason)
-         FROM gone g RETURNING 1)
-  SELECT count(*)::integer FROM ev
-$$;
+RETURNS integer LANGUAGE plpgsql AS $$
+DECLARE
+  l record;
+  v_count integer := 0;
+BEGIN
+  FOR l IN DELETE FROM swarm.leases WHERE task_id = p_task_id RETURNING file_path, agent_id LOOP
+    PERFORM swarm._emit('lease', 'released', l.file_path, p_now,
+                        jsonb_build_object('agentId', l.agent_id, 'taskId', p_task_id, 'reason', p_reason));
+    v_count := v_count + 1;
+  END LOOP;
+  RETURN v_count;
+END $$;
 
 -- a task completed: tasks blocked on it lose one unmet dependency and become ready at zero
-CREATE FUNCTION swarm._unblock_dependents(p_task_id text, p_now timestamptz) RETURNS integer LANGUAGE sql AS $$
-  WITH upd AS (
-    UPDATE swarm.tasks d
-       SET unmet_deps = d.unmet_deps - 1,
-           status = CASE WHEN d.unmet_deps = 1 THEN 'ready' ELSE d.status END,
-           updated_at = p_now
-     WHERE d.status = 'blocked' AND d.dependencies @> ARRAY[p_task_id]
-     RETURNING d.id, d.status),
-  ev AS (INSERT INTO swarm.events (kind, event, entity_id, at, data)
-         SELECT 'task', 'unblocked', u.id, p_now, jsonb_build_object('status', 'ready', 'completedDependency', p_task_id)
-         FROM upd u WHERE u.status = 'ready' RETURNING 1)
-  SELECT count(*)::integer FROM ev
-$$;
+CREATE FUNCTION swarm._unblock_dependents(p_task_id text, p_now timestamptz) RETURNS integer LANGUAGE plpgsql AS $$
+DECLARE
+  d record;
+  v_count integer := 0;
+BEGIN
+  FOR d IN UPDATE swarm.tasks x
+              SET unmet_deps = x.unmet_deps - 1,
+                  status = CASE WHEN x.unmet_deps = 1 THEN 'ready' ELSE x.status END,
+                  updated_at = p_now
+            WHERE x.status = 'blocked' AND x.dependencies @> ARRAY[p_task_id]
+        RETURNING x.id, x.status LOOP
+    IF d.status = 'ready' THEN
+      PERFORM swarm._emit('task', 'unblocked', d.id, p_now,
+                          jsonb_build_object('status', 'ready', 'completedDependency', p_task_id));
+      v_count := v_count + 1;
+    END IF;
+  END LOOP;
+  RETURN v_count;
+END $$;
 
 -- FAIL and everything that behaves like it (a crashed agent, a rejected review): count the retry,
 -- remember the agent, schedule the retry with backoff or give up, release the task's leases.
@@ -91,7 +102,7 @@ DECLARE
   v_dep text;
   v_est bigint;
   v_retries bigint;
-  v_new jsonb := '[]'::jsonb;
+  v_new jsonb[] := '{}';
   v_taken text;
   v_out jsonb;
 BEGIN
@@ -128,7 +139,7 @@ BEGIN
     IF v_retries < 0 OR v_retries > 100 THEN
       PERFORM swarm._invalid(v_path || '.maxRetries', 'must be between 0 and 100');
     END IF;
-    v_new := v_new || jsonb_build_array(jsonb_build_object(
+    v_new := v_new || jsonb_build_object(
       'ord', v_i,
       'id', v_id,
       'title', swarm._req_str(v_task, 'title', v_path || '.title'),
@@ -143,7 +154,7 @@ BEGIN
       'files', to_jsonb(coalesce(swarm._str_array(v_task, 'files', v_path || '.files'), '{}')),
       'estimated_minutes', v_est,
       'branch', swarm._str(v_task, 'branch', v_path || '.branch'),
-      'max_retries', v_retries));
+      'max_retries', v_retries);
     v_ids := v_ids || v_id;
     v_i := v_i + 1;
   END LOOP;
@@ -156,28 +167,28 @@ BEGIN
 
   -- existing dependencies may not change state until this commits, so unmet counts stay exact
   PERFORM 1 FROM swarm.tasks t
-   WHERE t.id IN (SELECT DISTINCT d FROM jsonb_array_elements(v_new) n, jsonb_array_elements_text(n -> 'dependencies') d)
+   WHERE t.id IN (SELECT DISTINCT d FROM unnest(v_new) n, jsonb_array_elements_text(n -> 'dependencies') d)
    ORDER BY t.id FOR SHARE;
 
   WITH ins AS (
     INSERT INTO swarm.tasks (id, title, description, status, priority, type, required_skills, dependencies,
-                             unmet_deps, files, estimated_minutes, branch, max_retries, created_at, updated_at)
+                             unmet_deps, files, estimated_minutes, branch, max_retries, words, created_at, updated_at)
     SELECT x.id, x.title, x.description, CASE WHEN u.unmet > 0 THEN 'blocked' ELSE 'ready' END,
            x.priority, x.type, x.required_skills, x.dependencies, u.unmet, x.files, x.estimated_minutes,
-           x.branch, x.max_retries, p_now, p_now
-      FROM jsonb_to_recordset(v_new) AS x(ord integer, id text, title text, description text, priority text,
-                                          type text, required_skills text[], dependencies text[], files text[],
-                                          estimated_minutes integer, branch text, max_retries integer)
+           x.branch, x.max_retries, swarm._any_words(x.title || ' ' || x.description), p_now, p_now
+      FROM unnest(v_new) AS n(doc)
+      CROSS JOIN LATERAL jsonb_to_record(n.doc) AS x(ord integer, id text, title text, description text, priority text,
+                                                     type text, required_skills text[], dependencies text[], files text[],
+                                                     estimated_minutes integer, branch text, max_retries integer)
       CROSS JOIN LATERAL (
         SELECT count(*)::integer AS unmet FROM unnest(x.dependencies) d
          WHERE d = ANY (v_ids) OR NOT EXISTS (SELECT 1 FROM swarm.tasks t WHERE t.id = d AND t.status = 'completed')) u
      ORDER BY x.ord
     RETURNING id, status, priority, unmet_deps),
   ev AS (
-    INSERT INTO swarm.events (kind, event, entity_id, at, data)
-    SELECT 'task', 'created', i.id, p_now,
-           jsonb_build_object('status', i.status, 'priority', i.priority, 'unmetDependencies', i.unmet_deps)
-      FROM ins i RETURNING 1)
+    SELECT swarm._emit('task', 'created', i.id, p_now,
+                       jsonb_build_object('status', i.status, 'priority', i.priority, 'unmetDependencies', i.unmet_deps))
+      FROM ins i)
   SELECT count(*) INTO v_i FROM ev;
 
   -- a bulk load changes the table's statistics: refresh them now rather than after autovacuum's next

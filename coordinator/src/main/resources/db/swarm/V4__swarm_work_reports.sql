@@ -16,14 +16,20 @@ CREATE FUNCTION swarm._learning_json(l swarm.learnings) RETURNS jsonb LANGUAGE s
 $$;
 
 -- learnings of earlier work that share words with a task's title and description, best first
-CREATE FUNCTION swarm.related_learnings(t swarm.tasks, p_limit integer DEFAULT 5) RETURNS jsonb LANGUAGE sql STABLE AS $$
-  SELECT coalesce(jsonb_agg(x.j ORDER BY x.rank DESC, x.id DESC), '[]'::jsonb)
-  FROM (SELECT l.id, ts_rank(l.search, q) AS rank, swarm._learning_json(l) AS j
-          FROM swarm.learnings l, swarm._any_words(t.title || ' ' || t.description) q
-         WHERE l.search @@ q
-         ORDER BY rank DESC, l.id DESC
-         LIMIT p_limit) x
-$$;
+CREATE FUNCTION swarm.related_learnings(t swarm.tasks, p_limit integer DEFAULT 5) RETURNS jsonb LANGUAGE plpgsql STABLE AS $$
+DECLARE v_found jsonb;
+BEGIN
+  IF t.words IS NULL THEN
+    RETURN '[]'::jsonb;
+  END IF;
+  SELECT coalesce(jsonb_agg(x.j ORDER BY x.rank DESC, x.id DESC), '[]'::jsonb) INTO v_found
+    FROM (SELECT l.id, ts_rank(l.search, t.words) AS rank, swarm._learning_json(l) AS j
+            FROM swarm.learnings l
+           WHERE l.search @@ t.words
+           ORDER BY rank DESC, l.id DESC
+           LIMIT p_limit) x;
+  RETURN v_found;
+END $$;
 
 -- full-text search over learnings (web-search syntax: words, "phrases", or, -not)
 CREATE FUNCTION swarm.search_learnings(p_query text, p_limit integer DEFAULT 20) RETURNS jsonb LANGUAGE sql STABLE AS $$

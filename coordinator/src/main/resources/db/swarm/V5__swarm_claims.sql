@@ -49,8 +49,10 @@ RETURNS boolean LANGUAGE sql IMMUTABLE AS $$
      AND (p_max IS NULL OR t.estimated_minutes IS NULL OR t.estimated_minutes <= p_max)
 $$;
 
+-- (a generic plan serves every claim: the claim-order index scan does not depend on the filter values,
+-- and re-planning each call for its parameters costs more than the claim itself)
 CREATE FUNCTION swarm.op_claim(p_req jsonb, p_now timestamptz, p_principal uuid, p_admin boolean)
-RETURNS jsonb LANGUAGE plpgsql AS $$
+RETURNS jsonb LANGUAGE plpgsql SET plan_cache_mode = force_generic_plan AS $$
 DECLARE
   v_agent_id text := swarm._req_str(p_req, 'agentId', 'agentId');
   v_filter jsonb;

@@ -5,6 +5,7 @@
 CREATE FUNCTION swarm._crash_agent(a swarm.agents, p_now timestamptz) RETURNS integer LANGUAGE plpgsql AS $$
 DECLARE
   t swarm.tasks;
+  l record;
   v_failed integer := 0;
 BEGIN
   FOR t IN SELECT * FROM swarm.tasks WHERE assigned_agent = a.id AND status IN ('claimed', 'in_progress')
@@ -15,11 +16,10 @@ BEGIN
       'recoverable', true), p_now);
     v_failed := v_failed + 1;
   END LOOP;
-  WITH gone AS (DELETE FROM swarm.leases WHERE agent_id = a.id RETURNING file_path, agent_id, task_id)
-  INSERT INTO swarm.events (kind, event, entity_id, at, data)
-  SELECT 'lease', 'released', g.file_path, p_now,
-         jsonb_build_object('agentId', g.agent_id, 'taskId', g.task_id, 'reason', 'agent_offline')
-    FROM gone g;
+  FOR l IN DELETE FROM swarm.leases WHERE agent_id = a.id RETURNING file_path, task_id LOOP
+    PERFORM swarm._emit('lease', 'released', l.file_path, p_now,
+                        jsonb_build_object('agentId', a.id, 'taskId', l.task_id, 'reason', 'agent_offline'));
+  END LOOP;
   UPDATE swarm.agents SET status = 'offline', offline_at = p_now, current_task = NULL,
                           tasks_failed = tasks_failed + v_failed
    WHERE id = a.id;

@@ -64,6 +64,7 @@ DECLARE
   v_types text[] := swarm._str_array(p_req, 'types', 'types');
   v_limit bigint := coalesce(swarm._int(p_req, 'limit', 'limit'), 100);
   v_messages jsonb;
+  v_delivered bigint;
   v_err jsonb;
   a swarm.agents;
 BEGIN
@@ -97,12 +98,12 @@ BEGIN
     ON CONFLICT (message_id, agent_id) DO UPDATE SET deliveries = x.deliveries + 1
     RETURNING 1),
   ev AS (
-    INSERT INTO swarm.events (kind, event, entity_id, at, data)
-    SELECT 'message', 'delivered', p.id::text, p_now, jsonb_build_object('to', v_agent_id, 'type', p.type)
-      FROM picked p WHERE p.first_delivery
-    RETURNING 1)
-  -- (data-modifying CTEs run to completion whether or not the query reads them)
-  SELECT coalesce(jsonb_agg(p.j ORDER BY p.created_at, p.seq), '[]'::jsonb) INTO v_messages FROM picked p;
+    SELECT swarm._emit('message', 'delivered', p.id::text, p_now, jsonb_build_object('to', v_agent_id, 'type', p.type))
+      FROM picked p WHERE p.first_delivery)
+  -- (the receipts CTE modifies data, so it runs to completion anyway; ev runs because it is read)
+  SELECT (SELECT coalesce(jsonb_agg(p.j ORDER BY p.created_at, p.seq), '[]'::jsonb) FROM picked p),
+         (SELECT count(*) FROM ev)
+    INTO v_messages, v_delivered;
   RETURN swarm._ok(jsonb_build_object('success', true, 'messages', v_messages));
 END $$;
 

@@ -69,14 +69,22 @@ END $$;
 
 -- Runs many requests in one transaction, in order, each with its own result (as swarm.dispatch).
 -- p_items: [{"request": {...}, "principal": "<uuid>"|null, "options": {...}}, ...].
+-- Returns {"results": [{"ok"}|{"error"}, ...], "events": [...]}. With p_capture_events the events of
+-- these requests come back in "events" (for the caller to publish) instead of going to the outbox.
 -- The agents named are locked first, in id order, so concurrent batches never deadlock on them.
 CREATE FUNCTION swarm.dispatch_batch(p_items jsonb,
-                                     p_now timestamptz DEFAULT date_trunc('milliseconds', clock_timestamp()))
+                                     p_now timestamptz DEFAULT date_trunc('milliseconds', clock_timestamp()),
+                                     p_capture_events boolean DEFAULT false)
 RETURNS jsonb LANGUAGE plpgsql AS $$
 DECLARE
   v_item jsonb;
   v_results jsonb := '[]'::jsonb;
+  v_captured text[] := '{}';
+  v_events jsonb := '[]'::jsonb;
 BEGIN
+  IF p_capture_events THEN
+    PERFORM set_config('swarm.capture', 'on', true), set_config('swarm.captured', '', true);
+  END IF;
   PERFORM 1 FROM swarm.agents
    WHERE id IN (SELECT coalesce(i -> 'request' ->> 'agentId', i -> 'request' -> 'agent' ->> 'id')
                   FROM jsonb_array_elements(p_items) i)
@@ -85,8 +93,19 @@ BEGIN
   FOR v_item IN SELECT i FROM jsonb_array_elements(p_items) WITH ORDINALITY x(i, o) ORDER BY o LOOP
     v_results := v_results || jsonb_build_array(swarm.dispatch(
       v_item -> 'request', p_now, (v_item ->> 'principal')::uuid, coalesce(v_item -> 'options', '{}'::jsonb)));
+    IF p_capture_events THEN
+      -- moved out after each request, so the setting stays short
+      v_captured := v_captured || current_setting('swarm.captured');
+      PERFORM set_config('swarm.captured', '', true);
+    END IF;
   END LOOP;
-  RETURN v_results;
+  IF p_capture_events THEN
+    SELECT coalesce(jsonb_agg(line::jsonb ORDER BY o), '[]'::jsonb) INTO v_events
+      FROM unnest(string_to_array(array_to_string(v_captured, ''), E'\n')) WITH ORDINALITY x(line, o)
+     WHERE line <> '';
+    PERFORM set_config('swarm.capture', 'off', true);
+  END IF;
+  RETURN jsonb_build_object('results', v_results, 'events', v_events);
 END $$;
 
 -- ---- background jobs -----------------------------------------------------------------------

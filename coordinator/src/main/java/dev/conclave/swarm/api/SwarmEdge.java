@@ -12,10 +12,12 @@ import dev.conclave.swarm.store.ProtocolStore;
 import dev.conclave.swarm.store.TaskStore;
 import io.vertx.core.Context;
 import io.vertx.core.Vertx;
+import io.vertx.core.json.JsonArray;
 import io.vertx.ext.web.Router;
 
 import java.time.Clock;
 import java.util.List;
+import java.util.function.Consumer;
 
 /**
  * What the coordinator adds to the node's HTTP port: the protocol endpoints, task management and
@@ -27,7 +29,7 @@ public final class SwarmEdge implements EdgeContribution {
   /** What the routes are built from. */
   public record Parts(Vertx vertx, SwarmSettings settings, Clock clock, AgentSecrets secrets, ProtocolStore protocol,
                       TaskStore tasks, AgentStore agents, HttpCredentials hmac, Runnable onStateChange,
-                      SwarmMetrics metrics) {
+                      SwarmMetrics metrics, Consumer<JsonArray> events) {
   }
 
   private final Parts parts;
@@ -41,8 +43,8 @@ public final class SwarmEdge implements EdgeContribution {
     Context context = Vertx.currentContext() != null ? Vertx.currentContext() : parts.vertx().getOrCreateContext();
     SwarmSettings settings = parts.settings();
     DispatchBatcher batcher = new DispatchBatcher(context, parts.protocol(), parts.clock(), settings.batchMax(),
-      settings.batchInFlight(), settings.queueMax(), parts.metrics());
-    ProtocolService service = new ProtocolService(batcher, parts.secrets(), parts.onStateChange(), parts.metrics());
+      settings.batchInFlight(), settings.queueMax(), parts.metrics(), parts.events());
+    ProtocolService service = new ProtocolService(batcher, parts.secrets(), parts.metrics());
     new ProtocolRoutes(service, parts.secrets(), settings).bind(router);
     new TaskRoutes(parts.tasks(), settings, parts.clock(), parts.onStateChange()).bind(router);
     new AgentRoutes(parts.agents(), parts.clock(), parts.onStateChange()).bind(router);

@@ -49,9 +49,9 @@ final class CoordinatorVerticle extends VerticleBase {
       return Future.succeededFuture();
     }
     DispatchBatcher batcher = new DispatchBatcher(context, new ProtocolStore(pool), clock, settings.batchMax(),
-      settings.batchInFlight(), settings.queueMax(), metrics);
+      settings.batchInFlight(), settings.queueMax(), metrics, relay::publish);
     files = new FileTransport(vertx, settings.fileDir(), settings.filePoll(), settings.fileMaxBytes(),
-      new ProtocolService(batcher, secrets, relay::kick, metrics), nodeId);
+      new ProtocolService(batcher, secrets, metrics), nodeId);
     return files.start();
   }
 

@@ -4,6 +4,7 @@ import dev.conclave.contract.Addresses;
 import dev.conclave.swarm.store.EventStore;
 import io.vertx.core.Context;
 import io.vertx.core.Vertx;
+import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -12,9 +13,10 @@ import java.time.Duration;
 import java.util.List;
 
 /**
- * Publishes swarm state changes on {@link Addresses#SWARM_EVENTS}. The swarm functions write every
- * change into the swarm.events outbox in the same transaction as the change, whichever transport or
- * background job made it (direct database calls included). Every coordinator node takes events from
+ * Publishes swarm state changes on {@link Addresses#SWARM_EVENTS}. Requests a coordinator runs itself
+ * bring their events back with their results ({@link #publish}). Every other change (background
+ * jobs, task management, direct database calls) writes its events into the swarm.events outbox in
+ * the same transaction as the change. Every coordinator node takes events from
  * the outbox (rows another node is taking are skipped, and taken rows are deleted), so each event is
  * published once, cluster-wide, in seq order per batch. A node looks when told that it changed
  * something ({@link #kick()}) and every poll interval for the rest. Delivery is at most once: a node
@@ -48,6 +50,13 @@ public final class EventRelay {
       vertx.cancelTimer(timer);
     }
     context = null;
+  }
+
+  /** Publishes events a coordinator's own requests produced (captured, not in the outbox), in order. */
+  public void publish(JsonArray events) {
+    for (int i = 0; i < events.size(); i++) {
+      vertx.eventBus().publish(Addresses.SWARM_EVENTS, events.getJsonObject(i));
+    }
   }
 
   /** Something changed: publish soon. Callable from any thread; calls while a take runs coalesce. */

@@ -17,13 +17,15 @@ import java.time.Clock;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Consumer;
 
 /**
  * Sends the protocol requests of one event loop to PostgreSQL in batches. While {@code maxInFlight}
  * statements run, arriving requests queue; each finished statement takes up to {@code maxBatch} of
  * them in one swarm.dispatch_batch call. An idle coordinator therefore adds no delay, and a busy one
  * turns many round trips and commits into one. Each request keeps its own result; if a batch fails
- * as a whole (a database error in one request), its requests are retried one by one. The queue is
+ * as a whole (a database error in one request), its requests are retried one by one. The events a
+ * batch produced come back with its results and go to the event sink. The queue is
  * bounded: beyond {@code maxQueued} waiting requests, new ones fail fast with {@code overloaded}.
  * Confined to the context it was created on.
  */
@@ -41,13 +43,16 @@ public final class DispatchBatcher {
   private final int maxInFlight;
   private final int maxQueued;
   private final SwarmMetrics metrics;
+  private final Consumer<JsonArray> events;
   private final ArrayDeque<Pending> queue = new ArrayDeque<>();
   private int inFlight;
 
+  /** @param events takes the events of each successful batch, to publish them */
   public DispatchBatcher(Context context, ProtocolStore store, Clock clock, int maxBatch, int maxInFlight, int maxQueued,
-                         SwarmMetrics metrics) {
+                         SwarmMetrics metrics, Consumer<JsonArray> events) {
     this.context = context;
     this.metrics = metrics;
+    this.events = events;
     this.store = store;
     this.clock = clock;
     this.maxBatch = maxBatch;
@@ -89,7 +94,8 @@ public final class DispatchBatcher {
     metrics.batch(batch.size());
     return store.dispatchBatch(items, clock.instant()).transform(ar -> {
       if (ar.succeeded()) {
-        JsonArray results = ar.result();
+        events.accept(ar.result().events());
+        JsonArray results = ar.result().results();
         for (int i = 0; i < batch.size(); i++) {
           batch.get(i).promise().tryComplete(results.getJsonObject(i));
         }

@@ -16,15 +16,12 @@ public final class ProtocolService {
 
   private final DispatchBatcher batcher;
   private final AgentSecrets secrets;
-  private final Runnable onStateChange;
   private final SwarmMetrics metrics;
 
-  /** @param onStateChange told after every successful call (it may have produced events to publish) */
-  public ProtocolService(DispatchBatcher batcher, AgentSecrets secrets, Runnable onStateChange, SwarmMetrics metrics) {
+  public ProtocolService(DispatchBatcher batcher, AgentSecrets secrets, SwarmMetrics metrics) {
     this.batcher = batcher;
     this.metrics = metrics;
     this.secrets = secrets;
-    this.onStateChange = onStateChange;
   }
 
   public Future<JsonObject> execute(ProtocolCall call) {
@@ -35,7 +32,6 @@ public final class ProtocolService {
         return Future.failedFuture(SwarmErrors.fromDatabase(error));
       }
       metrics.request(call.operation().name(), "ok");
-      onStateChange.run();
       JsonObject response = result.getJsonObject("ok");
       if (call.operation() == Operation.REGISTER && call.secretSalt() != null) {
         String agentId = ProtocolRequests.agentId(Operation.REGISTER, call.request());
