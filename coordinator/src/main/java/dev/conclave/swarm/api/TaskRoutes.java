@@ -39,21 +39,21 @@ final class TaskRoutes {
   }
 
   void bind(Router router) {
-    router.post("/api/v1/tasks").handler(ctx -> admin(ctx, 201, () -> {
+    router.post("/api/v1/tasks").handler(ctx -> admin(ctx, 201, true, () -> {
       JsonObject body = Requests.body(ctx, false);
       boolean many = TaskDrafts.isBatch(body);
       return store.create(TaskDrafts.of(body), clock.instant(), settings.defaultMaxRetries())
         .map(created -> many ? new JsonObject().put("tasks", created) : created.getJsonObject(0));
     }));
-    router.get("/api/v1/tasks").handler(ctx -> admin(ctx, 200, () -> store.list(query(ctx.queryParams()))));
-    router.get("/api/v1/tasks/:id").handler(ctx -> admin(ctx, 200, () -> store.get(ctx.pathParam("id"))
+    router.get("/api/v1/tasks").handler(ctx -> admin(ctx, 200, false, () -> store.list(query(ctx.queryParams()))));
+    router.get("/api/v1/tasks/:id").handler(ctx -> admin(ctx, 200, false, () -> store.get(ctx.pathParam("id"))
       .compose(found -> found.map(Future::succeededFuture)
         .orElseGet(() -> Future.failedFuture(SwarmErrors.taskNotFound(ctx.pathParam("id")))))));
-    router.post("/api/v1/tasks/:id/cancel").handler(ctx -> admin(ctx, 200, () -> {
+    router.post("/api/v1/tasks/:id/cancel").handler(ctx -> admin(ctx, 200, true, () -> {
       JsonFields body = JsonFields.of(Requests.body(ctx, true));
       return store.cancel(ctx.pathParam("id"), body.string("reason", false, Limits.SHORT_TEXT), clock.instant());
     }));
-    router.post("/api/v1/tasks/:id/review").handler(ctx -> admin(ctx, 200, () -> {
+    router.post("/api/v1/tasks/:id/review").handler(ctx -> admin(ctx, 200, true, () -> {
       JsonFields body = JsonFields.of(Requests.body(ctx, false));
       String decision = body.oneOf("decision", true, List.of("approve", "reject"));
       return store.review(ctx.pathParam("id"), decision, body.string("reason", false, Limits.SHORT_TEXT), clock.instant());
@@ -64,12 +64,15 @@ final class TaskRoutes {
     Future<?> run();
   }
 
-  private void admin(RoutingContext ctx, int status, Action action) {
+  /** @param changes whether the action changes state (its events wait in the outbox: publish them soon) */
+  private void admin(RoutingContext ctx, int status, boolean changes, Action action) {
     try {
       HttpAuthHandler.caller(ctx).requireAdmin();
       action.run().onComplete(ar -> {
         if (ar.succeeded()) {
-          onStateChange.run();
+          if (changes) {
+            onStateChange.run();
+          }
           Replies.json(ctx, status, ar.result());
         } else {
           Replies.problem(ctx, ar.cause());

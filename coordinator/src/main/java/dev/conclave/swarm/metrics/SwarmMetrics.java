@@ -3,7 +3,6 @@ package dev.conclave.swarm.metrics;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 
 /**
  * The coordinator's metrics, named once: protocol requests by operation and outcome (ok or the error
@@ -25,11 +24,6 @@ public final class SwarmMetrics {
       .description("protocol requests sent to PostgreSQL in one statement").register(registry);
   }
 
-  /** Metrics that go nowhere (for code used outside a node). */
-  public static SwarmMetrics discarding() {
-    return new SwarmMetrics(new SimpleMeterRegistry());
-  }
-
   public void request(String operation, String outcome) {
     Counter.builder(REQUESTS).description("swarm protocol requests").tag("operation", operation).tag("outcome", outcome)
       .register(registry).increment();
@@ -42,14 +36,5 @@ public final class SwarmMetrics {
   public void jobChanged(String job, int items) {
     Counter.builder(JOB_CHANGES).description("items swarm background jobs changed").tag("job", job)
       .register(registry).increment(items);
-  }
-
-  /** Mean requests per statement so far (for benchmarks and logs). */
-  public double meanBatchSize() {
-    return batchSize.mean();
-  }
-
-  public long batches() {
-    return batchSize.count();
   }
 }

@@ -39,10 +39,6 @@ public final class JsonFields {
     return prefix + key;
   }
 
-  public boolean has(String key) {
-    return json.getValue(key) != null;
-  }
-
   /** The raw value (any JSON), or null. */
   public Object raw(String key) {
     return json.getValue(key);
