@@ -41,7 +41,7 @@ public record SwarmSettings(
     JOB_INTERVAL_MS("CONCLAVE_SWARM_JOB_INTERVAL_MS", "1000", "how often background jobs run on each node"),
     EVENT_POLL_MS("CONCLAVE_SWARM_EVENT_POLL_MS", "250", "how often a node looks for events to publish that it was not told about"),
     BATCH_MAX("CONCLAVE_SWARM_BATCH_MAX", "64", "most protocol requests sent to PostgreSQL in one statement"),
-    BATCH_IN_FLIGHT("CONCLAVE_SWARM_BATCH_IN_FLIGHT", "2", "statements each event loop keeps running at once; requests arriving meanwhile form the next batch"),
+    BATCH_IN_FLIGHT("CONCLAVE_SWARM_BATCH_IN_FLIGHT", "1", "statements each event loop keeps running at once; requests arriving meanwhile form the next batch"),
     QUEUE_MAX("CONCLAVE_SWARM_QUEUE_MAX", "2048", "requests each event loop may hold waiting before new ones get 503 overloaded"),
     MESSAGE_RETENTION_HOURS("CONCLAVE_SWARM_MESSAGE_RETENTION_HOURS", "168", "messages without an expiry are deleted after this long");
 
