@@ -1,0 +1,125 @@
+package dev.conclave.swarm.api;
+
+import dev.conclave.platform.server.HttpAuthHandler;
+import dev.conclave.swarm.app.SwarmSettings;
+import dev.conclave.swarm.errors.SwarmErrors;
+import dev.conclave.swarm.store.TaskStore;
+import dev.conclave.swarm.store.TaskStore.TaskQuery;
+import dev.conclave.swarm.tasks.TaskDrafts;
+import dev.conclave.swarm.validation.JsonFields;
+import dev.conclave.swarm.validation.Limits;
+import dev.conclave.swarm.validation.Vocabulary;
+import io.vertx.core.Future;
+import io.vertx.core.MultiMap;
+import io.vertx.core.json.JsonObject;
+import io.vertx.ext.web.Router;
+import io.vertx.ext.web.RoutingContext;
+
+import java.time.Clock;
+import java.util.Arrays;
+import java.util.List;
+import java.util.function.Function;
+
+/**
+ * Task management for operators (admin callers): create one task or many, list with filters, read,
+ * cancel, and review tasks that need it.
+ */
+final class TaskRoutes {
+
+  private final TaskStore store;
+  private final SwarmSettings settings;
+  private final Clock clock;
+  private final Runnable onStateChange;
+
+  TaskRoutes(TaskStore store, SwarmSettings settings, Clock clock, Runnable onStateChange) {
+    this.store = store;
+    this.settings = settings;
+    this.clock = clock;
+    this.onStateChange = onStateChange;
+  }
+
+  void bind(Router router) {
+    router.post("/api/v1/tasks").handler(ctx -> admin(ctx, 201, true, () -> {
+      JsonObject body = Requests.body(ctx, false);
+      boolean many = TaskDrafts.isBatch(body);
+      return store.create(TaskDrafts.of(body), clock.instant(), settings.defaultMaxRetries())
+        .map(created -> many ? new JsonObject().put("tasks", created) : created.getJsonObject(0));
+    }));
+    router.get("/api/v1/tasks").handler(ctx -> admin(ctx, 200, false, () -> store.list(query(ctx.queryParams()))));
+    router.get("/api/v1/tasks/:id").handler(ctx -> admin(ctx, 200, false, () -> store.get(ctx.pathParam("id"))
+      .compose(found -> found.map(Future::succeededFuture)
+        .orElseGet(() -> Future.failedFuture(SwarmErrors.taskNotFound(ctx.pathParam("id")))))));
+    router.post("/api/v1/tasks/:id/cancel").handler(ctx -> admin(ctx, 200, true, () -> {
+      JsonFields body = JsonFields.of(Requests.body(ctx, true));
+      return store.cancel(ctx.pathParam("id"), body.string("reason", false, Limits.SHORT_TEXT), clock.instant());
+    }));
+    router.post("/api/v1/tasks/:id/review").handler(ctx -> admin(ctx, 200, true, () -> {
+      JsonFields body = JsonFields.of(Requests.body(ctx, false));
+      String decision = body.oneOf("decision", true, List.of("approve", "reject"));
+      return store.review(ctx.pathParam("id"), decision, body.string("reason", false, Limits.SHORT_TEXT), clock.instant());
+    }));
+  }
+
+  private interface Action {
+    Future<?> run();
+  }
+
+  /** @param changes whether the action changes state (its events wait in the outbox: publish them soon) */
+  private void admin(RoutingContext ctx, int status, boolean changes, Action action) {
+    try {
+      HttpAuthHandler.caller(ctx).requireAdmin();
+      action.run().onComplete(ar -> {
+        if (ar.succeeded()) {
+          if (changes) {
+            onStateChange.run();
+          }
+          Replies.json(ctx, status, ar.result());
+        } else {
+          Replies.problem(ctx, ar.cause());
+        }
+      });
+    } catch (RuntimeException e) {
+      Replies.problem(ctx, e);
+    }
+  }
+
+  /** status, priority, type (each comma-separated), assignedAgent, branch, limit (1-500), after. */
+  private static TaskQuery query(MultiMap params) {
+    return new TaskQuery(
+      listParam(params, "status", Vocabulary.TASK_STATUSES),
+      listParam(params, "priority", Vocabulary.PRIORITIES),
+      listParam(params, "type", Vocabulary.TASK_TYPES),
+      params.get("assignedAgent"),
+      params.get("branch"),
+      number(params, "after", 0, Long.MAX_VALUE, 0),
+      (int) number(params, "limit", 1, 500, 100));
+  }
+
+  private static List<String> listParam(MultiMap params, String name, List<String> allowed) {
+    List<String> values = params.getAll(name).stream().flatMap(v -> Arrays.stream(v.split(",")))
+      .map(String::trim).filter(v -> !v.isEmpty()).toList();
+    for (String value : values) {
+      if (!allowed.contains(value)) {
+        throw SwarmErrors.invalidField(name, "must be one or more of " + String.join(", ", allowed) + ", got '" + value + "'");
+      }
+    }
+    return values.isEmpty() ? null : values;
+  }
+
+  private static long number(MultiMap params, String name, long min, long max, long fallback) {
+    String text = params.get(name);
+    if (text == null || text.isBlank()) {
+      return fallback;
+    }
+    Function<String, RuntimeException> bad = why -> SwarmErrors.invalidField(name, why);
+    try {
+      long value = Long.parseLong(text.trim());
+      if (value < min || value > max) {
+        throw bad.apply("must be between " + min + " and " + max);
+      }
+      return value;
+    } catch (NumberFormatException e) {
+      throw bad.apply("must be a whole number");
+    }
+  }
+}

@@ -1,0 +1,40 @@
+package dev.conclave.swarm.protocol;
+
+import io.vertx.core.json.JsonObject;
+
+import java.util.UUID;
+
+/**
+ * One validated request on its way to the database.
+ *
+ * @param principal the authenticated principal acting, or null for a trusted transport (files)
+ * @param admin whether that principal may act for any agent
+ * @param rate the rate-limit window to count the call in, or null for none
+ * @param secretSalt for REGISTER over HTTP: the salt of the agent's new HMAC secret
+ */
+public record ProtocolCall(Operation operation, JsonObject request, UUID principal, boolean admin,
+                           RateBucket rate, String secretSalt) {
+
+  /** A rate-limit counter: its key and the most calls it allows per minute. */
+  public record RateBucket(String key, int limit) {
+  }
+
+  public static ProtocolCall trusted(Operation operation, JsonObject request) {
+    return new ProtocolCall(operation, request, null, false, null, null);
+  }
+
+  /** The item swarm.dispatch_batch takes for this call. */
+  public JsonObject toBatchItem() {
+    JsonObject options = new JsonObject().put("admin", admin);
+    if (secretSalt != null) {
+      options.put("secretSalt", secretSalt);
+    }
+    if (rate != null) {
+      options.put("rate", new JsonObject().put("bucket", rate.key()).put("limit", rate.limit()));
+    }
+    return new JsonObject()
+      .put("request", request)
+      .put("principal", principal == null ? null : principal.toString())
+      .put("options", options);
+  }
+}

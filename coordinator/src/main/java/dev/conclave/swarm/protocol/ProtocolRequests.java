@@ -1,0 +1,71 @@
+package dev.conclave.swarm.protocol;
+
+import dev.conclave.swarm.agents.AgentRequests;
+import dev.conclave.swarm.claims.ClaimRequests;
+import dev.conclave.swarm.errors.SwarmErrors;
+import dev.conclave.swarm.leases.LeaseRequests;
+import dev.conclave.swarm.messages.MessageRequests;
+import dev.conclave.swarm.retries.FailureReports;
+import dev.conclave.swarm.tasks.WorkReports;
+import dev.conclave.swarm.validation.JsonFields;
+import dev.conclave.swarm.validation.Vocabulary;
+import io.vertx.core.json.JsonObject;
+
+/**
+ * Checks a protocol request as every transport receives it: the protocol version, the operation,
+ * and the operation's members (types, required members, enumerations, sizes). Returns the request
+ * normalized (unknown members dropped) with {@code protocolVersion} and {@code operation} set.
+ */
+public final class ProtocolRequests {
+
+  private ProtocolRequests() {
+  }
+
+  /** The operation a request names in its {@code operation} member (the file transport's way). */
+  public static Operation operationOf(JsonObject body) {
+    checkVersion(body);
+    Object operation = body.getValue("operation");
+    if (operation == null) {
+      throw SwarmErrors.invalidField("operation", "is required");
+    }
+    return Operation.of(String.valueOf(operation)).orElseThrow(() -> SwarmErrors.invalidField("operation",
+      "must be one of REGISTER, HEARTBEAT, CLAIM, PROGRESS, COMPLETE, FAIL, SEND_MESSAGE, RECEIVE_MESSAGES, "
+        + "ACQUIRE_LEASE, RELEASE_LEASE, ACK_MESSAGE, got '" + operation + "'"));
+  }
+
+  /** Validates a request for {@code op}; a request that names another operation is rejected. */
+  public static JsonObject validate(Operation op, JsonObject body) {
+    checkVersion(body);
+    Object operation = body.getValue("operation");
+    if (operation != null && !op.name().equals(operation)) {
+      throw SwarmErrors.invalidField("operation", "must be " + op.name() + " here, got '" + operation + "'");
+    }
+    JsonFields fields = JsonFields.of(body);
+    JsonObject normalized = switch (op) {
+      case REGISTER -> AgentRequests.register(fields);
+      case HEARTBEAT -> AgentRequests.heartbeat(fields);
+      case CLAIM -> ClaimRequests.claim(fields);
+      case PROGRESS -> WorkReports.progress(fields);
+      case COMPLETE -> WorkReports.complete(fields);
+      case FAIL -> FailureReports.fail(fields);
+      case SEND_MESSAGE -> MessageRequests.send(fields);
+      case RECEIVE_MESSAGES -> MessageRequests.receive(fields);
+      case ACQUIRE_LEASE -> LeaseRequests.acquire(fields);
+      case RELEASE_LEASE -> LeaseRequests.release(fields);
+      case ACK_MESSAGE -> MessageRequests.ack(fields);
+    };
+    return normalized.put("protocolVersion", Vocabulary.PROTOCOL_VERSION).put("operation", op.name());
+  }
+
+  /** The agent a (validated) request acts for. */
+  public static String agentId(Operation op, JsonObject request) {
+    return op == Operation.REGISTER ? request.getJsonObject("agent").getString("id") : request.getString("agentId");
+  }
+
+  private static void checkVersion(JsonObject body) {
+    Object version = body.getValue("protocolVersion");
+    if (!Vocabulary.PROTOCOL_VERSION.equals(version)) {
+      throw SwarmErrors.unsupportedVersion(version);
+    }
+  }
+}

@@ -1,0 +1,43 @@
+package dev.conclave.swarm.protocol;
+
+import dev.conclave.swarm.errors.SwarmErrors;
+import dev.conclave.swarm.metrics.SwarmMetrics;
+import dev.conclave.swarm.security.AgentSecrets;
+import io.vertx.core.Future;
+import io.vertx.core.json.JsonObject;
+
+/**
+ * The one implementation of the protocol behind every coordinator transport: a validated request goes
+ * to the swarm functions in PostgreSQL (batched), and comes back as the spec's response or as the
+ * problem the database reported. A REGISTER that carries a secret salt answers with the agent's new
+ * HMAC secret ({@code agentSecret}).
+ */
+public final class ProtocolService {
+
+  private final DispatchBatcher batcher;
+  private final AgentSecrets secrets;
+  private final SwarmMetrics metrics;
+
+  public ProtocolService(DispatchBatcher batcher, AgentSecrets secrets, SwarmMetrics metrics) {
+    this.batcher = batcher;
+    this.metrics = metrics;
+    this.secrets = secrets;
+  }
+
+  public Future<JsonObject> execute(ProtocolCall call) {
+    return batcher.submit(call.toBatchItem()).compose(result -> {
+      JsonObject error = result.getJsonObject("error");
+      if (error != null) {
+        metrics.request(call.operation().name(), error.getString("code", "error"));
+        return Future.failedFuture(SwarmErrors.fromDatabase(error));
+      }
+      metrics.request(call.operation().name(), "ok");
+      JsonObject response = result.getJsonObject("ok");
+      if (call.operation() == Operation.REGISTER && call.secretSalt() != null) {
+        String agentId = ProtocolRequests.agentId(Operation.REGISTER, call.request());
+        response.put("agentSecret", secrets.secretFor(agentId, call.secretSalt()));
+      }
+      return Future.succeededFuture(response);
+    });
+  }
+}

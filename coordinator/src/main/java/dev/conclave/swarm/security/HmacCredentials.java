@@ -1,0 +1,105 @@
+package dev.conclave.swarm.security;
+
+import dev.conclave.platform.auth.Caller;
+import dev.conclave.platform.auth.PrincipalType;
+import dev.conclave.platform.errors.ConclaveException;
+import dev.conclave.platform.server.HttpCredentials;
+import dev.conclave.swarm.errors.SwarmErrors;
+import dev.conclave.swarm.store.SignatureStore;
+import io.vertx.core.Future;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpServerRequest;
+import io.vertx.ext.web.RoutingContext;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.format.DateTimeParseException;
+import java.util.Locale;
+import java.util.Optional;
+import java.util.Set;
+import java.util.regex.Pattern;
+
+/**
+ * HMAC-signed requests as an alternative to bearer tokens on {@code /api/} routes (see
+ * {@link RequestSignature} for the recipe). A request is accepted when the agent exists and has a
+ * secret, the timestamp is within the window of the coordinator's clock, the signature matches
+ * (compared in constant time), and the signature was not used before (recorded cluster-wide in
+ * PostgreSQL until it could no longer pass the window). The caller is the principal that owns the
+ * agent, without roles, and the request may act only as that agent ({@link SignedAgent}).
+ */
+public final class HmacCredentials implements HttpCredentials {
+
+  private static final Pattern HEX_SIGNATURE = Pattern.compile("[0-9a-fA-F]{64}");
+
+  private final SignatureStore store;
+  private final AgentSecrets secrets;
+  private final Clock clock;
+  private final Duration window;
+
+  public HmacCredentials(SignatureStore store, AgentSecrets secrets, Clock clock, Duration window) {
+    this.store = store;
+    this.secrets = secrets;
+    this.clock = clock;
+    this.window = window;
+  }
+
+  @Override
+  public boolean present(HttpServerRequest request) {
+    return request.getHeader(RequestSignature.SIGNATURE_HEADER) != null;
+  }
+
+  @Override
+  public Future<Caller> verify(RoutingContext ctx) {
+    try {
+      HttpServerRequest request = ctx.request();
+      String agentId = header(request, RequestSignature.AGENT_HEADER);
+      String timestamp = header(request, RequestSignature.TIMESTAMP_HEADER);
+      String signature = header(request, RequestSignature.SIGNATURE_HEADER).toLowerCase(Locale.ROOT);
+      if (!HEX_SIGNATURE.matcher(signature).matches()) {
+        throw SwarmErrors.signatureInvalid(RequestSignature.SIGNATURE_HEADER + " must be 64 hex digits (HMAC-SHA256)");
+      }
+      Instant signedAt = parse(timestamp);
+      if (Duration.between(signedAt, clock.instant()).abs().compareTo(window) > 0) {
+        throw SwarmErrors.signatureExpired(window.toSeconds());
+      }
+      Buffer body = ctx.body() == null ? null : ctx.body().buffer();
+      String canonical = RequestSignature.canonical(timestamp, request.method().name(), request.uri(),
+        body == null ? new byte[0] : body.getBytes());
+      Instant validUntil = signedAt.plus(window);
+      return store.check(agentId, signature, validUntil).compose(found -> {
+        if (found.isEmpty() || found.get().secretSalt() == null || found.get().owner() == null) {
+          return Future.failedFuture(SwarmErrors.signatureInvalid("agent " + agentId + " has no HMAC secret; REGISTER over HTTP issues one"));
+        }
+        String expected = RequestSignature.sign(secrets.secretFor(agentId, found.get().secretSalt()), canonical);
+        if (!RequestSignature.matches(expected, signature)) {
+          return Future.failedFuture(SwarmErrors.signatureInvalid("it does not match the request"));
+        }
+        if (!found.get().fresh()) {
+          return Future.failedFuture(SwarmErrors.signatureReplayed());
+        }
+        SignedAgent.set(ctx, agentId);
+        return Future.succeededFuture(new Caller(found.get().owner(), PrincipalType.AGENT, Set.of(), Optional.empty(), validUntil));
+      });
+    } catch (ConclaveException e) {
+      return Future.failedFuture(e);
+    }
+  }
+
+  private static String header(HttpServerRequest request, String name) {
+    String value = request.getHeader(name);
+    if (value == null || value.isBlank()) {
+      throw SwarmErrors.signatureInvalid("the " + name + " header is missing");
+    }
+    return value.trim();
+  }
+
+  private static Instant parse(String timestamp) {
+    try {
+      return OffsetDateTime.parse(timestamp).toInstant();
+    } catch (DateTimeParseException e) {
+      throw SwarmErrors.signatureInvalid(RequestSignature.TIMESTAMP_HEADER + " must be an ISO-8601 timestamp, e.g. 2026-01-19T10:00:00.000Z");
+    }
+  }
+}

@@ -1,0 +1,84 @@
+package dev.conclave.swarm.store;
+
+import io.vertx.core.Future;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import io.vertx.sqlclient.Pool;
+import io.vertx.sqlclient.Row;
+import io.vertx.sqlclient.Tuple;
+
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+
+/** Task management in PostgreSQL: create (swarm.create_tasks), read, list, cancel, review. */
+public final class TaskStore {
+
+  /** A page of the task list; null members do not filter. {@code after} is a previous page's cursor. */
+  public record TaskQuery(List<String> statuses, List<String> priorities, List<String> types, String assignedAgent,
+                          String branch, long after, int limit) {
+  }
+
+  private final Pool pool;
+
+  public TaskStore(Pool pool) {
+    this.pool = pool;
+  }
+
+  public Future<JsonArray> create(JsonArray tasks, Instant now, int defaultMaxRetries) {
+    return pool.preparedQuery("SELECT swarm.create_tasks($1::jsonb, $2, $3) AS tasks")
+      .execute(Tuple.of(tasks, SqlTime.of(now), defaultMaxRetries))
+      .map(rows -> rows.iterator().next().getJsonArray("tasks"))
+      .recover(SwarmStores::fail);
+  }
+
+  public Future<Optional<JsonObject>> get(String id) {
+    return pool.preparedQuery("SELECT swarm.task_json(t) AS task FROM swarm.tasks t WHERE t.id = $1")
+      .execute(Tuple.of(id))
+      .map(rows -> rows.size() == 0 ? Optional.<JsonObject>empty() : Optional.of(rows.iterator().next().getJsonObject("task")));
+  }
+
+  /** {tasks: [...], nextCursor: "<seq>" | absent} in creation order. */
+  public Future<JsonObject> list(TaskQuery q) {
+    return pool.preparedQuery("SELECT t.seq, swarm.task_json(t) AS task FROM swarm.tasks t "
+        + "WHERE ($1::text[] IS NULL OR t.status = ANY ($1)) AND ($2::text[] IS NULL OR t.priority = ANY ($2)) "
+        + "AND ($3::text[] IS NULL OR t.type = ANY ($3)) AND ($4::text IS NULL OR t.assigned_agent = $4) "
+        + "AND ($5::text IS NULL OR t.branch = $5) AND t.seq > $6 ORDER BY t.seq LIMIT $7")
+      .execute(Tuple.tuple().addValue(array(q.statuses())).addValue(array(q.priorities())).addValue(array(q.types()))
+        .addValue(q.assignedAgent()).addValue(q.branch()).addValue(q.after()).addValue(q.limit() + 1))
+      .map(rows -> {
+        JsonArray tasks = new JsonArray();
+        long last = -1;
+        for (Row row : rows) {
+          if (tasks.size() == q.limit()) {
+            break;
+          }
+          tasks.add(row.getJsonObject("task"));
+          last = row.getLong("seq");
+        }
+        JsonObject page = new JsonObject().put("tasks", tasks);
+        if (rows.size() > q.limit()) {
+          page.put("nextCursor", String.valueOf(last));
+        }
+        return page;
+      });
+  }
+
+  public Future<JsonObject> cancel(String id, String reason, Instant now) {
+    return pool.preparedQuery("SELECT swarm.cancel_task($1, $2, $3) AS task")
+      .execute(Tuple.of(id, reason, SqlTime.of(now)))
+      .map(rows -> rows.iterator().next().getJsonObject("task"))
+      .recover(SwarmStores::fail);
+  }
+
+  public Future<JsonObject> review(String id, String decision, String reason, Instant now) {
+    return pool.preparedQuery("SELECT swarm.review_task($1, $2, $3, $4) AS task")
+      .execute(Tuple.of(id, decision, reason, SqlTime.of(now)))
+      .map(rows -> rows.iterator().next().getJsonObject("task"))
+      .recover(SwarmStores::fail);
+  }
+
+  private static String[] array(List<String> values) {
+    return values == null || values.isEmpty() ? null : values.toArray(new String[0]);
+  }
+}

@@ -1,0 +1,244 @@
+-- Swarm coordinator: shared helpers (results, errors, JSON reading, JSON shapes, events).
+--
+-- Every protocol operation returns either {"ok": <response>} or {"error": {code, kind, message, ...}}
+-- instead of raising, so that a batch of requests in one transaction survives one bad request.
+-- swarm.execute() (the direct-database entry point) turns errors into exceptions.
+
+-- ---- fixed protocol constants -------------------------------------------------------------
+
+-- an agent whose last heartbeat is older than this is stale (spec: 2 minutes)
+CREATE FUNCTION swarm.stale_after() RETURNS interval LANGUAGE sql IMMUTABLE AS $$ SELECT interval '2 minutes' $$;
+-- the longest lease ACQUIRE_LEASE grants (spec: 1 hour)
+CREATE FUNCTION swarm.max_lease() RETURNS interval LANGUAGE sql IMMUTABLE AS $$ SELECT interval '1 hour' $$;
+-- retry backoff after the n-th failure: min(30 s * 2^n, 5 min), in milliseconds
+CREATE FUNCTION swarm.retry_backoff_ms(p_retry_count integer) RETURNS bigint LANGUAGE sql IMMUTABLE AS $$
+  SELECT least(30000 * power(2::numeric, least(p_retry_count, 30)), 300000)::bigint
+$$;
+
+-- ---- results and errors -------------------------------------------------------------------
+
+CREATE FUNCTION swarm._ok(p_response jsonb) RETURNS jsonb LANGUAGE sql IMMUTABLE AS $$
+  SELECT jsonb_build_object('ok', p_response)
+$$;
+
+-- kind: invalid | forbidden | not_found | conflict | rate_limited
+CREATE FUNCTION swarm._err(p_code text, p_kind text, p_message text, p_extra jsonb DEFAULT '{}'::jsonb)
+RETURNS jsonb LANGUAGE sql IMMUTABLE AS $$
+  SELECT jsonb_build_object('error',
+    jsonb_build_object('code', p_code, 'kind', p_kind, 'message', p_message) || coalesce(p_extra, '{}'::jsonb))
+$$;
+
+-- the SQLSTATE swarm.execute() raises for an error kind
+CREATE FUNCTION swarm._sqlstate(p_kind text) RETURNS text LANGUAGE sql IMMUTABLE AS $$
+  SELECT CASE p_kind WHEN 'invalid' THEN 'SW400' WHEN 'forbidden' THEN 'SW403' WHEN 'not_found' THEN 'SW404'
+                     WHEN 'rate_limited' THEN 'SW429' ELSE 'SW409' END
+$$;
+
+-- raises an error result as an exception: SQLSTATE by kind, message "<code>: <message>", detail = the error JSON
+CREATE FUNCTION swarm._raise(p_error jsonb) RETURNS void LANGUAGE plpgsql IMMUTABLE AS $$
+BEGIN
+  RAISE EXCEPTION USING ERRCODE = swarm._sqlstate(p_error ->> 'kind'),
+    MESSAGE = (p_error ->> 'code') || ': ' || (p_error ->> 'message'),
+    DETAIL = p_error::text;
+END $$;
+
+-- bad input in a request: the coordinator's edge validates first, so this guards direct callers
+CREATE FUNCTION swarm._invalid(p_path text, p_problem text) RETURNS void LANGUAGE plpgsql IMMUTABLE AS $$
+BEGIN
+  PERFORM swarm._raise(swarm._err('invalid_operation', 'invalid', p_path || ' ' || p_problem,
+                                  jsonb_build_object('field', p_path)) -> 'error');
+END $$;
+
+-- ---- reading request JSON ------------------------------------------------------------------
+
+-- The readers below are plain SQL so that they inline into the callers' cached plans. They and
+-- swarm._bad (which raises, typed to fit any CASE branch) are VOLATILE on purpose: the planner folds
+-- immutable calls with constant arguments ahead of time, and would raise for branches never taken.
+CREATE FUNCTION swarm._bad(p_path text, p_problem text) RETURNS text LANGUAGE plpgsql VOLATILE AS $$
+BEGIN
+  PERFORM swarm._invalid(p_path, p_problem);
+  RETURN NULL;
+END $$;
+
+CREATE FUNCTION swarm._obj(p jsonb, p_key text, p_path text) RETURNS jsonb LANGUAGE sql VOLATILE AS $$
+  SELECT CASE coalesce(jsonb_typeof(p -> p_key), 'null')
+    WHEN 'null' THEN NULL WHEN 'object' THEN p -> p_key
+    ELSE swarm._bad(p_path, 'must be an object')::jsonb END
+$$;
+
+CREATE FUNCTION swarm._str(p jsonb, p_key text, p_path text) RETURNS text LANGUAGE sql VOLATILE AS $$
+  SELECT CASE coalesce(jsonb_typeof(p -> p_key), 'null')
+    WHEN 'null' THEN NULL WHEN 'string' THEN p ->> p_key
+    ELSE swarm._bad(p_path, 'must be a string') END
+$$;
+
+CREATE FUNCTION swarm._req_str(p jsonb, p_key text, p_path text) RETURNS text LANGUAGE plpgsql IMMUTABLE AS $$
+DECLARE v text := swarm._str(p, p_key, p_path);
+BEGIN
+  IF v IS NULL OR btrim(v) = '' THEN PERFORM swarm._invalid(p_path, 'is required'); END IF;
+  RETURN v;
+END $$;
+
+CREATE FUNCTION swarm._str_array(p jsonb, p_key text, p_path text) RETURNS text[] LANGUAGE plpgsql IMMUTABLE AS $$
+DECLARE v jsonb := p -> p_key;
+BEGIN
+  IF v IS NULL OR jsonb_typeof(v) = 'null' THEN RETURN NULL; END IF;
+  IF jsonb_typeof(v) <> 'array' THEN PERFORM swarm._invalid(p_path, 'must be an array of strings'); END IF;
+  IF EXISTS (SELECT 1 FROM jsonb_array_elements(v) e WHERE jsonb_typeof(e) <> 'string') THEN
+    PERFORM swarm._invalid(p_path, 'must be an array of strings');
+  END IF;
+  RETURN coalesce((SELECT array_agg(e #>> '{}' ORDER BY o) FROM jsonb_array_elements(v) WITH ORDINALITY x(e, o)), '{}');
+END $$;
+
+CREATE FUNCTION swarm._num(p jsonb, p_key text, p_path text) RETURNS numeric LANGUAGE sql VOLATILE AS $$
+  SELECT CASE coalesce(jsonb_typeof(p -> p_key), 'null')
+    WHEN 'null' THEN NULL WHEN 'number' THEN (p ->> p_key)::numeric
+    ELSE swarm._bad(p_path, 'must be a number')::numeric END
+$$;
+
+CREATE FUNCTION swarm._int(p jsonb, p_key text, p_path text) RETURNS bigint LANGUAGE plpgsql IMMUTABLE AS $$
+DECLARE v numeric := swarm._num(p, p_key, p_path);
+BEGIN
+  IF v IS NULL THEN RETURN NULL; END IF;
+  IF v <> trunc(v) OR abs(v) > 9007199254740991 THEN PERFORM swarm._invalid(p_path, 'must be a whole number'); END IF;
+  RETURN v::bigint;
+END $$;
+
+CREATE FUNCTION swarm._bool(p jsonb, p_key text, p_path text) RETURNS boolean LANGUAGE sql VOLATILE AS $$
+  SELECT CASE coalesce(jsonb_typeof(p -> p_key), 'null')
+    WHEN 'null' THEN NULL WHEN 'boolean' THEN (p ->> p_key)::boolean
+    ELSE swarm._bad(p_path, 'must be true or false')::boolean END
+$$;
+
+CREATE FUNCTION swarm._ts(p jsonb, p_key text, p_path text) RETURNS timestamptz LANGUAGE plpgsql STABLE AS $$
+DECLARE v text := swarm._str(p, p_key, p_path);
+BEGIN
+  IF v IS NULL THEN RETURN NULL; END IF;
+  IF v !~ '^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$' THEN
+    PERFORM swarm._invalid(p_path, 'must be an ISO-8601 timestamp with a zone, e.g. 2026-01-19T10:00:00Z');
+  END IF;
+  RETURN v::timestamptz;
+END $$;
+
+-- one of the allowed values, or NULL when absent
+CREATE FUNCTION swarm._enum(p jsonb, p_key text, p_path text, p_allowed text[]) RETURNS text LANGUAGE plpgsql IMMUTABLE AS $$
+DECLARE v text := swarm._str(p, p_key, p_path);
+BEGIN
+  IF v IS NOT NULL AND NOT v = ANY (p_allowed) THEN
+    PERFORM swarm._invalid(p_path, 'must be one of ' || array_to_string(p_allowed, ', '));
+  END IF;
+  RETURN v;
+END $$;
+
+-- skill names compare case-insensitively: trimmed, lower-cased, de-duplicated, sorted
+CREATE FUNCTION swarm._skills(p text[]) RETURNS text[] LANGUAGE sql IMMUTABLE AS $$
+  SELECT coalesce(array_agg(DISTINCT lower(btrim(s)) ORDER BY lower(btrim(s))), '{}')
+  FROM unnest(p) s WHERE btrim(s) <> ''
+$$;
+
+-- distinct values in first-seen order
+CREATE FUNCTION swarm._distinct(p text[]) RETURNS text[] LANGUAGE sql IMMUTABLE AS $$
+  SELECT coalesce(array_agg(v ORDER BY first_at), '{}')
+  FROM (SELECT v, min(o) AS first_at FROM unnest(p) WITH ORDINALITY x(v, o) GROUP BY v) d
+$$;
+
+-- ---- JSON shapes ---------------------------------------------------------------------------
+
+-- timestamps leave as ISO-8601 UTC with milliseconds (the coordinator stores millisecond precision)
+CREATE FUNCTION swarm._iso(p timestamptz) RETURNS text LANGUAGE sql STABLE AS $$
+  SELECT to_char(p AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')
+$$;
+
+CREATE FUNCTION swarm.task_json(t swarm.tasks) RETURNS jsonb LANGUAGE sql STABLE AS $$
+  SELECT jsonb_strip_nulls(jsonb_build_object(
+    'id', t.id, 'title', t.title, 'description', t.description, 'status', t.status,
+    'priority', t.priority, 'type', t.type,
+    'requiredSkills', to_jsonb(t.required_skills), 'estimatedMinutes', t.estimated_minutes,
+    'files', to_jsonb(t.files), 'dependencies', to_jsonb(t.dependencies),
+    'retryCount', t.retry_count, 'maxRetries', t.max_retries, 'previousAgents', to_jsonb(t.previous_agents),
+    'lastError', t.last_error, 'failureType', t.failure_type, 'branch', t.branch,
+    'assignedAgent', t.assigned_agent, 'progress', t.progress, 'result', t.result, 'quality', t.quality,
+    'cancelReason', t.cancel_reason,
+    'createdAt', swarm._iso(t.created_at), 'updatedAt', swarm._iso(t.updated_at),
+    'claimedAt', swarm._iso(t.claimed_at), 'startedAt', swarm._iso(t.started_at),
+    'completedAt', swarm._iso(t.completed_at), 'nextRetryAt', swarm._iso(t.next_retry_at)))
+$$;
+
+CREATE FUNCTION swarm.agent_json(a swarm.agents) RETURNS jsonb LANGUAGE sql STABLE AS $$
+  SELECT jsonb_strip_nulls(jsonb_build_object(
+    'id', a.id, 'name', a.name, 'type', a.type, 'status', a.status,
+    'capabilities', jsonb_build_object('skills', to_jsonb(a.skills), 'maxTaskMinutes', a.max_task_minutes,
+      'canRunTests', a.can_run_tests, 'canRunBuild', a.can_run_build, 'canAccessBrowser', a.can_access_browser),
+    'machine', a.machine, 'currentTask', a.current_task, 'metrics', a.metrics,
+    'heartbeatCount', a.heartbeat_count, 'tasksCompleted', a.tasks_completed, 'tasksFailed', a.tasks_failed,
+    'registeredAt', swarm._iso(a.registered_at), 'lastHeartbeat', swarm._iso(a.last_heartbeat),
+    'offlineAt', swarm._iso(a.offline_at)))
+$$;
+
+-- ---- events --------------------------------------------------------------------------------
+
+-- An event: into the outbox, or, while the caller captures (swarm.dispatch_batch for a coordinator
+-- node, which publishes them itself after the commit), onto the transaction-local setting
+-- swarm.captured (one JSON text per line), which the batch empties after every request.
+CREATE FUNCTION swarm._emit(p_kind text, p_event text, p_id text, p_at timestamptz, p_data jsonb)
+RETURNS void LANGUAGE plpgsql AS $$
+DECLARE
+  v_data jsonb := coalesce(jsonb_strip_nulls(p_data), '{}'::jsonb);
+BEGIN
+  IF current_setting('swarm.capture', true) = 'on' THEN
+    PERFORM set_config('swarm.captured', current_setting('swarm.captured') || jsonb_build_object(
+      'seq', nextval('swarm.event_seq'), 'kind', p_kind, 'event', p_event, 'id', p_id,
+      'at', swarm._iso(p_at), 'data', v_data)::text || E'\n', true);
+  ELSE
+    INSERT INTO swarm.events (kind, event, entity_id, at, data) VALUES (p_kind, p_event, p_id, p_at, v_data);
+  END IF;
+END $$;
+
+-- ---- agents as callers ---------------------------------------------------------------------
+
+-- why the agent may not make this call, or NULL. The caller has locked the row (a.id IS NULL: none).
+-- Ownership is enforced for a principal that is not an admin; a NULL principal is a trusted transport.
+CREATE FUNCTION swarm._agent_error(a swarm.agents, p_agent_id text, p_principal uuid, p_admin boolean,
+                                   p_allow_offline boolean DEFAULT false)
+RETURNS jsonb LANGUAGE sql STABLE AS $$
+  SELECT CASE
+    WHEN a.id IS NULL THEN
+      swarm._err('agent_not_registered', 'not_found', format('agent %s is not registered; REGISTER first', p_agent_id))
+    WHEN p_principal IS NOT NULL AND NOT p_admin AND a.owner_principal IS DISTINCT FROM p_principal THEN
+      swarm._err('agent_not_owned', 'forbidden', format('agent %s was registered by another principal', p_agent_id))
+    WHEN a.status = 'offline' AND NOT p_allow_offline THEN
+      swarm._err('agent_not_registered', 'not_found',
+                 format('agent %s was marked offline at %s after missing heartbeats; REGISTER again',
+                        p_agent_id, swarm._iso(a.offline_at)))
+  END
+$$;
+
+-- an agent counts as active while it is not offline and its last heartbeat is fresh
+CREATE FUNCTION swarm._active(a swarm.agents, p_now timestamptz) RETURNS boolean LANGUAGE sql IMMUTABLE AS $$
+  SELECT a.status <> 'offline' AND a.last_heartbeat > p_now - swarm.stale_after()
+$$;
+
+-- ---- rate limits ---------------------------------------------------------------------------
+
+-- counts one hit in the caller's current one-minute window; an error when over the limit
+CREATE FUNCTION swarm._rate_check(p_rate jsonb, p_now timestamptz) RETURNS jsonb LANGUAGE plpgsql AS $$
+DECLARE
+  v_bucket text := p_rate ->> 'bucket';
+  v_limit integer := (p_rate ->> 'limit')::integer;
+  v_window timestamptz := date_trunc('minute', p_now, 'UTC');
+  v_hits integer;
+BEGIN
+  IF v_bucket IS NULL OR v_limit IS NULL THEN
+    RETURN NULL;
+  END IF;
+  INSERT INTO swarm.rate_windows AS w (bucket, window_start, hits) VALUES (v_bucket, v_window, 1)
+  ON CONFLICT (bucket, window_start) DO UPDATE SET hits = w.hits + 1
+  RETURNING hits INTO v_hits;
+  IF v_hits > v_limit THEN
+    RETURN swarm._err('rate_limited', 'rate_limited',
+      format('rate limit of %s requests per minute reached; retry after the window ends', v_limit),
+      jsonb_build_object('limit', v_limit,
+        'retryAfterSeconds', greatest(1, ceil(extract(epoch FROM (v_window + interval '1 minute' - p_now))))::integer));
+  END IF;
+  RETURN NULL;
+END $$;

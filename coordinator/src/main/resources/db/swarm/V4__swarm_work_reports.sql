@@ -1,0 +1,340 @@
+-- Swarm coordinator: what agents report about their work (PROGRESS, COMPLETE, FAIL), the quality
+-- gate, learnings (memory) and the operator's review of tasks that need one.
+
+-- ---- memory --------------------------------------------------------------------------------
+
+-- any of the words of a text, as a full-text query (NULL when the text has none)
+CREATE FUNCTION swarm._any_words(p_text text) RETURNS tsquery LANGUAGE sql STABLE AS $$
+  SELECT string_agg('''' || lex || '''', ' | ')::tsquery
+  FROM (SELECT lex FROM unnest(tsvector_to_array(to_tsvector('english', coalesce(p_text, '')))) lex
+         WHERE lex !~ '[''\\]' LIMIT 64) w
+$$;
+
+CREATE FUNCTION swarm._learning_json(l swarm.learnings) RETURNS jsonb LANGUAGE sql STABLE AS $$
+  SELECT jsonb_build_object('taskId', l.task_id, 'agentId', l.agent_id, 'learning', l.content,
+                            'createdAt', swarm._iso(l.created_at))
+$$;
+
+-- learnings of earlier work that share words with a task's title and description, best first
+CREATE FUNCTION swarm.related_learnings(t swarm.tasks, p_limit integer DEFAULT 5) RETURNS jsonb LANGUAGE plpgsql STABLE AS $$
+DECLARE v_found jsonb;
+BEGIN
+  IF t.words IS NULL THEN
+    RETURN '[]'::jsonb;
+  END IF;
+  SELECT coalesce(jsonb_agg(x.j ORDER BY x.rank DESC, x.id DESC), '[]'::jsonb) INTO v_found
+    FROM (SELECT l.id, ts_rank(l.search, t.words) AS rank, swarm._learning_json(l) AS j
+            FROM swarm.learnings l
+           WHERE l.search @@ t.words
+           ORDER BY rank DESC, l.id DESC
+           LIMIT p_limit) x;
+  RETURN v_found;
+END $$;
+
+-- full-text search over learnings (web-search syntax: words, "phrases", or, -not)
+CREATE FUNCTION swarm.search_learnings(p_query text, p_limit integer DEFAULT 20) RETURNS jsonb LANGUAGE sql STABLE AS $$
+  SELECT coalesce(jsonb_agg(x.j ORDER BY x.rank DESC, x.id DESC), '[]'::jsonb)
+  FROM (SELECT l.id, ts_rank(l.search, q) AS rank, swarm._learning_json(l) AS j
+          FROM swarm.learnings l, websearch_to_tsquery('english', p_query) q
+         WHERE l.search @@ q
+         ORDER BY rank DESC, l.id DESC
+         LIMIT p_limit) x
+$$;
+
+-- ---- the quality gate ----------------------------------------------------------------------
+
+-- Records the snapshot and compares it with the branch's baseline: fewer tests passed, more lint or
+-- type errors, or a broken build are regressions. A clean snapshot becomes the new baseline.
+CREATE FUNCTION swarm._quality_gate(t swarm.tasks, a swarm.agents, p_metrics jsonb, p_now timestamptz)
+RETURNS jsonb LANGUAGE plpgsql AS $$
+DECLARE
+  v_branch text := coalesce(t.branch, '');
+  v_ran bigint := swarm._int(p_metrics, 'testsRan', 'qualityMetrics.testsRan');
+  v_tests bigint := swarm._int(p_metrics, 'testsPassed', 'qualityMetrics.testsPassed');
+  v_lint bigint := swarm._int(p_metrics, 'lintErrors', 'qualityMetrics.lintErrors');
+  v_types bigint := swarm._int(p_metrics, 'typeErrors', 'qualityMetrics.typeErrors');
+  v_build boolean := swarm._bool(p_metrics, 'buildSuccess', 'qualityMetrics.buildSuccess');
+  b swarm.quality_baselines;
+  v_regressions jsonb := '[]'::jsonb;
+  v_ok boolean;
+BEGIN
+  IF p_metrics IS NULL THEN
+    RETURN jsonb_build_object('qualityGatePassed', true, 'regressions', '[]'::jsonb, 'nextAction', 'proceed');
+  END IF;
+  IF v_ran IS NULL OR v_tests IS NULL OR v_lint IS NULL OR v_types IS NULL OR v_build IS NULL THEN
+    PERFORM swarm._invalid('qualityMetrics', 'needs testsRan, testsPassed, lintErrors, typeErrors and buildSuccess');
+  END IF;
+  IF least(v_ran, v_tests, v_lint, v_types) < 0 OR v_tests > v_ran THEN
+    PERFORM swarm._invalid('qualityMetrics', 'counts must not be negative and testsPassed must not exceed testsRan');
+  END IF;
+
+  INSERT INTO swarm.quality_baselines (branch) VALUES (v_branch) ON CONFLICT DO NOTHING;
+  SELECT * INTO b FROM swarm.quality_baselines WHERE branch = v_branch FOR UPDATE;
+
+  IF NOT v_build AND coalesce(b.build_success, true) THEN
+    v_regressions := v_regressions || jsonb_build_array(jsonb_build_object(
+      'metric', 'buildSuccess', 'baseline', coalesce(b.build_success, true), 'current', false, 'severity', 'error'));
+  END IF;
+  IF b.tests_passed IS NOT NULL AND v_tests < b.tests_passed THEN
+    v_regressions := v_regressions || jsonb_build_array(jsonb_build_object(
+      'metric', 'testsPassed', 'baseline', b.tests_passed, 'current', v_tests, 'delta', v_tests - b.tests_passed,
+      'severity', 'error'));
+  END IF;
+  IF b.type_errors IS NOT NULL AND v_types > b.type_errors THEN
+    v_regressions := v_regressions || jsonb_build_array(jsonb_build_object(
+      'metric', 'typeErrors', 'baseline', b.type_errors, 'current', v_types, 'delta', v_types - b.type_errors,
+      'severity', 'error'));
+  END IF;
+  IF b.lint_errors IS NOT NULL AND v_lint > b.lint_errors THEN
+    v_regressions := v_regressions || jsonb_build_array(jsonb_build_object(
+      'metric', 'lintErrors', 'baseline', b.lint_errors, 'current', v_lint, 'delta', v_lint - b.lint_errors,
+      'severity', 'warning'));
+  END IF;
+  v_ok := jsonb_array_length(v_regressions) = 0;
+
+  INSERT INTO swarm.quality_snapshots (task_id, agent_id, branch, tests_ran, tests_passed, lint_errors, type_errors,
+                                       build_success, regressions, gate_passed, recorded_at)
+  VALUES (t.id, a.id, v_branch, v_ran, v_tests, v_lint, v_types, v_build, v_regressions, v_ok, p_now);
+  IF v_ok THEN
+    UPDATE swarm.quality_baselines
+       SET tests_ran = v_ran, tests_passed = v_tests, lint_errors = v_lint, type_errors = v_types,
+           build_success = v_build, task_id = t.id, agent_id = a.id, updated_at = p_now
+     WHERE branch = v_branch;
+  END IF;
+  RETURN jsonb_build_object(
+    'qualityGatePassed', v_ok,
+    'regressions', v_regressions,
+    -- an agent that can run tests and builds can fix what it broke; otherwise a person looks
+    'nextAction', CASE WHEN v_ok THEN 'proceed'
+                       WHEN a.can_run_tests AND a.can_run_build THEN 'fix_regressions'
+                       ELSE 'manual_review' END);
+END $$;
+
+-- ---- PROGRESS ------------------------------------------------------------------------------
+
+CREATE FUNCTION swarm.op_progress(p_req jsonb, p_now timestamptz, p_principal uuid, p_admin boolean)
+RETURNS jsonb LANGUAGE plpgsql AS $$
+DECLARE
+  v_agent_id text := swarm._req_str(p_req, 'agentId', 'agentId');
+  v_task_id text := swarm._req_str(p_req, 'taskId', 'taskId');
+  v_progress jsonb := swarm._obj(p_req, 'progress', 'progress');
+  v_record jsonb;
+  v_reason text;
+  v_err jsonb;
+  a swarm.agents;
+  t swarm.tasks;
+BEGIN
+  IF v_progress IS NULL THEN
+    PERFORM swarm._invalid('progress', 'is required');
+  END IF;
+  v_record := jsonb_strip_nulls(jsonb_build_object(
+    'phase', swarm._enum(v_progress, 'phase', 'progress.phase',
+                         ARRAY['analyzing', 'planning', 'implementing', 'testing', 'reviewing']),
+    'percentComplete', swarm._num(v_progress, 'percentComplete', 'progress.percentComplete'),
+    'description', swarm._str(v_progress, 'description', 'progress.description'),
+    'filesModified', to_jsonb(swarm._str_array(v_progress, 'filesModified', 'progress.filesModified')),
+    'updatedAt', swarm._iso(p_now)));
+
+  SELECT * INTO a FROM swarm.agents WHERE id = v_agent_id FOR NO KEY UPDATE;
+  -- an agent marked offline still learns that its task was taken away
+  v_err := swarm._agent_error(a, v_agent_id, p_principal, p_admin, true);
+  IF v_err IS NOT NULL THEN
+    RETURN v_err;
+  END IF;
+  SELECT * INTO t FROM swarm.tasks WHERE id = v_task_id FOR UPDATE;
+  IF NOT FOUND THEN
+    RETURN swarm._err('task_not_found', 'not_found', format('no task with id %s', v_task_id));
+  END IF;
+  IF a.status = 'offline' OR t.assigned_agent IS DISTINCT FROM v_agent_id OR t.status NOT IN ('claimed', 'in_progress') THEN
+    v_reason := CASE
+      WHEN t.status = 'cancelled' THEN 'task_cancelled'
+      WHEN t.assigned_agent IS NOT NULL AND t.assigned_agent <> v_agent_id THEN 'task_reassigned'
+      WHEN t.assigned_agent = v_agent_id AND t.status IN ('completed', 'needs_review') THEN 'task_already_completed'
+      WHEN v_agent_id = ANY (t.previous_agents) THEN 'task_reassigned'
+      ELSE 'task_not_assigned' END;
+    RETURN swarm._ok(jsonb_build_object('success', false, 'continue', false, 'reason', v_reason, 'status', t.status));
+  END IF;
+
+  UPDATE swarm.tasks SET status = 'in_progress', started_at = coalesce(started_at, p_now), progress = v_record,
+                         updated_at = p_now
+   WHERE id = v_task_id;
+  PERFORM swarm._emit('task', 'progress', v_task_id, p_now, jsonb_build_object('agentId', v_agent_id) || v_record);
+  RETURN swarm._ok(jsonb_build_object('success', true, 'continue', true));
+END $$;
+
+-- the task a COMPLETE or FAIL names, if this agent may report on it (else an error result)
+CREATE FUNCTION swarm._reportable(t swarm.tasks, p_task_id text, p_agent_id text) RETURNS jsonb LANGUAGE sql STABLE AS $$
+  SELECT CASE
+    WHEN t.id IS NULL THEN
+      swarm._err('task_not_found', 'not_found', format('no task with id %s', p_task_id))
+    WHEN t.assigned_agent IS NOT NULL AND t.assigned_agent <> p_agent_id THEN
+      swarm._err('task_already_claimed', 'conflict', format('task %s is assigned to another agent', p_task_id))
+    WHEN t.assigned_agent IS NULL OR t.status NOT IN ('claimed', 'in_progress', 'needs_review') THEN
+      swarm._err('invalid_operation', 'conflict',
+                 format('task %s is %s and not assigned to agent %s', p_task_id, t.status, p_agent_id),
+                 jsonb_build_object('taskStatus', t.status))
+  END
+$$;
+
+-- ---- COMPLETE ------------------------------------------------------------------------------
+
+CREATE FUNCTION swarm.op_complete(p_req jsonb, p_now timestamptz, p_principal uuid, p_admin boolean)
+RETURNS jsonb LANGUAGE plpgsql AS $$
+DECLARE
+  v_agent_id text := swarm._req_str(p_req, 'agentId', 'agentId');
+  v_task_id text := swarm._req_str(p_req, 'taskId', 'taskId');
+  v_result jsonb := swarm._obj(p_req, 'result', 'result');
+  v_metrics jsonb := swarm._obj(p_req, 'qualityMetrics', 'qualityMetrics');
+  v_learnings text[];
+  v_gate jsonb;
+  v_passed boolean;
+  v_response jsonb;
+  v_err jsonb;
+  a swarm.agents;
+  t swarm.tasks;
+BEGIN
+  IF v_result IS NULL THEN
+    PERFORM swarm._invalid('result', 'is required');
+  END IF;
+  PERFORM swarm._req_str(v_result, 'summary', 'result.summary');
+  PERFORM swarm._str_array(v_result, 'filesCreated', 'result.filesCreated'),
+          swarm._str_array(v_result, 'filesModified', 'result.filesModified'),
+          swarm._str_array(v_result, 'filesDeleted', 'result.filesDeleted');
+  v_learnings := coalesce(swarm._str_array(v_result, 'learnings', 'result.learnings'), '{}');
+
+  SELECT * INTO a FROM swarm.agents WHERE id = v_agent_id FOR NO KEY UPDATE;
+  v_err := swarm._agent_error(a, v_agent_id, p_principal, p_admin);
+  IF v_err IS NOT NULL THEN
+    RETURN v_err;
+  END IF;
+  SELECT * INTO t FROM swarm.tasks WHERE id = v_task_id FOR UPDATE;
+  -- a repeated COMPLETE (for example after a lost response) gets the first answer again
+  IF t.status = 'completed' AND t.completed_by = v_agent_id THEN
+    RETURN swarm._ok(t.quality);
+  END IF;
+  v_err := swarm._reportable(t, v_task_id, v_agent_id);
+  IF v_err IS NOT NULL THEN
+    RETURN v_err;
+  END IF;
+
+  v_gate := swarm._quality_gate(t, a, v_metrics, p_now);
+  v_passed := (v_gate ->> 'qualityGatePassed')::boolean;
+  v_response := jsonb_build_object('success', true) || v_gate;
+  UPDATE swarm.tasks
+     SET status = CASE WHEN v_passed THEN 'completed' ELSE 'needs_review' END,
+         result = v_result, quality = v_response, completed_by = v_agent_id,
+         completed_at = CASE WHEN v_passed THEN p_now END, updated_at = p_now
+   WHERE id = v_task_id;
+  PERFORM swarm._release_task_leases(v_task_id, p_now, 'task_completed');
+  IF v_passed THEN
+    PERFORM swarm._unblock_dependents(v_task_id, p_now);
+  END IF;
+  INSERT INTO swarm.learnings (task_id, agent_id, content, created_at)
+  SELECT v_task_id, v_agent_id, btrim(l), p_now FROM unnest(v_learnings) l WHERE btrim(l) <> ''
+  ON CONFLICT DO NOTHING;
+  UPDATE swarm.agents
+     SET status = CASE WHEN current_task = v_task_id THEN 'idle' ELSE status END,
+         current_task = CASE WHEN current_task = v_task_id THEN NULL ELSE current_task END,
+         tasks_completed = tasks_completed + CASE WHEN v_passed THEN 1 ELSE 0 END
+   WHERE id = v_agent_id;
+  PERFORM swarm._emit('task', CASE WHEN v_passed THEN 'completed' ELSE 'needs_review' END, v_task_id, p_now,
+    jsonb_build_object('agentId', v_agent_id, 'qualityGatePassed', v_passed,
+                       'regressions', v_gate -> 'regressions', 'nextAction', v_gate ->> 'nextAction'));
+  RETURN swarm._ok(v_response);
+END $$;
+
+-- ---- FAIL ----------------------------------------------------------------------------------
+
+CREATE FUNCTION swarm.op_fail(p_req jsonb, p_now timestamptz, p_principal uuid, p_admin boolean)
+RETURNS jsonb LANGUAGE plpgsql AS $$
+DECLARE
+  v_agent_id text := swarm._req_str(p_req, 'agentId', 'agentId');
+  v_task_id text := swarm._req_str(p_req, 'taskId', 'taskId');
+  v_failure jsonb := swarm._obj(p_req, 'failure', 'failure');
+  v_clean jsonb;
+  v_response jsonb;
+  v_err jsonb;
+  a swarm.agents;
+  t swarm.tasks;
+BEGIN
+  IF v_failure IS NULL THEN
+    PERFORM swarm._invalid('failure', 'is required');
+  END IF;
+  IF swarm._bool(v_failure, 'recoverable', 'failure.recoverable') IS NULL THEN
+    PERFORM swarm._invalid('failure.recoverable', 'is required');
+  END IF;
+  v_clean := jsonb_strip_nulls(jsonb_build_object(
+    'type', coalesce(swarm._enum(v_failure, 'type', 'failure.type', ARRAY['task_error', 'task_timeout',
+              'dependency_error', 'quality_failure', 'resource_error', 'agent_crash']), 'task_error'),
+    'message', swarm._req_str(v_failure, 'message', 'failure.message'),
+    'details', swarm._str(v_failure, 'details', 'failure.details'),
+    'recoverable', swarm._bool(v_failure, 'recoverable', 'failure.recoverable'),
+    'suggestedAction', swarm._str(v_failure, 'suggestedAction', 'failure.suggestedAction')));
+
+  SELECT * INTO a FROM swarm.agents WHERE id = v_agent_id FOR NO KEY UPDATE;
+  v_err := swarm._agent_error(a, v_agent_id, p_principal, p_admin);
+  IF v_err IS NOT NULL THEN
+    RETURN v_err;
+  END IF;
+  SELECT * INTO t FROM swarm.tasks WHERE id = v_task_id FOR UPDATE;
+  -- a repeated FAIL gets the first answer again, with the time now left until the retry
+  IF t.assigned_agent IS NULL AND t.status IN ('pending_retry', 'failed')
+     AND t.last_failure ->> 'agentId' = v_agent_id THEN
+    RETURN swarm._ok((t.last_failure -> 'response') || CASE WHEN t.status = 'pending_retry' THEN
+      jsonb_build_object('retryAfter', greatest(0, floor(extract(epoch FROM t.next_retry_at - p_now) * 1000))::bigint)
+      ELSE '{}'::jsonb END);
+  END IF;
+  v_err := swarm._reportable(t, v_task_id, v_agent_id);
+  IF v_err IS NOT NULL THEN
+    RETURN v_err;
+  END IF;
+
+  v_response := swarm._fail_task(t, v_agent_id, v_clean, p_now);
+  UPDATE swarm.agents
+     SET status = CASE WHEN current_task = v_task_id THEN 'idle' ELSE status END,
+         current_task = CASE WHEN current_task = v_task_id THEN NULL ELSE current_task END,
+         tasks_failed = tasks_failed + 1
+   WHERE id = v_agent_id;
+  RETURN swarm._ok(v_response);
+END $$;
+
+-- ---- operator review -----------------------------------------------------------------------
+
+-- Decides a task in needs_review: 'approve' completes it (its snapshot becomes the baseline),
+-- 'reject' fails it as a recoverable quality_failure (retry rules apply). Raises on errors.
+CREATE FUNCTION swarm.review_task(p_task_id text, p_decision text, p_reason text DEFAULT NULL,
+                                  p_now timestamptz DEFAULT date_trunc('milliseconds', clock_timestamp()))
+RETURNS jsonb LANGUAGE plpgsql AS $$
+DECLARE t swarm.tasks;
+BEGIN
+  IF p_decision IS NULL OR p_decision NOT IN ('approve', 'reject') THEN
+    PERFORM swarm._invalid('decision', 'must be one of approve, reject');
+  END IF;
+  SELECT * INTO t FROM swarm.tasks WHERE id = p_task_id FOR UPDATE;
+  IF NOT FOUND THEN
+    PERFORM swarm._raise(swarm._err('task_not_found', 'not_found', format('no task with id %s', p_task_id)) -> 'error');
+  END IF;
+  IF t.status <> 'needs_review' THEN
+    PERFORM swarm._raise(swarm._err('invalid_operation', 'conflict',
+      format('task %s is %s; only tasks in needs_review can be reviewed', p_task_id, t.status)) -> 'error');
+  END IF;
+  IF p_decision = 'approve' THEN
+    UPDATE swarm.tasks SET status = 'completed', completed_at = p_now, updated_at = p_now,
+                           quality = quality || jsonb_build_object('review', 'approved')
+     WHERE id = p_task_id;
+    UPDATE swarm.quality_baselines b
+       SET tests_ran = s.tests_ran, tests_passed = s.tests_passed, lint_errors = s.lint_errors,
+           type_errors = s.type_errors, build_success = s.build_success, task_id = s.task_id,
+           agent_id = s.agent_id, updated_at = p_now
+      FROM (SELECT * FROM swarm.quality_snapshots WHERE task_id = p_task_id ORDER BY id DESC LIMIT 1) s
+     WHERE b.branch = s.branch;
+    PERFORM swarm._unblock_dependents(p_task_id, p_now);
+    PERFORM swarm._emit('task', 'completed', p_task_id, p_now,
+                        jsonb_build_object('agentId', t.completed_by, 'review', 'approved', 'reason', p_reason));
+  ELSE
+    PERFORM swarm._fail_task(t, t.completed_by, jsonb_build_object('type', 'quality_failure',
+      'message', coalesce(p_reason, 'rejected in review'), 'recoverable', true), p_now);
+  END IF;
+  SELECT * INTO t FROM swarm.tasks WHERE id = p_task_id;
+  RETURN swarm.task_json(t);
+END $$;

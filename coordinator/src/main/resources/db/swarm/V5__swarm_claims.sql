@@ -1,0 +1,130 @@
+-- Swarm coordinator: CLAIM.
+--
+-- A task qualifies for an agent when it is 'ready' (so every dependency is completed), its required
+-- skills are all among the agent's skills (narrowed to filter.skills when given), it is not in
+-- filter.excludeIds, and it matches filter.priorities, filter.types and filter.maxMinutes (a task
+-- without an estimate passes maxMinutes). Empty filter lists mean "no restriction".
+-- Order: priority (critical, high, medium, low), then creation time.
+-- A task the agent failed before (it is in previousAgents) is handed back to it only when no other
+-- agent could take it: active (not offline, heartbeat within 2 minutes), not in previousAgents,
+-- and with skills covering the task's required skills.
+
+-- the claim filter of a request, normalized: {skills, priorities, types, excludeIds, maxMinutes}
+CREATE FUNCTION swarm._claim_filter(p_req jsonb, a swarm.agents) RETURNS jsonb LANGUAGE plpgsql IMMUTABLE AS $$
+DECLARE
+  f jsonb := coalesce(swarm._obj(p_req, 'filter', 'filter'), '{}'::jsonb);
+  v_skills text[] := swarm._skills(coalesce(swarm._str_array(f, 'skills', 'filter.skills'), '{}'));
+  v_priorities text[] := coalesce(swarm._str_array(f, 'priorities', 'filter.priorities'), '{}');
+  v_types text[] := coalesce(swarm._str_array(f, 'types', 'filter.types'), '{}');
+  v_max bigint := swarm._int(f, 'maxMinutes', 'filter.maxMinutes');
+BEGIN
+  IF NOT v_priorities <@ ARRAY['critical', 'high', 'medium', 'low'] THEN
+    PERFORM swarm._invalid('filter.priorities', 'may only contain critical, high, medium, low');
+  END IF;
+  IF NOT v_types <@ ARRAY['code', 'test', 'browser_test', 'documentation', 'review', 'custom'] THEN
+    PERFORM swarm._invalid('filter.types', 'may only contain code, test, browser_test, documentation, review, custom');
+  END IF;
+  RETURN jsonb_build_object(
+    'skills', to_jsonb(CASE WHEN cardinality(v_skills) = 0 THEN a.skills
+                            ELSE ARRAY(SELECT unnest(a.skills) INTERSECT SELECT unnest(v_skills)) END),
+    'priorities', CASE WHEN cardinality(v_priorities) > 0 THEN to_jsonb(v_priorities) END,
+    'types', CASE WHEN cardinality(v_types) > 0 THEN to_jsonb(v_types) END,
+    'excludeIds', to_jsonb(coalesce(swarm._str_array(f, 'excludeIds', 'filter.excludeIds'), '{}')),
+    'maxMinutes', v_max);
+END $$;
+
+CREATE FUNCTION swarm._text_array(p jsonb) RETURNS text[] LANGUAGE sql IMMUTABLE AS $$
+  SELECT CASE WHEN p IS NULL OR jsonb_typeof(p) <> 'array' THEN NULL
+              ELSE ARRAY(SELECT jsonb_array_elements_text(p)) END
+$$;
+
+-- does the task match the agent's skills and the (normalized) filter? (state and locks aside)
+CREATE FUNCTION swarm._matches(t swarm.tasks, p_skills text[], p_priorities text[], p_types text[],
+                               p_exclude text[], p_max bigint)
+RETURNS boolean LANGUAGE sql IMMUTABLE AS $$
+  SELECT t.required_skills <@ p_skills
+     AND t.id <> ALL (p_exclude)
+     AND (p_priorities IS NULL OR t.priority = ANY (p_priorities))
+     AND (p_types IS NULL OR t.type = ANY (p_types))
+     AND (p_max IS NULL OR t.estimated_minutes IS NULL OR t.estimated_minutes <= p_max)
+$$;
+
+-- (a generic plan serves every claim: the claim-order index scan does not depend on the filter values,
+-- and re-planning each call for its parameters costs more than the claim itself)
+CREATE FUNCTION swarm.op_claim(p_req jsonb, p_now timestamptz, p_principal uuid, p_admin boolean)
+RETURNS jsonb LANGUAGE plpgsql SET plan_cache_mode = force_generic_plan AS $$
+DECLARE
+  v_agent_id text := swarm._req_str(p_req, 'agentId', 'agentId');
+  v_filter jsonb;
+  v_skills text[];
+  v_priorities text[];
+  v_types text[];
+  v_exclude text[];
+  v_max bigint;
+  v_id text;
+  v_err jsonb;
+  a swarm.agents;
+  t swarm.tasks;
+BEGIN
+  SELECT * INTO a FROM swarm.agents WHERE id = v_agent_id FOR NO KEY UPDATE;
+  v_err := swarm._agent_error(a, v_agent_id, p_principal, p_admin);
+  IF v_err IS NOT NULL THEN
+    RETURN v_err;
+  END IF;
+  v_filter := swarm._claim_filter(p_req, a);
+  v_skills := swarm._text_array(v_filter -> 'skills');
+  v_priorities := swarm._text_array(v_filter -> 'priorities');
+  v_types := swarm._text_array(v_filter -> 'types');
+  v_exclude := swarm._text_array(v_filter -> 'excludeIds');
+  v_max := (v_filter ->> 'maxMinutes')::bigint;
+
+  -- first choice: tasks this agent has not failed before, in claim order, skipping rows other
+  -- transactions are claiming right now
+  SELECT c.id INTO v_id FROM swarm.tasks c
+   WHERE c.status = 'ready'
+     AND swarm._matches(c, v_skills, v_priorities, v_types, v_exclude, v_max)
+     AND v_agent_id <> ALL (c.previous_agents)
+   ORDER BY c.priority_rank, c.created_at, c.seq
+   LIMIT 1
+   FOR UPDATE SKIP LOCKED;
+
+  IF v_id IS NULL THEN
+    -- a task this agent failed before, when no other agent could take it
+    SELECT c.id INTO v_id FROM swarm.tasks c
+     WHERE c.status = 'ready'
+       AND cardinality(c.previous_agents) > 0 AND v_agent_id = ANY (c.previous_agents)
+       AND swarm._matches(c, v_skills, v_priorities, v_types, v_exclude, v_max)
+       AND NOT EXISTS (SELECT 1 FROM swarm.agents o
+                        WHERE o.id <> v_agent_id AND o.status <> 'offline'
+                          AND o.last_heartbeat > p_now - swarm.stale_after()
+                          AND o.id <> ALL (c.previous_agents)
+                          AND c.required_skills <@ o.skills)
+     ORDER BY c.priority_rank, c.created_at, c.seq
+     LIMIT 1
+     FOR UPDATE SKIP LOCKED;
+  END IF;
+
+  IF v_id IS NULL THEN
+    -- all_tasks_claimed: matching work exists but other agents hold it (or are claiming it right now)
+    RETURN swarm._ok(jsonb_build_object('success', false, 'reason',
+      CASE WHEN EXISTS (SELECT 1 FROM swarm.tasks c
+                         WHERE c.status IN ('claimed', 'in_progress')
+                           AND swarm._matches(c, v_skills, v_priorities, v_types, v_exclude, v_max))
+             -- ready and matching, yet not ours: other transactions are claiming them right now
+             OR EXISTS (SELECT 1 FROM swarm.tasks c
+                         WHERE c.status = 'ready' AND v_agent_id <> ALL (c.previous_agents)
+                           AND swarm._matches(c, v_skills, v_priorities, v_types, v_exclude, v_max))
+           THEN 'all_tasks_claimed' ELSE 'no_matching_tasks' END));
+  END IF;
+
+  UPDATE swarm.tasks
+     SET status = 'claimed', assigned_agent = v_agent_id, claimed_at = p_now, started_at = NULL,
+         progress = NULL, next_retry_at = NULL, updated_at = p_now
+   WHERE id = v_id
+  RETURNING * INTO t;
+  UPDATE swarm.agents SET status = 'busy', current_task = v_id WHERE id = v_agent_id;
+  PERFORM swarm._emit('task', 'claimed', v_id, p_now,
+                      jsonb_build_object('agentId', v_agent_id, 'priority', t.priority, 'retryCount', t.retry_count));
+  RETURN swarm._ok(jsonb_build_object('success', true, 'task', swarm.task_json(t),
+                                      'relatedLearnings', swarm.related_learnings(t)));
+END $$;

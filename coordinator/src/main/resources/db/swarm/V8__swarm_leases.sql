@@ -1,0 +1,124 @@
+-- Swarm coordinator: file leases (ACQUIRE_LEASE, RELEASE_LEASE, expiry).
+--
+-- A lease is granted when the file is free, extended when the holder asks again, taken over once it
+-- has expired, and refused (with heldBy/heldUntil) while another agent holds it. Durations are capped
+-- at one hour. A lease belongs to a task the agent holds; completing or failing the task releases it.
+
+CREATE FUNCTION swarm.op_acquire_lease(p_req jsonb, p_now timestamptz, p_principal uuid, p_admin boolean)
+RETURNS jsonb LANGUAGE plpgsql AS $$
+DECLARE
+  v_agent_id text := swarm._req_str(p_req, 'agentId', 'agentId');
+  v_task_id text := swarm._req_str(p_req, 'taskId', 'taskId');
+  v_path text := swarm._req_str(p_req, 'filePath', 'filePath');
+  v_duration bigint := swarm._int(p_req, 'durationMs', 'durationMs');
+  v_expires timestamptz;
+  v_event text;
+  v_previous text;
+  v_err jsonb;
+  a swarm.agents;
+  t swarm.tasks;
+  l swarm.leases;
+BEGIN
+  IF v_duration IS NULL OR v_duration < 1 THEN
+    PERFORM swarm._invalid('durationMs', 'must be a positive number of milliseconds');
+  END IF;
+  v_expires := p_now + least(v_duration, (extract(epoch FROM swarm.max_lease()) * 1000)::bigint) * interval '1 millisecond';
+
+  SELECT * INTO a FROM swarm.agents WHERE id = v_agent_id FOR NO KEY UPDATE;
+  v_err := swarm._agent_error(a, v_agent_id, p_principal, p_admin);
+  IF v_err IS NOT NULL THEN
+    RETURN v_err;
+  END IF;
+  SELECT * INTO t FROM swarm.tasks WHERE id = v_task_id;
+  v_err := swarm._reportable(t, v_task_id, v_agent_id);
+  IF v_err IS NOT NULL THEN
+    RETURN v_err;
+  END IF;
+
+  FOR attempt IN 1..2 LOOP
+    SELECT * INTO l FROM swarm.leases WHERE file_path = v_path FOR UPDATE;
+    IF NOT FOUND THEN
+      INSERT INTO swarm.leases (file_path, agent_id, task_id, acquired_at, expires_at)
+      VALUES (v_path, v_agent_id, v_task_id, p_now, v_expires)
+      ON CONFLICT (file_path) DO NOTHING;
+      IF FOUND THEN
+        v_event := 'acquired';
+        EXIT;
+      END IF;
+      -- another agent inserted it a moment ago: look again, now that its row is there
+      CONTINUE;
+    END IF;
+    IF l.agent_id = v_agent_id AND l.expires_at > p_now THEN
+      v_expires := greatest(l.expires_at, v_expires);
+      UPDATE swarm.leases SET expires_at = v_expires, task_id = v_task_id, renewed_count = renewed_count + 1
+       WHERE file_path = v_path;
+      v_event := 'extended';
+    ELSIF l.expires_at <= p_now THEN
+      -- expired: the previous holder is presumed dead
+      UPDATE swarm.leases SET agent_id = v_agent_id, task_id = v_task_id, acquired_at = p_now,
+                              expires_at = v_expires, renewed_count = 0
+       WHERE file_path = v_path;
+      v_event := CASE WHEN l.agent_id = v_agent_id THEN 'acquired' ELSE 'taken_over' END;
+      v_previous := CASE WHEN l.agent_id <> v_agent_id THEN l.agent_id END;
+    ELSE
+      RETURN swarm._ok(jsonb_build_object('success', false, 'heldBy', l.agent_id,
+                                          'heldUntil', swarm._iso(l.expires_at)));
+    END IF;
+    EXIT;
+  END LOOP;
+  IF v_event IS NULL THEN
+    -- the row appeared and vanished again between two looks; report it as held and let the agent retry
+    RETURN swarm._err('lease_contended', 'conflict', format('lease on %s is changing hands; retry', v_path));
+  END IF;
+  PERFORM swarm._emit('lease', v_event, v_path, p_now, jsonb_build_object(
+    'agentId', v_agent_id, 'taskId', v_task_id, 'expiresAt', swarm._iso(v_expires), 'previousAgent', v_previous));
+  RETURN swarm._ok(jsonb_build_object('success', true,
+                                      'lease', jsonb_build_object('filePath', v_path, 'expiresAt', swarm._iso(v_expires))));
+END $$;
+
+CREATE FUNCTION swarm.op_release_lease(p_req jsonb, p_now timestamptz, p_principal uuid, p_admin boolean)
+RETURNS jsonb LANGUAGE plpgsql AS $$
+DECLARE
+  v_agent_id text := swarm._req_str(p_req, 'agentId', 'agentId');
+  v_path text := swarm._req_str(p_req, 'filePath', 'filePath');
+  v_err jsonb;
+  a swarm.agents;
+  l swarm.leases;
+BEGIN
+  SELECT * INTO a FROM swarm.agents WHERE id = v_agent_id FOR NO KEY UPDATE;
+  v_err := swarm._agent_error(a, v_agent_id, p_principal, p_admin);
+  IF v_err IS NOT NULL THEN
+    RETURN v_err;
+  END IF;
+  SELECT * INTO l FROM swarm.leases WHERE file_path = v_path FOR UPDATE;
+  IF NOT FOUND THEN
+    -- nothing held: releasing is idempotent
+    RETURN swarm._ok(jsonb_build_object('success', true, 'released', false));
+  END IF;
+  IF l.agent_id <> v_agent_id THEN
+    RETURN swarm._err('lease_not_owned', 'forbidden', format('the lease on %s belongs to agent %s', v_path, l.agent_id),
+                      jsonb_build_object('heldBy', l.agent_id, 'heldUntil', swarm._iso(l.expires_at)));
+  END IF;
+  DELETE FROM swarm.leases WHERE file_path = v_path;
+  PERFORM swarm._emit('lease', 'released', v_path, p_now,
+                      jsonb_build_object('agentId', v_agent_id, 'taskId', l.task_id, 'reason', 'released'));
+  RETURN swarm._ok(jsonb_build_object('success', true, 'released', true));
+END $$;
+
+-- Background job: releases leases past their expiry (skipping rows another node is handling).
+CREATE FUNCTION swarm.sweep_expired_leases(p_now timestamptz DEFAULT date_trunc('milliseconds', clock_timestamp()),
+                                           p_limit integer DEFAULT 500)
+RETURNS integer LANGUAGE sql AS $$
+  WITH gone AS (
+    DELETE FROM swarm.leases WHERE file_path IN (
+      SELECT file_path FROM swarm.leases WHERE expires_at <= p_now
+       ORDER BY expires_at LIMIT p_limit FOR UPDATE SKIP LOCKED)
+      AND expires_at <= p_now
+    RETURNING file_path, agent_id, task_id, expires_at),
+  ev AS (
+    INSERT INTO swarm.events (kind, event, entity_id, at, data)
+    SELECT 'lease', 'expired', g.file_path, p_now,
+           jsonb_build_object('agentId', g.agent_id, 'taskId', g.task_id, 'expiredAt', swarm._iso(g.expires_at))
+      FROM gone g RETURNING 1)
+  SELECT count(*)::integer FROM ev
+$$;

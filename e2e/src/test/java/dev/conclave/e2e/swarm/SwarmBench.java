@@ -1,0 +1,136 @@
+package dev.conclave.e2e.swarm;
+
+import dev.conclave.platform.db.EmbeddedPostgresServer;
+import dev.conclave.platform.db.PgUrl;
+import dev.conclave.platform.testing.TestDatabase;
+import dev.conclave.platform.testing.TestNode;
+import dev.conclave.swarm.app.CoordinatorRole;
+import dev.conclave.swarm.metrics.SwarmMetrics;
+import io.micrometer.core.instrument.DistributionSummary;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Swarm coordinator benchmark (a program, not a test). In one run, on one PostgreSQL database:
+ * <ol>
+ *   <li>the raw rate of the bare single-statement SKIP LOCKED claim (JDBC, autocommit) over N tasks,
+ *       with 8 and with M connections;</li>
+ *   <li>claim+complete throughput of M agents through the coordinator's HTTP API over N fresh tasks.</li>
+ * </ol>
+ * PostgreSQL is a fresh embedded server with durable settings (fsync and synchronous_commit on, as a
+ * production server), unless {@code -Dswarm.bench.durable=false}. Everything runs on 127.0.0.1 in this
+ * JVM except PostgreSQL. Bounded: at most N tasks per phase and {@code swarm.bench.seconds} per phase.
+ * Properties: swarm.bench.tasks (10000), swarm.bench.agents (64), swarm.bench.seconds (60),
+ * swarm.bench.durable (true).
+ */
+public final class SwarmBench {
+
+  private SwarmBench() {
+  }
+
+  public static void main(String[] args) throws Exception {
+    int tasks = Integer.getInteger("swarm.bench.tasks", 10_000);
+    int agents = Integer.getInteger("swarm.bench.agents", 64);
+    Duration budget = Duration.ofSeconds(Long.getLong("swarm.bench.seconds", 60));
+    boolean durable = Boolean.parseBoolean(System.getProperty("swarm.bench.durable", "true"));
+    Path dir = Files.createTempDirectory("swarm-bench");
+    Map<String, String> pgSettings = durable
+      ? Map.of("fsync", "on", "synchronous_commit", "on", "full_page_writes", "on")
+      : Map.of("fsync", "off", "synchronous_commit", "off", "full_page_writes", "off");
+    System.out.printf(Locale.ROOT, "swarm bench: tasks=%d agents=%d budget=%ds postgres=%s cores=%d%n", tasks, agents,
+      budget.toSeconds(), durable ? "durable (fsync=on, synchronous_commit=on)" : "fsync=off, synchronous_commit=off",
+      Runtime.getRuntime().availableProcessors());
+    EmbeddedPostgresServer pg = EmbeddedPostgresServer.start(dir.resolve("pg"), 0, pgSettings);
+    try {
+      TestDatabase.execute(pg.url(), "CREATE DATABASE swarm_bench");
+      PgUrl db = pg.url().withDatabase("swarm_bench");
+      TestNode.Builder builder = TestNode.builder().role(new CoordinatorRole()).database(db).dataDir(dir.resolve("node"))
+        .env("CONCLAVE_SWARM_RATE_LIMITS", "false").env("CONCLAVE_SWARM_FILE_TRANSPORT", "false")
+        .env("CONCLAVE_PG_POOL_SIZE", "16");
+      try (ServerSocket grpc = new ServerSocket(0); ServerSocket web = new ServerSocket(0)) {
+        // two distinct free ports (two separate FreePorts.next() calls may return the same one)
+        builder.env("CONCLAVE_GRPC_PORT", String.valueOf(grpc.getLocalPort())).env("CONCLAVE_HTTP_PORT", String.valueOf(web.getLocalPort()));
+      }
+      // extra node settings, e.g. -Dswarm.bench.env=CONCLAVE_SWARM_BATCH_IN_FLIGHT=1,CONCLAVE_EDGE_INSTANCES=1
+      for (String pair : System.getProperty("swarm.bench.env", "").split(",")) {
+        if (pair.contains("=")) {
+          builder.env(pair.substring(0, pair.indexOf('=')).trim(), pair.substring(pair.indexOf('=') + 1).trim());
+        }
+      }
+      try (TestNode node = builder.start()) {
+        HttpClaimers http = new HttpClaimers(node.httpPort(), node.adminToken(), agents);
+        try {
+          run(node, db, http, tasks, agents, budget);
+        } finally {
+          http.close();
+        }
+      }
+    } finally {
+      pg.close();
+      TestDatabase.deleteTree(dir);
+    }
+    System.exit(0);
+  }
+
+  private static void run(TestNode node, PgUrl db, HttpClaimers http, int tasks, int agents, Duration budget) throws Exception {
+    List<RawClaims.Result> raws = new ArrayList<>();
+    for (int clients : List.of(8, agents)) {
+      createTasks(http, "raw" + clients, tasks);
+      TestDatabase.execute(db, "VACUUM ANALYZE swarm.tasks");
+      RawClaims.Result raw = RawClaims.run(db, clients, tasks, budget);
+      raws.add(raw);
+      System.out.printf(Locale.ROOT, "raw single-statement SKIP LOCKED claim, %d connections: %d claims in %d ms = %.0f claims/s%n",
+        clients, raw.claims(), raw.took().toMillis(), raw.perSecond());
+    }
+
+    createTasks(http, "http", tasks);
+    TestDatabase.execute(db, "VACUUM ANALYZE swarm.tasks");
+    List<String> ids = new ArrayList<>();
+    for (int i = 0; i < agents; i++) {
+      ids.add("bench-agent-" + i);
+      JsonObject agent = new JsonObject().put("id", "bench-agent-" + i).put("name", "bench " + i).put("type", "custom")
+        .put("capabilities", new JsonObject().put("skills", new JsonArray()));
+      int status = http.post("/api/v1/agents/register", new JsonObject().put("protocolVersion", "1.0").put("agent", agent))
+        .toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS).statusCode();
+      if (status != 200) {
+        throw new IllegalStateException("register failed: " + status);
+      }
+    }
+    DistributionSummary batches = node.runtime().context().metrics().find(SwarmMetrics.BATCH_SIZE).summary();
+    long batchesBefore = batches == null ? 0 : batches.count();
+    double sumBefore = batches == null ? 0 : batches.totalAmount();
+    HttpClaimers.Result result = http.run(ids, tasks, budget);
+    long statements = batches == null ? 0 : batches.count() - batchesBefore;
+    double requests = batches == null ? 0 : batches.totalAmount() - sumBefore;
+    double best = raws.stream().mapToDouble(RawClaims.Result::perSecond).max().orElse(0);
+    System.out.printf(Locale.ROOT, "http claim+complete, %d agents: %d tasks in %d ms = %.0f tasks/s (%.0f requests/s), "
+        + "%d empty claims, %.1f requests per statement%n", agents, result.completed(), result.took().toMillis(),
+      result.perSecond(), 2 * result.perSecond(), result.emptyClaims(), statements == 0 ? 0 : requests / statements);
+    System.out.printf(Locale.ROOT, "http claim+complete vs best raw claim rate: %.2fx%n", result.perSecond() / best);
+  }
+
+  private static void createTasks(HttpClaimers http, String prefix, int tasks) throws Exception {
+    for (int from = 0; from < tasks; from += 1000) {
+      JsonArray batch = new JsonArray();
+      for (int i = from; i < Math.min(tasks, from + 1000); i++) {
+        batch.add(new JsonObject().put("id", prefix + "-" + i).put("title", "benchmark task " + i)
+          .put("description", "claim me, complete me").put("priority", List.of("critical", "high", "medium", "low").get(i % 4)));
+      }
+      int status = http.post("/api/v1/tasks", new JsonObject().put("tasks", batch))
+        .toCompletionStage().toCompletableFuture().get(60, TimeUnit.SECONDS).statusCode();
+      if (status != 201) {
+        throw new IllegalStateException("creating tasks failed: " + status);
+      }
+    }
+  }
+}
