@@ -26,6 +26,9 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(EmbeddedPostgresServer.class);
   private static final Duration ORPHAN_STOP_WAIT = Duration.ofSeconds(30);
 
+  /** PostgreSQL's own safe defaults, restored over zonky's test-oriented ones. */
+  static final Map<String, String> DURABLE = Map.of("fsync", "on", "synchronous_commit", "on", "full_page_writes", "on");
+
   private final EmbeddedPostgres postgres;
   private final Path directory;
 
@@ -51,6 +54,10 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
         .setPGStartupWait(Duration.ofSeconds(60))
         .setServerConfig("max_connections", "300")
         .setServerConfig("listen_addresses", "127.0.0.1");
+      // zonky is made for tests: it starts postgres with -F (fsync off) and synchronous_commit off.
+      // This server holds users' data, so a commit must be on disk before it is acknowledged;
+      // these -c options come after -F on the command line and win.
+      DURABLE.forEach(builder::setServerConfig);
       settings.forEach(builder::setServerConfig);
       return new EmbeddedPostgresServer(builder.start(), directory);
     } catch (IOException e) {

@@ -9,6 +9,7 @@ import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.ResultSet;
+import java.util.List;
 import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -21,6 +22,20 @@ class EmbeddedPostgresServerTest {
   void cleanUp() {
     if (dir != null) {
       TestDatabase.deleteTree(dir);
+    }
+  }
+
+  @Test
+  void theServerCommitsDurably() throws Exception {
+    dir = Files.createTempDirectory("conclave-epg").resolve("pg");
+    try (EmbeddedPostgresServer pg = EmbeddedPostgresServer.start(dir, 0, Map.of());
+         Connection c = DriverManager.getConnection(pg.url().jdbcUrl(), "postgres", null)) {
+      for (String setting : List.of("fsync", "synchronous_commit", "full_page_writes")) {
+        try (ResultSet rs = c.createStatement().executeQuery("SHOW " + setting)) {
+          rs.next();
+          assertThat(rs.getString(1)).as(setting).isEqualTo("on");
+        }
+      }
     }
   }
 
