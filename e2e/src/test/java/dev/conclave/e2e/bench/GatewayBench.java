@@ -9,6 +9,10 @@ import io.vertx.core.Vertx;
 import io.vertx.core.net.SocketAddress;
 
 import java.lang.management.ManagementFactory;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -86,6 +90,7 @@ public final class GatewayBench {
       System.out.println("bench: " + s.clients() + " clients following their conversations");
 
       Recorder.Result result = measure("gateway round trip", recorder, clients.stream().map(ClosedLoop::run).toList(), s.warmup(), s.measure());
+      printNodeSide(node, data);
       for (String id : deployments) {
         await(vertx.undeploy(id), Duration.ofSeconds(30), "undeploy");
       }
@@ -94,6 +99,23 @@ public final class GatewayBench {
         System.err.println("bench: the node exited with " + exit + "; its log:\n" + node.logText());
       }
       return result;
+    }
+  }
+
+  /** What the node counted over the whole gateway run, and how its PostgreSQL was started. */
+  private static void printNodeSide(NodeProcess node, Path data) {
+    try {
+      HttpResponse<String> metrics = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
+        URI.create("http://127.0.0.1:" + node.httpPort() + "/metrics")).timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.ofString());
+      metrics.body().lines().filter(l -> l.startsWith("conclave_gateway_") && !l.contains("_bucket"))
+        .forEach(l -> System.out.println("bench: node metric " + l));
+    } catch (Exception e) {
+      System.out.println("bench: node metrics not read: " + e);
+    }
+    try {
+      System.out.println("bench: embedded PostgreSQL started as: " + Files.readString(data.resolve("pg").resolve("postmaster.opts")).strip());
+    } catch (Exception e) {
+      System.out.println("bench: embedded PostgreSQL options not read: " + e);
     }
   }
 
