@@ -61,52 +61,67 @@ public final class GatewayBench {
 
   private static Recorder.Result gateway(Vertx vertx, BenchSettings s, Path data) {
     try (NodeProcess node = NodeProcess.start(data, Map.of("CONCLAVE_NODE_ID", "bench-node"))) {
-      Duration ready = node.awaitReady(Duration.ofSeconds(120));
-      System.out.println("bench: node ready in " + ready.toMillis() + " ms (pid " + node.pid() + ", log in " + data.getParent() + ")");
-      Map<String, String> cli = Map.of("CONCLAVE_DATA_DIR", data.toString());
-      String agentToken = NodeProcess.cli(cli, "token", "--new-agent", "bench-agents", "--ttl", "2h");
-      String clientToken = NodeProcess.cli(cli, "token", "--new-client", "bench-client", "--ttl", "2h");
-      SocketAddress address = SocketAddress.inetSocketAddress(node.grpcPort(), "127.0.0.1");
-
       List<String> deployments = new ArrayList<>();
-      List<Future<String>> agents = new ArrayList<>();
-      for (int a = 0; a < s.agents(); a++) {
-        agents.add(vertx.deployVerticle(new BenchAgent(address, agentToken, "bench-" + a, s.chunks())));
-      }
-      agents.forEach(f -> deployments.add(await(f, Duration.ofSeconds(60), "agent registration")));
-      System.out.println("bench: " + s.agents() + " agents registered");
+      try {
+        Duration ready = node.awaitReady(Duration.ofSeconds(120));
+        System.out.println("bench: node ready in " + ready.toMillis() + " ms (pid " + node.pid() + ")");
+        Map<String, String> cli = Map.of("CONCLAVE_DATA_DIR", data.toString());
+        String agentToken = NodeProcess.cli(cli, "token", "--new-agent", "bench-agents", "--ttl", "2h");
+        String clientToken = NodeProcess.cli(cli, "token", "--new-client", "bench-client", "--ttl", "2h");
+        SocketAddress address = SocketAddress.inetSocketAddress(node.grpcPort(), "127.0.0.1");
 
-      Recorder recorder = new Recorder();
-      List<GatewayClientLoop> clients = new ArrayList<>();
-      for (int c = 0; c < s.clients(); c++) {
-        List<String> owned = new ArrayList<>();
-        for (int a = c; a < s.agents(); a += s.clients()) {
-          owned.add("bench-" + a);
+        List<Future<String>> agents = new ArrayList<>();
+        for (int a = 0; a < s.agents(); a++) {
+          agents.add(vertx.deployVerticle(new BenchAgent(address, agentToken, "bench-" + a, s.chunks())));
         }
-        GatewayClientLoop client = new GatewayClientLoop(recorder, address, clientToken, "client-" + c, owned);
-        deployments.add(await(vertx.deployVerticle(client), Duration.ofSeconds(60), "client subscription"));
-        clients.add(client);
-      }
-      System.out.println("bench: " + s.clients() + " clients following their conversations");
+        agents.forEach(f -> deployments.add(await(f, Duration.ofSeconds(60), "agent registration")));
+        System.out.println("bench: " + s.agents() + " agents registered");
 
-      Recorder.Result result = measure("gateway round trip", recorder, clients.stream().map(ClosedLoop::run).toList(), s.warmup(), s.measure());
-      printNodeSide(node, data);
-      for (String id : deployments) {
-        await(vertx.undeploy(id), Duration.ofSeconds(30), "undeploy");
+        Recorder recorder = new Recorder();
+        List<GatewayClientLoop> clients = new ArrayList<>();
+        for (int c = 0; c < s.clients(); c++) {
+          List<String> owned = new ArrayList<>();
+          for (int a = c; a < s.agents(); a += s.clients()) {
+            owned.add("bench-" + a);
+          }
+          GatewayClientLoop client = new GatewayClientLoop(recorder, address, clientToken, "client-" + c, owned);
+          deployments.add(await(vertx.deployVerticle(client), Duration.ofSeconds(60), "client subscription"));
+          clients.add(client);
+        }
+        System.out.println("bench: " + s.clients() + " clients following their conversations");
+
+        Recorder.Result result = measure("gateway round trip", recorder, clients.stream().map(ClosedLoop::run).toList(), s.warmup(), s.measure());
+        printNodeSide(node, data);
+        return result;
+      } finally {
+        for (String id : deployments) {
+          try {
+            await(vertx.undeploy(id), Duration.ofSeconds(30), "undeploy");
+          } catch (IllegalStateException e) {
+            System.err.println("bench: " + e.getMessage());
+          }
+        }
+        // a graceful stop, so the node's embedded PostgreSQL stops with it
+        if (node.alive()) {
+          int exit = node.terminate(Duration.ofSeconds(60));
+          System.out.println("bench: node stopped, exit code " + exit);
+        }
+        List<String> errors = node.logText().lines().filter(l -> l.contains(" ERROR ")).toList();
+        if (!errors.isEmpty()) {
+          System.out.println("bench: the node logged " + errors.size() + " ERROR lines; the first: " + errors.get(0));
+        }
       }
-      int exit = node.terminate(Duration.ofSeconds(60));
-      if (exit != 0) {
-        System.err.println("bench: the node exited with " + exit + "; its log:\n" + node.logText());
-      }
-      return result;
     }
   }
 
   /** What the node counted over the whole gateway run, and how its PostgreSQL was started. */
   private static void printNodeSide(NodeProcess node, Path data) {
     try {
-      HttpResponse<String> metrics = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
-        URI.create("http://127.0.0.1:" + node.httpPort() + "/metrics")).timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.ofString());
+      // HTTP/1.1, as Prometheus scrapes, and an outer bound: once, the JDK client's default h2c
+      // upgrade hung here for minutes in spite of its request timeout
+      HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(5)).build();
+      HttpResponse<String> metrics = http.sendAsync(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + node.httpPort() + "/metrics"))
+        .timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.ofString()).get(15, TimeUnit.SECONDS);
       metrics.body().lines().filter(l -> l.startsWith("conclave_gateway_") && !l.contains("_bucket"))
         .forEach(l -> System.out.println("bench: node metric " + l));
     } catch (Exception e) {
