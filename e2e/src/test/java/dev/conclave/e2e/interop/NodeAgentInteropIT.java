@@ -1,22 +1,14 @@
 package dev.conclave.e2e.interop;
 
 import dev.conclave.e2e.support.NodeProcess;
-import dev.conclave.platform.testing.GrpcCalls;
 import dev.conclave.platform.testing.TestDatabase;
 import dev.conclave.proto.coven.AgentInfo;
-import dev.conclave.proto.coven.ApproveToolRequest;
 import dev.conclave.proto.coven.ApproveToolResponse;
-import dev.conclave.proto.coven.ClientSendMessageRequest;
-import dev.conclave.proto.coven.ClientServiceGrpcClient;
 import dev.conclave.proto.coven.ClientStreamEvent;
-import dev.conclave.proto.coven.ListAgentsRequest;
 import dev.conclave.proto.coven.ToolState;
-import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.client.HttpResponse;
-import io.vertx.ext.web.client.WebClient;
-import io.vertx.grpc.common.GrpcStatus;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
@@ -30,7 +22,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
@@ -59,10 +50,7 @@ class NodeAgentInteropIT {
   private static NodeProcess node;
   private static String agentToken;
   private static NodeAgentProcess agent;
-  private static Vertx vertx;
-  private static GrpcCalls grpc;
-  private static WebClient web;
-  private static String admin;
+  private static AdminClient admin;
 
   @BeforeAll
   static void start() throws Exception {
@@ -72,11 +60,8 @@ class NodeAgentInteropIT {
     Path data = root.resolve("data");
     node = NodeProcess.start(data, Map.of("CONCLAVE_NODE_ID", NODE_ID, "CONCLAVE_CANCEL_GRACE_SECONDS", CANCEL_GRACE_SECONDS));
     node.awaitReady(Duration.ofSeconds(90));
-    admin = Files.readString(data.resolve("admin.token")).trim();
+    admin = new AdminClient(node.grpcPort(), node.httpPort(), Files.readString(data.resolve("admin.token")).trim());
     agentToken = NodeProcess.cli(Map.of("CONCLAVE_DATA_DIR", data.toString()), "token", "--new-agent", "node-interop", "--ttl", "1h");
-    vertx = Vertx.vertx();
-    grpc = new GrpcCalls(vertx, node.grpcPort());
-    web = WebClient.create(vertx);
     agent = NodeAgentProcess.start(node.grpcPort(), agentToken, AGENT_ID);
   }
 
@@ -86,14 +71,8 @@ class NodeAgentInteropIT {
       if (agent != null) {
         agent.close();
       }
-      if (web != null) {
-        web.close();
-      }
-      if (grpc != null) {
-        grpc.close();
-      }
-      if (vertx != null) {
-        vertx.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+      if (admin != null) {
+        admin.close();
       }
     } finally {
       try {
@@ -121,7 +100,7 @@ class NodeAgentInteropIT {
     assertThat(welcome.field("instance")).isNotBlank();
     assertThat(UUID.fromString(welcome.field("principal"))).isNotNull();
 
-    AgentInfo listed = listedAgent(AGENT_ID).orElseThrow(() -> new AssertionError("ListAgents does not list " + AGENT_ID));
+    AgentInfo listed = admin.listedAgent(AGENT_ID).orElseThrow(() -> new AssertionError("ListAgents does not list " + AGENT_ID));
     assertThat(listed.getConnected()).isTrue();
     assertThat(listed.getName()).isEqualTo("node interop agent");
     assertThat(listed.getBackend()).isEqualTo("node-grpc-js");
@@ -137,8 +116,8 @@ class NodeAgentInteropIT {
   @Test
   @Order(2)
   void echoStreamsTextAndUsageAndDoneAndTheUsageIsTotalled() {
-    JsonObject agentBefore = get("/api/v1/gateway/usage/agents/" + AGENT_ID).bodyAsJsonObject();
-    JsonObject conversationBefore = get("/api/v1/gateway/usage/conversations/" + AGENT_ID).bodyAsJsonObject();
+    JsonObject agentBefore = admin.get("/api/v1/gateway/usage/agents/" + AGENT_ID).bodyAsJsonObject();
+    JsonObject conversationBefore = admin.get("/api/v1/gateway/usage/conversations/" + AGENT_ID).bodyAsJsonObject();
 
     String request = send("echo hello from the JVM");
     List<ClientStreamEvent> events;
@@ -161,16 +140,16 @@ class NodeAgentInteropIT {
     assertThat(seen.field("content")).isEqualTo("echo hello from the JVM");
     assertThat(seen.field("thread")).isEqualTo(AGENT_ID);
 
-    JsonObject agentAfter = get("/api/v1/gateway/usage/agents/" + AGENT_ID).bodyAsJsonObject();
+    JsonObject agentAfter = admin.get("/api/v1/gateway/usage/agents/" + AGENT_ID).bodyAsJsonObject();
     assertThat(agentAfter.getLong("reports")).isEqualTo(agentBefore.getLong("reports") + 1);
     assertThat(agentAfter.getLong("requests")).isEqualTo(agentBefore.getLong("requests") + 1);
     assertThat(agentAfter.getLong("inputTokens")).isEqualTo(agentBefore.getLong("inputTokens") + 4);
     assertThat(agentAfter.getLong("outputTokens")).isEqualTo(agentBefore.getLong("outputTokens") + 4);
     assertThat(agentAfter.getLong("thinkingTokens")).isEqualTo(agentBefore.getLong("thinkingTokens") + 1);
-    JsonObject conversationAfter = get("/api/v1/gateway/usage/conversations/" + AGENT_ID).bodyAsJsonObject();
+    JsonObject conversationAfter = admin.get("/api/v1/gateway/usage/conversations/" + AGENT_ID).bodyAsJsonObject();
     assertThat(conversationAfter.getLong("inputTokens")).isEqualTo(conversationBefore.getLong("inputTokens") + 4);
 
-    JsonObject status = get("/api/v1/gateway/requests/" + request).bodyAsJsonObject();
+    JsonObject status = admin.get("/api/v1/gateway/requests/" + request).bodyAsJsonObject();
     assertThat(status.getString("state")).isEqualTo("done");
     assertThat(status.getString("node")).isEqualTo(NODE_ID);
   }
@@ -191,8 +170,7 @@ class NodeAgentInteropIT {
         assertThat(asking).anyMatch(e -> e.hasToolUse() && e.getToolUse().getId().equals(toolId) && e.getToolUse().getName().equals("shell"));
         assertThat(asking).anyMatch(e -> e.hasToolState() && e.getToolState().getState() == ToolState.TOOL_STATE_AWAITING_APPROVAL);
 
-        ApproveToolResponse decided = grpc.unary(ClientServiceGrpcClient.ApproveTool, ApproveToolRequest.newBuilder()
-          .setAgentId(AGENT_ID).setToolId(toolId).setApproved(approve).build(), GrpcCalls.bearer(admin)).response().orElseThrow();
+        ApproveToolResponse decided = admin.approveTool(AGENT_ID, toolId, approve);
         assertThat(decided.getSuccess()).as("ApproveTool: %s", decided.getError()).isTrue();
         NodeAgentProcess.Line reached = agent.await("approval", l -> l.field("tool").equals(toolId), Duration.ofSeconds(10));
         assertThat(reached.field("approved")).isEqualTo(Boolean.toString(approve));
@@ -210,7 +188,7 @@ class NodeAgentInteropIT {
           : List.of(ToolState.TOOL_STATE_DENIED));
         assertThat(text(rest)).isEqualTo(approve ? "tool shell approved and ran" : "tool shell denied; skipped");
 
-        JsonObject status = get("/api/v1/gateway/requests/" + request).bodyAsJsonObject();
+        JsonObject status = admin.get("/api/v1/gateway/requests/" + request).bodyAsJsonObject();
         assertThat(status.getString("state")).isEqualTo("done");
         JsonObject tool = status.getJsonArray("tools").getJsonObject(0);
         assertThat(tool.getString("toolId")).isEqualTo(toolId);
@@ -229,7 +207,7 @@ class NodeAgentInteropIT {
       feed.until(e -> e.hasText() && e.getText().getContent().startsWith("tick 1"));
 
       long asked = System.nanoTime();
-      HttpResponse<Buffer> cancel = post("/api/v1/gateway/requests/" + request + "/cancel", new JsonObject().put("reason", "interop_cancel"));
+      HttpResponse<Buffer> cancel = admin.post("/api/v1/gateway/requests/" + request + "/cancel", new JsonObject().put("reason", "interop_cancel"));
       assertThat(cancel.statusCode()).as(cancel.bodyAsString()).isEqualTo(200);
       assertThat(cancel.bodyAsJsonObject().getString("state")).isEqualTo("cancelling");
       assertThat(cancel.bodyAsJsonObject().getBoolean("agentAsked")).isTrue();
@@ -247,7 +225,7 @@ class NodeAgentInteropIT {
       assertThat(Duration.ofNanos(System.nanoTime() - asked)).isLessThan(Duration.ofSeconds(Long.parseLong(CANCEL_GRACE_SECONDS)));
       agent.await("answered", l -> l.field("request").equals(request) && l.field("terminal").equals("cancelled"), Duration.ofSeconds(5));
 
-      JsonObject status = get("/api/v1/gateway/requests/" + request).bodyAsJsonObject();
+      JsonObject status = admin.get("/api/v1/gateway/requests/" + request).bodyAsJsonObject();
       assertThat(status.getString("state")).isEqualTo("cancelled");
       assertThat(status.getString("cancelReason")).isEqualTo("interop_cancel");
     }
@@ -256,7 +234,7 @@ class NodeAgentInteropIT {
   @Test
   @Order(5)
   void injectedContextIsAcknowledgedAndUsedInTheNextAnswer() {
-    HttpResponse<Buffer> sent = post("/api/v1/gateway/agents/" + AGENT_ID + "/inject",
+    HttpResponse<Buffer> sent = admin.post("/api/v1/gateway/agents/" + AGENT_ID + "/inject",
       new JsonObject().put("content", "the build is red").put("priority", "immediate").put("source", "interop-test"));
     assertThat(sent.statusCode()).as(sent.bodyAsString()).isEqualTo(202);
     String injectionId = sent.bodyAsJsonObject().getString("injectionId");
@@ -266,7 +244,7 @@ class NodeAgentInteropIT {
     assertThat(reached.field("priority")).isEqualTo("immediate");
     assertThat(reached.field("source")).isEqualTo("interop-test");
 
-    JsonObject recorded = awaitInjectionState(injectionId, "accepted");
+    JsonObject recorded = admin.awaitInjectionState(injectionId, "accepted");
     assertThat(recorded.getString("agentId")).isEqualTo(AGENT_ID);
     assertThat(recorded.getString("priority")).isEqualTo("INJECTION_PRIORITY_IMMEDIATE");
     assertThat(recorded.getString("source")).isEqualTo("interop-test");
@@ -290,7 +268,7 @@ class NodeAgentInteropIT {
       assertThat(terminal.hasError()).isTrue();
       assertThat(terminal.getError().getMessage()).isEqualTo("unknown command 'dance'");
     }
-    assertThat(get("/api/v1/gateway/requests/" + request).bodyAsJsonObject().getString("state")).isEqualTo("error");
+    assertThat(admin.get("/api/v1/gateway/requests/" + request).bodyAsJsonObject().getString("state")).isEqualTo("error");
   }
 
   @Test
@@ -299,14 +277,14 @@ class NodeAgentInteropIT {
     int code = agent.terminate(Duration.ofSeconds(15));
     assertThat(code).as("agent exit code after SIGTERM; its output:\n%s", agent.output()).isZero();
     assertThat(agent.output()).contains("coven-agent: signal signal=SIGTERM", "coven-agent: exit code=0");
-    awaitConnected(AGENT_ID, false);
+    admin.awaitConnected(AGENT_ID, false);
     assertThat(node.logText()).contains("agent disconnected agent=" + AGENT_ID);
 
     // a second agent of the same principal; the node's graceful stop tells it to go with Shutdown
     String second = AGENT_ID + "-2";
     try (NodeAgentProcess other = NodeAgentProcess.start(node.grpcPort(), agentToken, second)) {
       other.await("welcome", Duration.ofSeconds(30));
-      awaitConnected(second, true);
+      admin.awaitConnected(second, true);
       assertThat(node.terminate(Duration.ofSeconds(30))).as("node exit code after SIGTERM").isZero();
       NodeAgentProcess.Line shutdown = other.await("shutdown", Duration.ofSeconds(10));
       assertThat(shutdown.field("reason")).isNotBlank();
@@ -318,68 +296,14 @@ class NodeAgentInteropIT {
   // ---- helpers ----------------------------------------------------------------------------------
 
   private static String send(String content) {
-    var outcome = grpc.unary(ClientServiceGrpcClient.SendMessage, ClientSendMessageRequest.newBuilder()
-      .setConversationKey(AGENT_ID).setContent(content).setIdempotencyKey(UUID.randomUUID().toString()).build(), GrpcCalls.bearer(admin));
-    assertThat(outcome.status()).as("SendMessage: %s", outcome.message()).isEqualTo(GrpcStatus.OK);
-    assertThat(outcome.response().orElseThrow().getStatus()).isEqualTo("accepted");
-    return outcome.response().orElseThrow().getMessageId();
+    return admin.send(AGENT_ID, content);
   }
 
   private static RequestFeed feed(String requestId) {
-    return RequestFeed.of(grpc, GrpcCalls.bearer(admin), AGENT_ID, requestId);
+    return admin.feed(AGENT_ID, requestId);
   }
 
   private static String text(List<ClientStreamEvent> events) {
     return events.stream().filter(ClientStreamEvent::hasText).map(e -> e.getText().getContent()).collect(Collectors.joining());
-  }
-
-  private static Optional<AgentInfo> listedAgent(String agentId) {
-    var outcome = grpc.unary(ClientServiceGrpcClient.ListAgents, ListAgentsRequest.getDefaultInstance(), GrpcCalls.bearer(admin));
-    assertThat(outcome.status()).as("ListAgents: %s", outcome.message()).isEqualTo(GrpcStatus.OK);
-    return outcome.response().orElseThrow().getAgentsList().stream().filter(a -> a.getId().equals(agentId)).findFirst();
-  }
-
-  private static void awaitConnected(String agentId, boolean connected) {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-    while (System.nanoTime() < deadline) {
-      if (listedAgent(agentId).map(AgentInfo::getConnected).orElse(false) == connected) {
-        return;
-      }
-      sleep(100);
-    }
-    throw new AssertionError("ListAgents never showed " + agentId + " connected=" + connected);
-  }
-
-  private static JsonObject awaitInjectionState(String injectionId, String state) {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-    JsonObject last = null;
-    while (System.nanoTime() < deadline) {
-      last = get("/api/v1/gateway/injections/" + injectionId).bodyAsJsonObject();
-      if (state.equals(last.getString("state"))) {
-        return last;
-      }
-      sleep(100);
-    }
-    throw new AssertionError("injection " + injectionId + " never became " + state + "; last seen: " + last);
-  }
-
-  private static HttpResponse<Buffer> get(String path) {
-    HttpResponse<Buffer> r = RequestFeed.await(web.get(node.httpPort(), "127.0.0.1", path)
-      .putHeader("authorization", GrpcCalls.bearer(admin)).send());
-    assertThat(r.statusCode()).as("GET %s: %s", path, r.bodyAsString()).isEqualTo(200);
-    return r;
-  }
-
-  private static HttpResponse<Buffer> post(String path, JsonObject body) {
-    return RequestFeed.await(web.post(node.httpPort(), "127.0.0.1", path)
-      .putHeader("authorization", GrpcCalls.bearer(admin)).sendJsonObject(body));
-  }
-
-  private static void sleep(long ms) {
-    try {
-      Thread.sleep(ms);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
   }
 }
