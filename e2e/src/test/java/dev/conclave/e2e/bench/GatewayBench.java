@@ -1,0 +1,211 @@
+package dev.conclave.e2e.bench;
+
+import dev.conclave.e2e.support.NodeProcess;
+import dev.conclave.platform.testing.FreePorts;
+import dev.conclave.platform.testing.TestDatabase;
+import io.vertx.core.DeploymentOptions;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.net.SocketAddress;
+
+import java.lang.management.ManagementFactory;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Gateway benchmark (a program, not a test). Starts the node fat jar as a real process on a fresh
+ * data dir (embedded PostgreSQL), connects N echo agents and M closed-loop clients, and measures
+ * the round trip from SendMessage to the terminal event on the client's StreamEvents stream. Then,
+ * in the same run and with the same client count, it measures a bare Vert.x gRPC echo (unary, and
+ * a bidirectional stream with the same number of answers per request) for comparison.
+ *
+ * <p>Parameters: {@link BenchSettings}. Run (see BENCHMARKS.md):
+ * {@code mvn -B -ntp -q -pl e2e -am package -DskipTests -Pbench [-Dbench.agents=40 -Dbench.clients=20 ...]}
+ */
+public final class GatewayBench {
+
+  private static final Duration DRAIN_LIMIT = Duration.ofSeconds(ClosedLoop.REQUEST_TIMEOUT_MS / 1000 + 5);
+
+  private GatewayBench() {
+  }
+
+  public static void main(String[] args) throws Exception {
+    BenchSettings settings = BenchSettings.from(args, System.getProperties());
+    System.out.println("bench: " + settings);
+    System.out.println("bench: " + Runtime.getRuntime().availableProcessors() + " cores, " + System.getProperty("java.vm.name") + " "
+      + System.getProperty("java.version") + ", load generator heap max " + Runtime.getRuntime().maxMemory() / (1024 * 1024) + " MiB, "
+      + ManagementFactory.getOperatingSystemMXBean().getName());
+    List<Recorder.Result> results = new ArrayList<>();
+    Path root = Files.createTempDirectory("conclave-bench");
+    Vertx vertx = Vertx.vertx();
+    try {
+      results.add(gateway(vertx, settings, root.resolve("data")));
+      results.add(bare(vertx, settings, BareEcho.Mode.UNARY));
+      results.add(bare(vertx, settings, BareEcho.Mode.STREAM));
+    } finally {
+      vertx.close().toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
+      TestDatabase.deleteTree(root);
+    }
+    print(settings, results);
+  }
+
+  private static Recorder.Result gateway(Vertx vertx, BenchSettings s, Path data) {
+    try (NodeProcess node = NodeProcess.start(data, Map.of("CONCLAVE_NODE_ID", "bench-node"))) {
+      List<String> deployments = new ArrayList<>();
+      try {
+        Duration ready = node.awaitReady(Duration.ofSeconds(120));
+        System.out.println("bench: node ready in " + ready.toMillis() + " ms (pid " + node.pid() + ")");
+        Map<String, String> cli = Map.of("CONCLAVE_DATA_DIR", data.toString());
+        String agentToken = NodeProcess.cli(cli, "token", "--new-agent", "bench-agents", "--ttl", "2h");
+        String clientToken = NodeProcess.cli(cli, "token", "--new-client", "bench-client", "--ttl", "2h");
+        SocketAddress address = SocketAddress.inetSocketAddress(node.grpcPort(), "127.0.0.1");
+
+        List<Future<String>> agents = new ArrayList<>();
+        for (int a = 0; a < s.agents(); a++) {
+          agents.add(vertx.deployVerticle(new BenchAgent(address, agentToken, "bench-" + a, s.chunks())));
+        }
+        agents.forEach(f -> deployments.add(await(f, Duration.ofSeconds(60), "agent registration")));
+        System.out.println("bench: " + s.agents() + " agents registered");
+
+        Recorder recorder = new Recorder();
+        List<GatewayClientLoop> clients = new ArrayList<>();
+        for (int c = 0; c < s.clients(); c++) {
+          List<String> owned = new ArrayList<>();
+          for (int a = c; a < s.agents(); a += s.clients()) {
+            owned.add("bench-" + a);
+          }
+          GatewayClientLoop client = new GatewayClientLoop(recorder, address, clientToken, "client-" + c, owned);
+          deployments.add(await(vertx.deployVerticle(client), Duration.ofSeconds(60), "client subscription"));
+          clients.add(client);
+        }
+        System.out.println("bench: " + s.clients() + " clients following their conversations");
+
+        Recorder.Result result = measure("gateway round trip", recorder, clients.stream().map(ClosedLoop::run).toList(), s.warmup(), s.measure());
+        printNodeSide(node, data);
+        return result;
+      } finally {
+        for (String id : deployments) {
+          try {
+            await(vertx.undeploy(id), Duration.ofSeconds(30), "undeploy");
+          } catch (IllegalStateException e) {
+            System.err.println("bench: " + e.getMessage());
+          }
+        }
+        // a graceful stop, so the node's embedded PostgreSQL stops with it
+        if (node.alive()) {
+          int exit = node.terminate(Duration.ofSeconds(60));
+          System.out.println("bench: node stopped, exit code " + exit);
+        }
+        List<String> errors = node.logText().lines().filter(l -> l.contains(" ERROR ")).toList();
+        if (!errors.isEmpty()) {
+          System.out.println("bench: the node logged " + errors.size() + " ERROR lines; the first: " + errors.get(0));
+        }
+      }
+    }
+  }
+
+  /** What the node counted over the whole gateway run, and how its PostgreSQL was started. */
+  private static void printNodeSide(NodeProcess node, Path data) {
+    try {
+      // HTTP/1.1, as Prometheus scrapes, and an outer bound: once, the JDK client's default h2c
+      // upgrade hung here for minutes in spite of its request timeout
+      HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(5)).build();
+      HttpResponse<String> metrics = http.sendAsync(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + node.httpPort() + "/metrics"))
+        .timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.ofString()).get(15, TimeUnit.SECONDS);
+      metrics.body().lines().filter(l -> l.startsWith("conclave_gateway_") && !l.contains("_bucket"))
+        .forEach(l -> System.out.println("bench: node metric " + l));
+    } catch (Exception e) {
+      System.out.println("bench: node metrics not read: " + e);
+    }
+    try {
+      System.out.println("bench: embedded PostgreSQL started as: " + Files.readString(data.resolve("pg").resolve("postmaster.opts")).strip());
+    } catch (Exception e) {
+      System.out.println("bench: embedded PostgreSQL options not read: " + e);
+    }
+  }
+
+  private static Recorder.Result bare(Vertx vertx, BenchSettings s, BareEcho.Mode mode) {
+    int port = FreePorts.next();
+    int instances = 2;
+    String server = await(vertx.deployVerticle(() -> new BareEcho.Server(port, s.chunks()), new DeploymentOptions().setInstances(instances)),
+      Duration.ofSeconds(30), "echo server");
+    SocketAddress address = SocketAddress.inetSocketAddress(port, "127.0.0.1");
+    Recorder recorder = new Recorder();
+    List<String> deployments = new ArrayList<>();
+    List<BareEcho.Client> clients = new ArrayList<>();
+    for (int c = 0; c < s.clients(); c++) {
+      BareEcho.Client client = new BareEcho.Client(recorder, address, mode, s.chunks(), "client-" + c);
+      deployments.add(await(vertx.deployVerticle(client), Duration.ofSeconds(30), "echo client"));
+      clients.add(client);
+    }
+    String name = mode == BareEcho.Mode.UNARY ? "bare gRPC unary echo" : "bare gRPC stream echo";
+    Recorder.Result result = measure(name, recorder, clients.stream().map(ClosedLoop::run).toList(), s.bareWarmup(), s.bareMeasure());
+    for (String id : deployments) {
+      await(vertx.undeploy(id), Duration.ofSeconds(30), "undeploy");
+    }
+    await(vertx.undeploy(server), Duration.ofSeconds(30), "undeploy");
+    return result;
+  }
+
+  /** Runs the loops through warm-up and measurement, then lets each finish its last request. */
+  private static Recorder.Result measure(String scenario, Recorder recorder, List<Future<Void>> loops, Duration warmup, Duration measure) {
+    System.out.println("bench: " + scenario + ": warming up " + warmup.toSeconds() + " s, measuring " + measure.toSeconds() + " s");
+    sleep(warmup);
+    recorder.startMeasuring();
+    sleep(measure);
+    recorder.stopMeasuring();
+    await(Future.all(loops), DRAIN_LIMIT, scenario + ": loops finishing their last request");
+    Recorder.Result r = recorder.result(scenario);
+    System.out.println("bench: " + scenario + ": " + r.requests() + " requests, " + r.errors() + " errors");
+    return r;
+  }
+
+  private static void print(BenchSettings s, List<Recorder.Result> results) {
+    System.out.println();
+    System.out.printf(Locale.ROOT, "%d agents, %d clients (one request in flight each), %d text chunks + done per request, measured %d s (bare: %d s)%n",
+      s.agents(), s.clients(), s.chunks(), s.measure().toSeconds(), s.bareMeasure().toSeconds());
+    String header = String.format(Locale.ROOT, "%-24s %9s %9s %10s %8s %8s %8s %8s %7s",
+      "scenario", "requests", "req/s", "events/s", "p50 ms", "p90 ms", "p99 ms", "max ms", "errors");
+    System.out.println(header);
+    System.out.println("-".repeat(header.length()));
+    for (Recorder.Result r : results) {
+      System.out.printf(Locale.ROOT, "%-24s %9d %9.1f %10.1f %8.2f %8.2f %8.2f %8.2f %7d%n",
+        r.scenario(), r.requests(), r.requestsPerSecond(), r.eventsPerSecond(), r.p50(), r.p90(), r.p99(), r.max(), r.errors());
+    }
+    System.out.println();
+    System.out.println("events/s: messages clients received: for the gateway every StreamEvents event (the inbound message, "
+      + s.chunks() + " text chunks, done), for the stream echo " + (s.chunks() + 1) + " per request, for the unary echo 1.");
+  }
+
+  private static <T> T await(Future<T> f, Duration limit, String what) {
+    try {
+      return f.toCompletionStage().toCompletableFuture().get(limit.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (java.util.concurrent.TimeoutException e) {
+      throw new IllegalStateException(what + ": not done within " + limit.toSeconds() + " s", e);
+    } catch (java.util.concurrent.ExecutionException e) {
+      throw new IllegalStateException(what + ": " + e.getCause().getMessage(), e.getCause());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(what + ": interrupted", e);
+    }
+  }
+
+  private static void sleep(Duration d) {
+    try {
+      Thread.sleep(d.toMillis());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted", e);
+    }
+  }
+}
