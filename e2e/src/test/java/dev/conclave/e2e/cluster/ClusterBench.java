@@ -22,8 +22,8 @@ import java.util.concurrent.TimeUnit;
  * holds the agent and when another node does, then the failover time after kill -9 of the node
  * holding the agents.
  *
- * <pre>mvn -B -ntp -q -pl e2e -am test-compile exec:java -Dexec.classpathScope=test \
- *   -Dexec.mainClass=dev.conclave.e2e.cluster.ClusterBench [-Dbench.requests=400] [-Dbench.concurrency=8] [-Dbench.agents=20]</pre>
+ * <pre>mvn -B -ntp -q -pl e2e -am package -DskipTests exec:java -Dexec.mainClass=dev.conclave.e2e.cluster.ClusterBench \
+ *   [-Dbench.requests=400] [-Dbench.concurrency=8] [-Dbench.agents=20]</pre>
  */
 public final class ClusterBench {
 
