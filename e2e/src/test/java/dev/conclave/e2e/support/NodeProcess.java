@@ -23,7 +23,9 @@ import java.util.concurrent.TimeUnit;
  */
 public final class NodeProcess implements AutoCloseable {
 
-  private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+  // HTTP/1.1: the JDK client's default HTTP/2 upgrade once hung past its timeout on a busy node
+  private static final HttpClient HTTP = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+    .connectTimeout(Duration.ofSeconds(2)).build();
 
   private final Process process;
   private final Path log;
