@@ -112,7 +112,7 @@ public final class GatewayRole implements RoleModule {
 
     GatewayVerticle node = new GatewayVerticle(ctx.nodeId(), new NodeCommandHandler(sessions), nodes, terminations,
       new MembershipWatcher(vertx, ctx.nodeId(), nodes, presence, terminations),
-      new PresenceReconciler(ctx.nodeId(), presence, sessions, agents));
+      new PresenceReconciler(ctx.nodeId(), presence, sessions, agents), sessions);
     return vertx.deployVerticle(node).map(deployment -> {
       LOG.info("role gateway: CovenControl, ClientService, AdminService and /api/v1/gateway ready on node={}", ctx.nodeId());
       return running(vertx, ctx.nodeId(), edge, sessions, followers, deployment);

@@ -13,6 +13,9 @@ import io.vertx.core.json.JsonObject;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.util.ArrayList;
+import java.util.List;
+
 /**
  * The gateway's node-level duties: receive commands for the agents held here, register this node,
  * end requests orphaned by nodes that are gone (at start and whenever a member leaves), and keep
@@ -30,16 +33,18 @@ final class GatewayVerticle extends VerticleBase {
   private final Terminations terminations;
   private final MembershipWatcher watcher;
   private final PresenceReconciler reconciler;
+  private final dev.conclave.gateway.sessions.LocalSessions sessions;
   private MessageConsumer<JsonObject> consumer;
 
   GatewayVerticle(String nodeId, NodeCommandHandler commands, NodeRegistry nodes, Terminations terminations,
-                  MembershipWatcher watcher, PresenceReconciler reconciler) {
+                  MembershipWatcher watcher, PresenceReconciler reconciler, dev.conclave.gateway.sessions.LocalSessions sessions) {
     this.nodeId = nodeId;
     this.commands = commands;
     this.nodes = nodes;
     this.terminations = terminations;
     this.watcher = watcher;
     this.reconciler = reconciler;
+    this.sessions = sessions;
   }
 
   @Override
@@ -57,9 +62,28 @@ final class GatewayVerticle extends VerticleBase {
         }
         vertx.setPeriodic(MEMBERSHIP_CHECK_MS, t -> watcher.check()
           .onFailure(err -> LOG.warn("cluster: membership check failed error={}", err.getMessage())));
-        vertx.setPeriodic(RECONCILE_MS, t -> reconciler.reconcile()
-          .onFailure(err -> LOG.warn("presence: reconciliation failed error={}", err.getMessage())));
+        vertx.setPeriodic(RECONCILE_MS, t -> {
+          reconciler.reconcile().onFailure(err -> LOG.warn("presence: reconciliation failed error={}", err.getMessage()));
+          sweepStranded();
+        });
       });
+  }
+
+  /** Requests in flight here whose session is gone end now, not when their agent happens to return. */
+  private void sweepStranded() {
+    List<String> agents = new ArrayList<>();
+    List<Long> epochs = new ArrayList<>();
+    for (var session : sessions.all()) {
+      agents.add(session.agentId());
+      epochs.add(session.epoch());
+    }
+    terminations.stranded(nodeId, agents, epochs)
+      .onSuccess(n -> {
+        if (n > 0) {
+          LOG.warn("role gateway: ended {} in-flight requests whose session closed without ending them", n);
+        }
+      })
+      .onFailure(err -> LOG.warn("role gateway: stranded-request sweep failed error={}", err.getMessage()));
   }
 
   @Override

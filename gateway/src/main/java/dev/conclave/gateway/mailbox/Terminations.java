@@ -62,6 +62,15 @@ public final class Terminations {
       .map(this::publish);
   }
 
+  /**
+   * Ends, with a recoverable error, requests in flight on this node whose session is gone (their
+   * ending at close time failed, for example while the database was unreachable).
+   */
+  public Future<Integer> stranded(String node, List<String> agents, List<Long> epochs) {
+    return pool.withTransaction(tx -> requests.endInFlightStrandedOn(tx, node, agents, epochs).compose(ended -> errors(tx, ended)))
+      .map(this::publish);
+  }
+
   /** Ends, with a recoverable error, every request in flight on a node that is not up. */
   public Future<Integer> orphaned(List<String> liveNodes) {
     return pool.withTransaction(tx -> requests.endInFlightNotOn(tx, liveNodes).compose(ended -> errors(tx, ended)))

@@ -138,6 +138,22 @@ public final class RequestStore {
       .map(rows -> Rows.all(rows, r -> new Ended(r.getUUID("id"), r.getString("agent_id"), r.getString("conversation_key"))));
   }
 
+  /**
+   * Ends, as errors, requests in flight on {@code node} whose session (agent, epoch) is not among
+   * the sessions the node holds: left behind when ending them at close time failed.
+   */
+  public Future<List<Ended>> endInFlightStrandedOn(SqlClient tx, String node, List<String> agents, List<Long> epochs) {
+    return tx.preparedQuery("UPDATE gateway.requests r SET state = 'error', finished_at = now()"
+        + " WHERE r.dispatch_node = $1 AND r.state = 'dispatched'"
+        // a session that registered after the caller's snapshot may have dispatched just now
+        + " AND r.dispatched_at < now() - interval '5 seconds'"
+        + " AND NOT EXISTS (SELECT 1 FROM unnest($2::text[], $3::bigint[]) AS s(agent_id, epoch)"
+        + " WHERE s.agent_id = r.agent_id AND s.epoch = r.dispatch_epoch)"
+        + " RETURNING id, agent_id, conversation_key")
+      .execute(Tuple.of(node, agents.toArray(new String[0]), epochs.toArray(new Long[0])))
+      .map(rows -> Rows.all(rows, r -> new Ended(r.getUUID("id"), r.getString("agent_id"), r.getString("conversation_key"))));
+  }
+
   /** From now on, every tool approval of this in-flight request is granted without asking. */
   public Future<Void> setApproveAll(SqlClient tx, UUID id) {
     return tx.preparedQuery("UPDATE gateway.requests SET approve_all = true WHERE id = $1 AND state = 'dispatched'")
