@@ -106,7 +106,7 @@ public final class AdminServiceEndpoint {
     Optional<String> fp = req.hasPubkeyFp() && !req.getPubkeyFp().isEmpty() ? Optional.of(fingerprint(req.getPubkeyFp()))
       : req.hasPubkey() && !req.getPubkey().isEmpty() ? Optional.of(fingerprintOfKey(req.getPubkey())) : Optional.empty();
     return principals.create(UUID.randomUUID(), type, req.getDisplayName(), PrincipalStatus.APPROVED, req.getRolesList(), fp)
-      .recover(err -> Future.failedFuture(UniqueViolations.is(err) ? GatewayErrors.fingerprintTaken() : err))
+      .recover(err -> Future.failedFuture(dev.conclave.platform.db.PgErrors.uniqueViolation(err) ? GatewayErrors.fingerprintTaken() : err))
       .map(AdminServiceEndpoint::wire);
   }
 

@@ -222,6 +222,6 @@ public final class ClientServiceEndpoint {
     return principals.findByFingerprint(type, fp).compose(existing -> existing.isPresent()
       ? Future.failedFuture(GatewayErrors.fingerprintTaken())
       : principals.create(UUID.randomUUID(), type, name, status, roles, Optional.of(fp))
-        .recover(err -> Future.failedFuture(UniqueViolations.is(err) ? GatewayErrors.fingerprintTaken() : err)));
+        .recover(err -> Future.failedFuture(dev.conclave.platform.db.PgErrors.uniqueViolation(err) ? GatewayErrors.fingerprintTaken() : err)));
   }
 }

@@ -2,6 +2,7 @@ package dev.conclave.gateway.store;
 
 import com.google.protobuf.InvalidProtocolBufferException;
 import dev.conclave.gateway.directory.AgentRecord;
+import dev.conclave.platform.db.PgErrors;
 import dev.conclave.proto.coven.AgentMetadata;
 import dev.conclave.proto.coven.RegisterAgent;
 import io.vertx.core.Future;
@@ -52,7 +53,7 @@ public final class AgentStore {
         + " RETURNING " + COLUMNS)
       .execute(args)
       .map(rows -> map(rows.iterator().next()))
-      .recover(err -> instanceIdCollision(err) ? register(principalId, r) : Future.failedFuture(err));
+      .recover(err -> PgErrors.uniqueViolation(err, "instance_id") ? register(principalId, r) : Future.failedFuture(err));
   }
 
   public Future<Optional<AgentRecord>> find(String agentId) {
@@ -71,11 +72,6 @@ public final class AgentStore {
   public Future<Void> touch(String agentId) {
     return pool.preparedQuery("UPDATE gateway.agents SET last_seen = now() WHERE agent_id = $1")
       .execute(Tuple.of(agentId)).mapEmpty();
-  }
-
-  private static boolean instanceIdCollision(Throwable err) {
-    return err instanceof io.vertx.pgclient.PgException pg && "23505".equals(pg.getSqlState())
-      && String.valueOf(pg.getConstraint()).contains("instance_id");
   }
 
   static String newInstanceId() {

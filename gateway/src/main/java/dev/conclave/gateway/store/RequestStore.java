@@ -2,6 +2,7 @@ package dev.conclave.gateway.store;
 
 import dev.conclave.gateway.mailbox.RequestRecord;
 import dev.conclave.gateway.mailbox.RequestState;
+import dev.conclave.platform.db.PgErrors;
 import io.vertx.core.Future;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.sqlclient.Pool;
@@ -54,7 +55,7 @@ public final class RequestStore {
         + " RETURNING " + COLUMNS)
       .execute(Tuple.of(agentId, epoch, node))
       .map(rows -> Rows.first(rows, RequestStore::map))
-      .recover(err -> isInFlightConflict(err) ? Future.succeededFuture(Optional.empty()) : Future.failedFuture(err));
+      .recover(err -> PgErrors.uniqueViolation(err, "requests_one_in_flight") ? Future.succeededFuture(Optional.empty()) : Future.failedFuture(err));
   }
 
   /**
@@ -171,11 +172,6 @@ public final class RequestStore {
     return pool.preparedQuery("SELECT count(*) AS n FROM gateway.requests WHERE agent_id = $1 AND state = 'queued'")
       .execute(Tuple.of(agentId))
       .map(rows -> rows.iterator().next().getLong("n"));
-  }
-
-  private static boolean isInFlightConflict(Throwable err) {
-    return err instanceof io.vertx.pgclient.PgException pg && "23505".equals(pg.getSqlState())
-      && String.valueOf(pg.getConstraint()).equals("requests_one_in_flight");
   }
 
   static RequestRecord map(Row r) {
