@@ -10,7 +10,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
+
 
 /** The gateway nodes that are up, with their Vert.x cluster node ids (shared data). */
 public final class NodeRegistry {
@@ -42,11 +42,4 @@ public final class NodeRegistry {
     });
   }
 
-  /** The gateway node that ran on the given Vert.x cluster node, if any. */
-  public Future<Optional<String>> byVertxNode(String vertxNodeId) {
-    return map.compose(AsyncMap::entries).map(entries -> entries.entrySet().stream()
-      .filter(e -> vertxNodeId.equals(e.getValue().getString("vertxNodeId")))
-      .map(Map.Entry::getKey)
-      .findFirst());
-  }
 }

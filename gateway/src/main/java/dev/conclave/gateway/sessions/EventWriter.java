@@ -49,10 +49,6 @@ final class EventWriter {
     this.services = services;
   }
 
-  int backlog() {
-    return queue.size();
-  }
-
   boolean idle() {
     return !writing && queue.isEmpty();
   }

@@ -41,11 +41,6 @@ public final class SessionMetrics {
     LOG.info("agent event dropped reason={} agent={} request={}", reason.tag, agentId, requestId);
   }
 
-  public double droppedCount(DropReason reason) {
-    var c = registry.find(MetricNames.GATEWAY_EVENTS_DROPPED).tag("reason", reason.tag).counter();
-    return c == null ? 0 : c.count();
-  }
-
   public void persisted(int n) {
     persisted.increment(n);
   }

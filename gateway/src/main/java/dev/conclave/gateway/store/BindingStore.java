@@ -47,17 +47,6 @@ public final class BindingStore {
       .map(rows -> Rows.all(rows, BindingStore::map));
   }
 
-  /** The agent a conversation key {@code <frontend>:<channel_id>} is bound to. */
-  public Future<Optional<String>> agentFor(String conversationKey) {
-    int colon = conversationKey.indexOf(':');
-    if (colon <= 0) {
-      return Future.succeededFuture(Optional.empty());
-    }
-    return pool.preparedQuery("SELECT agent_id FROM gateway.bindings WHERE frontend = $1 AND channel_id = $2")
-      .execute(Tuple.of(conversationKey.substring(0, colon), conversationKey.substring(colon + 1)))
-      .map(rows -> Rows.first(rows, r -> r.getString("agent_id")));
-  }
-
   /** Where a client's message goes, and the sender's display name, found in one round trip. */
   public record Route(Optional<String> agentId, Optional<String> senderName) {
   }

@@ -97,13 +97,6 @@ public final class LedgerStore {
       .map(rows -> Rows.first(rows, r -> r.getLong("last_seq")).orElse(0L));
   }
 
-  /** Every event of one request, in order. */
-  public Future<List<LedgerEvent>> ofRequest(UUID requestId) {
-    return pool.preparedQuery("SELECT " + COLUMNS + " FROM gateway.events WHERE request_id = $1 ORDER BY seq")
-      .execute(Tuple.of(requestId))
-      .map(rows -> Rows.all(rows, LedgerStore::map));
-  }
-
   static LedgerEvent map(Row r) {
     return new LedgerEvent(
       r.getString("conversation_key"),

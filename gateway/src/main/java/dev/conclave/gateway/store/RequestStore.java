@@ -167,13 +167,6 @@ public final class RequestStore {
       .map(rows -> Rows.first(rows, RequestStore::map));
   }
 
-  /** Queued requests per agent, for operators. */
-  public Future<Long> queuedCount(String agentId) {
-    return pool.preparedQuery("SELECT count(*) AS n FROM gateway.requests WHERE agent_id = $1 AND state = 'queued'")
-      .execute(Tuple.of(agentId))
-      .map(rows -> rows.iterator().next().getLong("n"));
-  }
-
   static RequestRecord map(Row r) {
     Buffer attachments = r.getBuffer("attachments");
     return new RequestRecord(
