@@ -50,6 +50,20 @@ public final class Addresses {
    */
   public static final String PRESENCE_EVENTS = "conclave.events.presence";
 
+  /**
+   * Request-reply, to any gateway node: what the built-in tools need from the gateway. Body: JSON
+   * {@code {"op": ..., ...}} with the ops and fields named in {@code platform.packs.GatewayToolOps};
+   * reply: a JSON object, or a failure whose message is the error the agent sees.
+   */
+  public static final String GATEWAY_TOOLS = "conclave.gateway.tools";
+
+  /**
+   * Publish. A user answered an agent's {@code ask_user} question (after the answer was committed).
+   * Body: JSON {@code {"questionId", "agentId", "selected": [..], "customText"?}}. The pack host
+   * waiting for that question completes the tool call.
+   */
+  public static final String QUESTION_ANSWERED = "conclave.questions.answered";
+
   private static final String GATEWAY_NODE_PREFIX = "conclave.gateway.node.";
   private static final String CONVERSATION_PREFIX = "conclave.gateway.conversation.";
 
@@ -61,6 +75,46 @@ public final class Addresses {
    */
   public static String gatewayNode(String nodeId) {
     return GATEWAY_NODE_PREFIX + nodeId;
+  }
+
+  // ---- pack host ----------------------------------------------------------------------------
+
+  /**
+   * Shared-data map: tool name → the tool's registry entry. Value: JSON {@code {"name", "packId",
+   * "builtin": bool, "node", "member", "connection", "principalId", "definition": "<ToolDefinition,
+   * protobuf, base64>"}}; built-in tools have empty node, member and connection (any pack-host node
+   * runs them). Putting a name first is what makes tool names unique across the cluster.
+   */
+  public static final String PACKS_TOOLS_MAP = "conclave.packs.tools";
+
+  /**
+   * Shared-data map: pack id → the live registration of that pack. Value: JSON {@code {"packId",
+   * "version", "node", "member", "connection", "principalId", "tools": [names], "registeredAt"}}.
+   */
+  public static final String PACKS_MAP = "conclave.packs.packs";
+
+  /** Shared-data map: pack-host node id → JSON {@code {"member", "startedAt"}} for every pack-host node that is up. */
+  public static final String PACK_HOST_NODES_MAP = "conclave.packs.nodes";
+
+  /** Shared-data map: MCP session id → JSON {@code {"principalId", "agentId", "protocolVersion", "createdAt"}}. */
+  public static final String MCP_SESSIONS_MAP = "conclave.packs.mcp-sessions";
+
+  /**
+   * Publish, for dashboards. A pack registered or went away anywhere in the cluster. Body: JSON
+   * {@code {"event": "registered"|"unregistered", "packId", "version", "node", "tools": [names],
+   * "rejected": [names], "reason"?, "at"}}.
+   */
+  public static final String PACK_EVENTS = "conclave.events.packs";
+
+  private static final String PACK_HOST_NODE_PREFIX = "conclave.packs.node.";
+
+  /**
+   * Request-reply, to the pack-host node that runs a tool call (the node holding the pack's stream,
+   * or any pack-host node for a built-in). Body: JSON {@code {"op": "execute"|"tool-result"|"supersede",
+   * ...}} as {@code platform.packs.PackNodeOps} defines; senders always set a timeout.
+   */
+  public static String packHostNode(String nodeId) {
+    return PACK_HOST_NODE_PREFIX + nodeId;
   }
 
   /**

@@ -107,7 +107,7 @@ final class TokenCommand implements Callable<Integer> {
       TokenService tokens = new TokenService(vertx, SigningSecret.resolve(config), store, new RevocationList(store),
         Clock.systemUTC(), id -> { });
       Principal principal = await(resolvePrincipal(principals));
-      TokenService.IssuedToken issued = await(tokens.issue(principal, lifetime, "cli"));
+      TokenService.IssuedToken issued = await(tokens.issue(principal, lifetime));
       System.out.println(issued.token());
       System.err.println("token: principal=" + principal.id() + " type=" + principal.type().wire() + " name=" + principal.displayName()
         + " token-id=" + issued.tokenId() + " expires=" + issued.expiresAt());

@@ -123,7 +123,7 @@ public final class SwarmNode implements AutoCloseable {
       var context = node.runtime().context();
       Principal principal = context.principals().create(UUID.randomUUID(), PrincipalType.AGENT, name, PrincipalStatus.APPROVED,
         List.of(Roles.MEMBER), Optional.empty()).toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
-      return context.tokens().issue(principal, Duration.ofHours(1), "swarm test")
+      return context.tokens().issue(principal, Duration.ofHours(1))
         .toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS).token();
     } catch (Exception e) {
       throw new IllegalStateException("could not issue a member token", e);

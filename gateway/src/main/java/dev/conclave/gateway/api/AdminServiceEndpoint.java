@@ -74,7 +74,7 @@ public final class AdminServiceEndpoint {
         UUID id = uuid("principal_id", req.getPrincipalId());
         Duration ttl = req.getTtlSeconds() == 0 ? TokenService.DEFAULT_TTL : Duration.ofSeconds(req.getTtlSeconds());
         return principals.find(id)
-          .compose(p -> tokens.issue(p.orElseThrow(() -> AuthErrors.unknownPrincipal(id.toString())), ttl, "admin-issued"))
+          .compose(p -> tokens.issue(p.orElseThrow(() -> AuthErrors.unknownPrincipal(id.toString())), ttl))
           .map(t -> CreateTokenResponse.newBuilder().setToken(t.token())
             .setExpiresAt(DateTimeFormatter.ISO_INSTANT.format(t.expiresAt())).build());
       }))

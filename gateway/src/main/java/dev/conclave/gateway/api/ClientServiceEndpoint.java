@@ -1,14 +1,17 @@
 package dev.conclave.gateway.api;
 
+import dev.conclave.gateway.ledger.EventCursors;
 import com.google.protobuf.Empty;
 import dev.conclave.gateway.GatewayErrors;
 import dev.conclave.gateway.control.Approvals;
+import dev.conclave.gateway.control.Questions;
 import dev.conclave.gateway.directory.AgentDirectory;
 import dev.conclave.gateway.ledger.LedgerEvent;
 import dev.conclave.gateway.ledger.LedgerViews;
 import dev.conclave.gateway.mailbox.Mailbox;
 import dev.conclave.gateway.store.ApprovalStore;
 import dev.conclave.gateway.store.LedgerStore;
+import dev.conclave.gateway.store.QuestionStore;
 import dev.conclave.gateway.streaming.ConversationFollower;
 import dev.conclave.gateway.streaming.Followers;
 import dev.conclave.platform.auth.Caller;
@@ -21,7 +24,6 @@ import dev.conclave.platform.errors.ConclaveException;
 import dev.conclave.platform.server.GrpcEndpoint;
 import dev.conclave.platform.server.GrpcFailures;
 import dev.conclave.platform.auth.TokenService;
-import dev.conclave.proto.coven.AnswerQuestionResponse;
 import dev.conclave.proto.coven.ClientSendMessageResponse;
 import dev.conclave.proto.coven.ClientServiceGrpcService;
 import dev.conclave.proto.coven.ClientStreamEvent;
@@ -58,6 +60,8 @@ public final class ClientServiceEndpoint {
   private final LedgerStore ledger;
   private final ApprovalStore approvalStore;
   private final Approvals approvals;
+  private final QuestionStore questionStore;
+  private final Questions questions;
   private final AgentDirectory directory;
   private final PrincipalStore principals;
   private final TokenService tokens;
@@ -65,12 +69,15 @@ public final class ClientServiceEndpoint {
   private final Counter catchups;
 
   public ClientServiceEndpoint(Vertx vertx, Mailbox mailbox, LedgerStore ledger, ApprovalStore approvalStore, Approvals approvals,
-                               AgentDirectory directory, PrincipalStore principals, TokenService tokens, Followers followers, Counter catchups) {
+                               QuestionStore questionStore, Questions questions, AgentDirectory directory, PrincipalStore principals,
+                               TokenService tokens, Followers followers, Counter catchups) {
     this.vertx = vertx;
     this.mailbox = mailbox;
     this.ledger = ledger;
     this.approvalStore = approvalStore;
     this.approvals = approvals;
+    this.questionStore = questionStore;
+    this.questions = questions;
     this.directory = directory;
     this.principals = principals;
     this.tokens = tokens;
@@ -97,9 +104,7 @@ public final class ClientServiceEndpoint {
         .compose(v -> register(caller, PrincipalType.CLIENT, req.getDisplayName(), req.getFingerprint()))
         .map(p -> RegisterClientResponse.newBuilder().setPrincipalId(p.id().toString()).setStatus(p.status().wire()).build()))
       .unary(ClientServiceGrpcService.ApproveTool, (caller, req) -> member(caller).compose(v -> approvals.decide(caller, req)))
-      .unary(ClientServiceGrpcService.AnswerQuestion, (caller, req) -> member(caller).map(v -> AnswerQuestionResponse.newBuilder()
-        .setSuccess(false)
-        .setError("no such question: '" + req.getQuestionId() + "' (no agent has an open ask_user question)").build()))
+      .unary(ClientServiceGrpcService.AnswerQuestion, (caller, req) -> member(caller).compose(v -> questions.answer(caller, req)))
       .build();
   }
 
@@ -186,7 +191,7 @@ public final class ClientServiceEndpoint {
 
   private void follow(GrpcServerRequest<StreamEventsRequest, ClientStreamEvent> request, String key, Optional<Long> since) {
     var response = request.response();
-    ConversationFollower follower = new ConversationFollower(vertx, ledger, approvalStore, response, key, catchups);
+    ConversationFollower follower = new ConversationFollower(vertx, ledger, approvalStore, questionStore, response, key, catchups);
     Runnable[] closer = new Runnable[1];
     closer[0] = () -> {
       follower.stop();

@@ -5,6 +5,10 @@ import dev.conclave.gateway.api.AdminServiceEndpoint;
 import dev.conclave.gateway.api.AgentStreamEndpoint;
 import dev.conclave.gateway.api.ClientServiceEndpoint;
 import dev.conclave.gateway.api.GatewayHttpApi;
+import dev.conclave.gateway.api.GatewayToolsEndpoint;
+import dev.conclave.gateway.control.AgentPrompts;
+import dev.conclave.gateway.control.AgentTools;
+import dev.conclave.gateway.control.Questions;
 import dev.conclave.gateway.control.Approvals;
 import dev.conclave.gateway.control.Cancellation;
 import dev.conclave.gateway.control.Injections;
@@ -25,6 +29,7 @@ import dev.conclave.gateway.store.ApprovalStore;
 import dev.conclave.gateway.store.BindingStore;
 import dev.conclave.gateway.store.InjectionStore;
 import dev.conclave.gateway.store.LedgerStore;
+import dev.conclave.gateway.store.QuestionStore;
 import dev.conclave.gateway.store.RequestStore;
 import dev.conclave.gateway.store.UsageStore;
 import dev.conclave.gateway.streaming.Followers;
@@ -83,15 +88,19 @@ public final class GatewayRole implements RoleModule {
     LocalSessions sessions = new LocalSessions();
     ctx.metrics().gauge(MetricNames.GATEWAY_AGENTS_CONNECTED, sessions, LocalSessions::size);
     SessionServices services = new SessionServices(vertx, ctx.nodeId(), settings, pool, agents, requests, ledger, approvalStore,
-      injectionStore, usage, presence, router, live, terminations, ctx.principals(), ctx.tokens(), sessions,
+      injectionStore, usage, presence, router, live, terminations, ctx.principals(), ctx.tokens(), ctx.packTools(), sessions,
       new SessionMetrics(ctx.metrics()), ctx.metrics(), ctx.clock());
 
     Mailbox mailbox = new Mailbox(pool, requests, ledger, bindings, live, router, ctx.clock());
     AgentDirectory directory = new AgentDirectory(agents, presence);
     Followers followers = new Followers();
+    QuestionStore questionStore = new QuestionStore(pool);
+    Questions questions = new Questions(vertx, pool, questionStore, requests, ledger, live, ctx.clock());
     ClientServiceEndpoint client = new ClientServiceEndpoint(vertx, mailbox, ledger, approvalStore,
-      new Approvals(pool, approvalStore, requests, ledger, live, router, ctx.clock()), directory, ctx.principals(), ctx.tokens(),
-      followers, ctx.metrics().counter(MetricNames.GATEWAY_SUBSCRIBER_CATCHUPS));
+      new Approvals(pool, approvalStore, requests, ledger, live, router, ctx.clock()), questionStore, questions, directory,
+      ctx.principals(), ctx.tokens(), followers, ctx.metrics().counter(MetricNames.GATEWAY_SUBSCRIBER_CATCHUPS));
+    GatewayToolsEndpoint tools = new GatewayToolsEndpoint(questions, new AgentTools(presence, agents, ledger, usage),
+      new AgentPrompts(vertx, mailbox, requests, ledger, presence));
     AdminServiceEndpoint admin = new AdminServiceEndpoint(bindings, ctx.principals(), ctx.tokens());
     GatewayHttpApi http = new GatewayHttpApi(new Cancellation(requests, terminations, router),
       new Injections(agents, injectionStore, router), injectionStore, requests, usage, directory, ctx.principals());
@@ -110,8 +119,8 @@ public final class GatewayRole implements RoleModule {
       }
     };
 
-    GatewayVerticle node = new GatewayVerticle(ctx.nodeId(), new NodeCommandHandler(sessions), nodes, terminations,
-      new MembershipWatcher(vertx, ctx.nodeId(), nodes, presence, terminations),
+    GatewayVerticle node = new GatewayVerticle(ctx.nodeId(), ctx.membership(), new NodeCommandHandler(sessions), tools, nodes,
+      terminations, new MembershipWatcher(ctx.nodeId(), ctx.membership(), nodes, presence, terminations),
       new PresenceReconciler(ctx.nodeId(), presence, sessions, agents), sessions);
     return vertx.deployVerticle(node).map(deployment -> {
       LOG.info("role gateway: CovenControl, ClientService, AdminService and /api/v1/gateway ready on node={}", ctx.nodeId());

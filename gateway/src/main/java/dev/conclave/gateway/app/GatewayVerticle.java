@@ -1,6 +1,8 @@
 package dev.conclave.gateway.app;
 
+import dev.conclave.gateway.api.GatewayToolsEndpoint;
 import dev.conclave.gateway.mailbox.Terminations;
+import dev.conclave.platform.cluster.ClusterMembership;
 import dev.conclave.gateway.presence.MembershipWatcher;
 import dev.conclave.gateway.presence.NodeRegistry;
 import dev.conclave.gateway.presence.PresenceReconciler;
@@ -8,7 +10,6 @@ import dev.conclave.gateway.sessions.NodeCommandHandler;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.eventbus.MessageConsumer;
-import io.vertx.core.internal.VertxInternal;
 import io.vertx.core.json.JsonObject;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -28,18 +29,24 @@ final class GatewayVerticle extends VerticleBase {
   static final long RECONCILE_MS = 10_000;
 
   private final String nodeId;
+  private final ClusterMembership membership;
   private final NodeCommandHandler commands;
+  private final GatewayToolsEndpoint tools;
   private final NodeRegistry nodes;
   private final Terminations terminations;
   private final MembershipWatcher watcher;
   private final PresenceReconciler reconciler;
   private final dev.conclave.gateway.sessions.LocalSessions sessions;
   private MessageConsumer<JsonObject> consumer;
+  private MessageConsumer<JsonObject> toolsConsumer;
 
-  GatewayVerticle(String nodeId, NodeCommandHandler commands, NodeRegistry nodes, Terminations terminations,
-                  MembershipWatcher watcher, PresenceReconciler reconciler, dev.conclave.gateway.sessions.LocalSessions sessions) {
+  GatewayVerticle(String nodeId, ClusterMembership membership, NodeCommandHandler commands, GatewayToolsEndpoint tools, NodeRegistry nodes,
+                  Terminations terminations, MembershipWatcher watcher, PresenceReconciler reconciler,
+                  dev.conclave.gateway.sessions.LocalSessions sessions) {
     this.nodeId = nodeId;
+    this.membership = membership;
     this.commands = commands;
+    this.tools = tools;
     this.nodes = nodes;
     this.terminations = terminations;
     this.watcher = watcher;
@@ -49,11 +56,12 @@ final class GatewayVerticle extends VerticleBase {
 
   @Override
   public Future<?> start() {
-    String vertxNode = vertx.isClustered() ? ((VertxInternal) vertx).clusterManager().getNodeId() : "standalone";
+    toolsConsumer = tools.register(vertx);
     return commands.register(vertx, nodeId)
       .onSuccess(c -> consumer = c)
+      .compose(c -> toolsConsumer.completion())
       .compose(c -> watcher.check())
-      .compose(v -> nodes.join(nodeId, vertxNode))
+      .compose(v -> nodes.join(nodeId, membership.localMember()))
       .compose(v -> nodes.live())
       .compose(terminations::orphaned)
       .onSuccess(ended -> {
@@ -88,6 +96,6 @@ final class GatewayVerticle extends VerticleBase {
 
   @Override
   public Future<?> stop() {
-    return Future.join(consumer == null ? Future.succeededFuture() : consumer.unregister(), nodes.leave(nodeId));
+    return Future.join(consumer == null ? Future.succeededFuture() : consumer.unregister(), toolsConsumer.unregister(), nodes.leave(nodeId));
   }
 }

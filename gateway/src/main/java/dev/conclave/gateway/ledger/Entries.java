@@ -8,6 +8,7 @@ import dev.conclave.proto.coven.StreamDone;
 import dev.conclave.proto.coven.StreamError;
 import dev.conclave.proto.coven.TextChunk;
 import dev.conclave.proto.coven.ThinkingChunk;
+import dev.conclave.proto.coven.UserQuestionRequest;
 
 import java.time.Instant;
 import java.util.Optional;
@@ -144,6 +145,22 @@ public final class Entries {
       .setError(StreamError.newBuilder().setMessage(message).setRecoverable(false)).build();
     return new LedgerEntry(Optional.of(requestId), EventKind.CANCELLED, GATEWAY_AUTHOR, Optional.of(message), view,
       Optional.empty(), Optional.of(by), at);
+  }
+
+  /** An agent's ask_user question, as the conversation's followers see it. */
+  public static LedgerEntry userQuestion(Optional<UUID> requestId, String agentName, UserQuestionRequest question, Instant at) {
+    ClientStreamEvent view = ClientStreamEvent.newBuilder().setUserQuestion(question).build();
+    return new LedgerEntry(requestId, EventKind.USER_QUESTION, agentName, Optional.of(question.getQuestion()), view,
+      Optional.empty(), Optional.empty(), at);
+  }
+
+  /** A question was answered (by {@code by}) or expired, for the record. */
+  public static LedgerEntry questionClosed(Optional<UUID> requestId, String questionId, String outcome, Optional<UUID> by, Instant at) {
+    String message = "question " + questionId + " " + outcome;
+    ClientStreamEvent view = ClientStreamEvent.newBuilder()
+      .setEvent(Event.newBuilder().setType("system").setText(message)).build();
+    return new LedgerEntry(requestId, EventKind.QUESTION_CLOSED, GATEWAY_AUTHOR, Optional.of(message), view,
+      Optional.empty(), by, at);
   }
 
   /** A human's decision on a tool approval, for the record. */

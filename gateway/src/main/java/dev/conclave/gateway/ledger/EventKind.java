@@ -16,6 +16,8 @@ public enum EventKind {
   TOOL_STATE("tool_state", "tool_result", false),
   TOOL_APPROVAL("tool_approval", "tool_call", false),
   TOOL_DECISION("tool_decision", "system", false),
+  USER_QUESTION("user_question", "system", false),
+  QUESTION_CLOSED("question_closed", "system", false),
   USAGE("usage", "system", false),
   FILE("file", "message", false),
   SESSION_INIT("session_init", "system", false),

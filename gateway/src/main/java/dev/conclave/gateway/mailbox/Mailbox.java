@@ -51,6 +51,11 @@ public final class Mailbox {
   }
 
   public Future<Accepted> send(Caller caller, ClientSendMessageRequest message) {
+    return send(caller, message, Optional.empty());
+  }
+
+  /** Accepts a message whose sender is shown as {@code sender} rather than the caller's name. */
+  public Future<Accepted> send(Caller caller, ClientSendMessageRequest message, Optional<String> sender) {
     String key = message.getConversationKey();
     String idem = message.getIdempotencyKey();
     if (idem.isEmpty()) {
@@ -73,10 +78,10 @@ public final class Mailbox {
         return Future.failedFuture(GatewayErrors.unknownConversation(key));
       }
       String agentId = route.agentId().get();
-      String sender = route.senderName().orElse(caller.principalId().toString());
+      String from = sender.or(route::senderName).orElse(caller.principalId().toString());
       UUID id = UUID.randomUUID();
-      LedgerEntry inbound = Entries.inbound(id, sender, caller.principalId(), message.getContent(), clock.instant());
-      return pool.withTransaction(tx -> requests.enqueue(tx, id, agentId, key, caller.principalId(), sender, idem,
+      LedgerEntry inbound = Entries.inbound(id, from, caller.principalId(), message.getContent(), clock.instant());
+      return pool.withTransaction(tx -> requests.enqueue(tx, id, agentId, key, caller.principalId(), from, idem,
           message.getContent(), Attachments.encode(message.getAttachmentsList()))
         .compose(inserted -> inserted.isEmpty()
           ? Future.succeededFuture(-1L)

@@ -2,8 +2,7 @@ package dev.conclave.gateway.presence;
 
 import dev.conclave.gateway.mailbox.Terminations;
 import io.vertx.core.Future;
-import io.vertx.core.Vertx;
-import io.vertx.core.internal.VertxInternal;
+import dev.conclave.platform.cluster.ClusterMembership;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -21,8 +20,8 @@ public final class MembershipWatcher {
 
   private static final Logger LOG = LoggerFactory.getLogger(MembershipWatcher.class);
 
-  private final Vertx vertx;
   private final String nodeId;
+  private final ClusterMembership membership;
   private final NodeRegistry nodes;
   private final Presence presence;
   private final Terminations terminations;
@@ -30,9 +29,9 @@ public final class MembershipWatcher {
   /** Nodes missing from the members at the previous check: gone only if still missing now. */
   private Set<String> missingBefore = new HashSet<>();
 
-  public MembershipWatcher(Vertx vertx, String nodeId, NodeRegistry nodes, Presence presence, Terminations terminations) {
-    this.vertx = vertx;
+  public MembershipWatcher(String nodeId, ClusterMembership membership, NodeRegistry nodes, Presence presence, Terminations terminations) {
     this.nodeId = nodeId;
+    this.membership = membership;
     this.nodes = nodes;
     this.presence = presence;
     this.terminations = terminations;
@@ -40,13 +39,10 @@ public final class MembershipWatcher {
 
   /** One pass: compares the registry of gateway nodes with the cluster's members. */
   public Future<Void> check() {
-    if (!vertx.isClustered()) {
-      return Future.succeededFuture();
-    }
     return nodes.entries().compose(entries -> {
       // members are read after the registry: a node registers only once it is a member, so a node
       // that joined meanwhile is never mistaken for one that left
-      Set<String> members = new HashSet<>(((VertxInternal) vertx).clusterManager().getNodes());
+      Set<String> members = membership.members();
       Set<String> missing = new HashSet<>();
       Future<Void> all = Future.succeededFuture();
       for (var e : entries.entrySet()) {

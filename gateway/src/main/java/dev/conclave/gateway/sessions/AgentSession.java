@@ -7,8 +7,6 @@ import dev.conclave.platform.auth.Caller;
 import dev.conclave.platform.errors.ConclaveException;
 import dev.conclave.platform.errors.Failures;
 import dev.conclave.proto.coven.AgentMessage;
-
-import dev.conclave.proto.coven.PackToolResult;
 import dev.conclave.proto.coven.RegistrationError;
 import dev.conclave.proto.coven.ServerMessage;
 import dev.conclave.proto.coven.Shutdown;
@@ -45,6 +43,7 @@ public final class AgentSession {
   private final Liveness liveness;
   private final SessionCommands commands;
   private final ResponseIntake intake;
+  private final PackToolCalls toolCalls;
   private State state = State.AWAITING_REGISTER;
   private Registration.Registered registered;
   private InFlight inFlight;
@@ -64,6 +63,7 @@ public final class AgentSession {
     this.liveness = new Liveness(this, services);
     this.commands = new SessionCommands(this, services);
     this.intake = new ResponseIntake(this, services, writer);
+    this.toolCalls = new PackToolCalls(this, services);
   }
 
   /** Wires the stream; the agent has {@code registerTimeout} to send RegisterAgent. */
@@ -116,9 +116,7 @@ public final class AgentSession {
         // liveness already refreshed
       }
       case INJECTION_ACK -> commands.onInjectionAck(message.getInjectionAck());
-      case EXECUTE_PACK_TOOL -> send(ServerMessage.newBuilder().setPackToolResult(PackToolResult.newBuilder()
-        .setRequestId(message.getExecutePackTool().getRequestId())
-        .setError("unknown tool '" + message.getExecutePackTool().getToolName() + "': no pack provides it")).build());
+      case EXECUTE_PACK_TOOL -> toolCalls.execute(message.getExecutePackTool());
       default -> services.metrics().dropped(SessionMetrics.DropReason.UNKNOWN_MESSAGE, agentId(), "");
     }
   }

@@ -17,7 +17,9 @@ public final class SessionMetrics {
     FINISHED_REQUEST("finished_request"),
     CANCELLED_REQUEST("cancelled_request"),
     UNKNOWN_EVENT("unknown_event"),
-    UNKNOWN_MESSAGE("unknown_message");
+    UNKNOWN_MESSAGE("unknown_message"),
+    /** An ExecutePackTool reused the request_id of a call still running; the first call's result answers it. */
+    DUPLICATE_TOOL_CALL("duplicate_tool_call");
 
     final String tag;
 

@@ -13,6 +13,7 @@ import dev.conclave.gateway.store.UsageStore;
 import dev.conclave.gateway.streaming.LiveEvents;
 import dev.conclave.platform.auth.PrincipalStore;
 import dev.conclave.platform.auth.TokenService;
+import dev.conclave.platform.packs.PackTools;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.vertx.core.Vertx;
 import io.vertx.sqlclient.Pool;
@@ -37,6 +38,7 @@ public record SessionServices(
   Terminations terminations,
   PrincipalStore principals,
   TokenService tokens,
+  PackTools packTools,
   LocalSessions sessions,
   SessionMetrics metrics,
   MeterRegistry registry,

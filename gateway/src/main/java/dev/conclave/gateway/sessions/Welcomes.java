@@ -1,14 +1,24 @@
 package dev.conclave.gateway.sessions;
 
-import dev.conclave.platform.auth.TokenService;
+import dev.conclave.platform.auth.AgentScope;
 import dev.conclave.proto.coven.ServerMessage;
 import dev.conclave.proto.coven.Welcome;
 import io.vertx.core.Future;
 
-import java.time.Duration;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
-/** Builds the Welcome a registered agent receives. */
+import java.time.Duration;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * Builds the Welcome a registered agent receives: the tools its capabilities allow (built-ins and
+ * live packs, cluster-wide) and an MCP token that works on the MCP endpoint only, for those tools.
+ */
 final class Welcomes {
+
+  private static final Logger LOG = LoggerFactory.getLogger(Welcomes.class);
 
   /** MCP tokens are short-lived; an agent gets a fresh one on every registration. */
   static final Duration MCP_TOKEN_TTL = Duration.ofHours(24);
@@ -17,13 +27,20 @@ final class Welcomes {
   }
 
   static Future<ServerMessage> issue(SessionServices services, Registration.Registered r) {
-    TokenService tokens = services.tokens();
-    return tokens.issue(r.principal(), MCP_TOKEN_TTL, "mcp").map(mcp -> ServerMessage.newBuilder().setWelcome(Welcome.newBuilder()
+    Set<String> capabilities = Set.copyOf(r.agent().capabilities());
+    var mcp = services.tokens().issueMcp(r.principal(), MCP_TOKEN_TTL, new AgentScope(r.agent().agentId(), capabilities));
+    // a registry hiccup costs the agent its tool list until it reconnects, not its registration
+    var tools = services.packTools().available(capabilities).recover(err -> {
+      LOG.warn("tool registry unreadable; welcoming without tools agent={} error={}", r.agent().agentId(), err.getMessage());
+      return Future.succeededFuture(List.of());
+    });
+    return Future.all(mcp, tools).map(v -> ServerMessage.newBuilder().setWelcome(Welcome.newBuilder()
       .setServerId(services.nodeId())
       .setAgentId(r.agent().agentId())
       .setInstanceId(r.agent().instanceId())
       .setPrincipalId(r.principal().id().toString())
-      .setMcpToken(mcp.token())
+      .addAllAvailableTools(tools.result())
+      .setMcpToken(mcp.result().token())
       .setMcpEndpoint(services.settings().mcpEndpoint())).build());
   }
 }

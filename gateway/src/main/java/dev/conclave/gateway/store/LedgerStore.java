@@ -90,6 +90,13 @@ public final class LedgerStore {
       .map(rows -> Rows.all(rows, LedgerStore::map));
   }
 
+  /** Every event of one request, in order. */
+  public Future<List<LedgerEvent>> ofRequest(UUID requestId) {
+    return pool.preparedQuery("SELECT " + COLUMNS + " FROM gateway.events WHERE request_id = $1 ORDER BY seq")
+      .execute(Tuple.of(requestId))
+      .map(rows -> Rows.all(rows, LedgerStore::map));
+  }
+
   /** The newest sequence number of the conversation (0 when it has none). */
   public Future<Long> lastSeq(String conversationKey) {
     return pool.preparedQuery("SELECT last_seq FROM gateway.conversations WHERE conversation_key = $1")

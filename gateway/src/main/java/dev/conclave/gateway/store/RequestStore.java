@@ -161,6 +161,13 @@ public final class RequestStore {
       .execute(Tuple.of(id)).mapEmpty();
   }
 
+  /** The agent's request in flight, if any (at most one, by the one-in-flight index). */
+  public Future<Optional<RequestRecord>> inFlightOf(String agentId) {
+    return pool.preparedQuery("SELECT " + COLUMNS + " FROM gateway.requests WHERE agent_id = $1 AND state = 'dispatched'")
+      .execute(Tuple.of(agentId))
+      .map(rows -> Rows.first(rows, RequestStore::map));
+  }
+
   public Future<Optional<RequestRecord>> find(UUID id) {
     return pool.preparedQuery("SELECT " + COLUMNS + " FROM gateway.requests WHERE id = $1")
       .execute(Tuple.of(id))

@@ -5,6 +5,7 @@ import dev.conclave.gateway.ledger.LedgerEvent;
 import dev.conclave.gateway.ledger.LedgerViews;
 import dev.conclave.gateway.store.ApprovalStore;
 import dev.conclave.gateway.store.LedgerStore;
+import dev.conclave.gateway.store.QuestionStore;
 import dev.conclave.proto.coven.ClientStreamEvent;
 import io.micrometer.core.instrument.Counter;
 import io.vertx.core.Future;
@@ -37,6 +38,7 @@ public final class ConversationFollower {
   private final Vertx vertx;
   private final LedgerStore ledger;
   private final ApprovalStore approvals;
+  private final QuestionStore questions;
   private final WriteStream<ClientStreamEvent> out;
   private final String conversationKey;
   private final Counter catchups;
@@ -48,11 +50,12 @@ public final class ConversationFollower {
   private boolean reading;
   private boolean stopped;
 
-  public ConversationFollower(Vertx vertx, LedgerStore ledger, ApprovalStore approvals, WriteStream<ClientStreamEvent> out,
-                              String conversationKey, Counter catchups) {
+  public ConversationFollower(Vertx vertx, LedgerStore ledger, ApprovalStore approvals, QuestionStore questions,
+                              WriteStream<ClientStreamEvent> out, String conversationKey, Counter catchups) {
     this.vertx = vertx;
     this.ledger = ledger;
     this.approvals = approvals;
+    this.questions = questions;
     this.out = out;
     this.conversationKey = conversationKey;
     this.catchups = catchups;
@@ -73,7 +76,7 @@ public final class ConversationFollower {
           return Future.failedFuture(dev.conclave.gateway.GatewayErrors.badEventId(Long.toString(from)));
         }
         lastSent = from;
-        return resendPendingApprovals(from);
+        return resendPendingApprovals(from).compose(v -> resendOpenQuestions(from));
       })
       .onSuccess(v -> catchUp())
       .onFailure(err -> stop());
@@ -86,6 +89,19 @@ public final class ConversationFollower {
         if (p.ledgerSeq() <= from) {
           emit(ClientStreamEvent.newBuilder().setConversationKey(conversationKey)
             .setTimestamp(LedgerViews.iso(Instant.now())).setToolApproval(p.request()).build());
+        }
+      }
+      return null;
+    });
+  }
+
+  /** Questions still open that were asked before the resume point are sent again, so they can be answered. */
+  private Future<Void> resendOpenQuestions(long from) {
+    return questions.openIn(conversationKey).map(open -> {
+      for (QuestionStore.Question q : open) {
+        if (q.ledgerSeq() <= from) {
+          emit(ClientStreamEvent.newBuilder().setConversationKey(conversationKey)
+            .setTimestamp(LedgerViews.iso(Instant.now())).setUserQuestion(q.request()).build());
         }
       }
       return null;

@@ -249,7 +249,7 @@ class FeaturesTest {
     var out = admin.grpc().unary(ClientServiceGrpcClient.AnswerQuestion, AnswerQuestionRequest.newBuilder()
       .setAgentId("packer").setQuestionId("q-1").addSelected("yes").build(), admin.authorization()).response().orElseThrow();
     assertThat(out.getSuccess()).isFalse();
-    assertThat(out.getError()).contains("no such question");
+    assertThat(out.getError()).contains("no pending question with ID q-1");
   }
 
   private static ApproveToolResponse approve(String agentId, String toolId, boolean approved, boolean all) {

@@ -5,6 +5,7 @@ import dev.conclave.gateway.support.Clients;
 import dev.conclave.gateway.support.GatewayFixture;
 import dev.conclave.gateway.support.RawAgent;
 import dev.conclave.platform.auth.Caller;
+import dev.conclave.platform.auth.TokenPurpose;
 import dev.conclave.platform.auth.PrincipalStatus;
 import dev.conclave.platform.auth.PrincipalType;
 import dev.conclave.platform.testing.TestNode;
@@ -22,6 +23,7 @@ import org.junit.jupiter.api.Test;
 import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /** Spec 000, RegisterAgent: the first message, every way a registration is refused, Welcome, identity. */
 class RegistrationTest {
@@ -108,8 +110,13 @@ class RegistrationTest {
       assertThat(w.getAvailableToolsList()).isEmpty();
       assertThat(w.getSecretsMap()).isEmpty();
       assertThat(w.getMcpEndpoint()).startsWith("http://").endsWith("/mcp");
-      Caller mcp = gw.node().runtime().context().tokens().verify(w.getMcpToken());
+      Caller mcp = gw.node().runtime().context().tokens().verify(w.getMcpToken(), TokenPurpose.MCP);
       assertThat(mcp.principalId()).isEqualTo(me.principalId());
+      assertThat(mcp.agentScope().orElseThrow().agentId()).isEqualTo("welcome-1");
+      assertThat(mcp.agentScope().orElseThrow().capabilities()).containsExactly("chat");
+      // the MCP token is for the MCP endpoint only
+      assertThatThrownBy(() -> gw.node().runtime().context().tokens().verify(w.getMcpToken()))
+        .hasMessageContaining("only 'api' tokens are accepted here");
     }
   }
 

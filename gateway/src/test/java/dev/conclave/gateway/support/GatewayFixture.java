@@ -72,7 +72,7 @@ public final class GatewayFixture implements AutoCloseable {
   }
 
   public String token(Principal p) {
-    return await(node.runtime().context().tokens().issue(p, Duration.ofHours(1), "test")).token();
+    return await(node.runtime().context().tokens().issue(p, Duration.ofHours(1))).token();
   }
 
   public Clients admin() {

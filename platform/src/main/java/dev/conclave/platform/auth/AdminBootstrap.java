@@ -35,7 +35,7 @@ public final class AdminBootstrap {
     }
     return principals.create(ADMIN_PRINCIPAL_ID, PrincipalType.CLIENT, "admin", PrincipalStatus.APPROVED,
         List.of(Roles.OWNER, Roles.ADMIN), Optional.empty())
-      .compose(admin -> tokens.issue(admin, ADMIN_TOKEN_TTL, "admin-bootstrap"))
+      .compose(admin -> tokens.issue(admin, ADMIN_TOKEN_TTL))
       .map(issued -> {
         try {
           PrivateFiles.write(tokenFile, issued.token() + "\n");

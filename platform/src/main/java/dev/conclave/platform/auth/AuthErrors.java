@@ -32,6 +32,11 @@ public final class AuthErrors {
     return new ConclaveException(ErrorKind.UNAUTHENTICATED, "token_revoked", "the token has been revoked");
   }
 
+  public static ConclaveException wrongPurpose(String purpose, String expected) {
+    return new ConclaveException(ErrorKind.UNAUTHENTICATED, "token_wrong_purpose",
+      "this is an '" + purpose + "' token; only '" + expected + "' tokens are accepted here");
+  }
+
   public static ConclaveException adminRequired() {
     return new ConclaveException(ErrorKind.PERMISSION_DENIED, "admin_required", "this operation needs the admin or owner role");
   }

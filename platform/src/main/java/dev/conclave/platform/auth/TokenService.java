@@ -58,7 +58,17 @@ public final class TokenService {
     this.revocationAnnouncer = revocationAnnouncer;
   }
 
-  public Future<IssuedToken> issue(Principal principal, Duration ttl, String purpose) {
+  /** Issues an API token: accepted by the gRPC services and the HTTP API. */
+  public Future<IssuedToken> issue(Principal principal, Duration ttl) {
+    return issue(principal, ttl, TokenPurpose.API, Optional.empty());
+  }
+
+  /** Issues an MCP token: accepted only by the MCP endpoint, scoped to {@code scope}'s tools. */
+  public Future<IssuedToken> issueMcp(Principal principal, Duration ttl, AgentScope scope) {
+    return issue(principal, ttl, TokenPurpose.MCP, Optional.of(scope));
+  }
+
+  private Future<IssuedToken> issue(Principal principal, Duration ttl, TokenPurpose purpose, Optional<AgentScope> scope) {
     if (ttl.isNegative() || ttl.isZero() || ttl.compareTo(MAX_TTL) > 0) {
       return Future.failedFuture(AuthErrors.invalidTtl(ttl.getSeconds(), MAX_TTL.getSeconds()));
     }
@@ -70,25 +80,37 @@ public final class TokenService {
       .put("jti", tokenId.toString())
       .put("ptype", principal.type().wire())
       .put("roles", new JsonArray(List.copyOf(principal.roles())))
+      .put("pur", purpose.wire())
       .put("iat", now.getEpochSecond())
       .put("exp", expires.getEpochSecond());
+    scope.ifPresent(s -> claims.put("agt", s.agentId()).put("caps", new JsonArray(s.capabilities().stream().sorted().toList())));
     String token = jwt.generateToken(claims, new JWTOptions().setAlgorithm("HS256").setIssuer(ISSUER)
       .setAudience(List.of(AUDIENCE)).setNoTimestamp(true));
     Instant expiresAt = Instant.ofEpochSecond(expires.getEpochSecond());
-    return store.record(tokenId, principal.id(), purpose, now, expiresAt)
+    return store.record(tokenId, principal.id(), purpose.wire(), now, expiresAt)
       .map(v -> new IssuedToken(token, tokenId, principal.id(), expiresAt));
   }
 
-  /** Verifies the value of an {@code authorization} header. */
+  /** Verifies the value of an {@code authorization} header carrying an API token. */
   public Caller verifyHeader(String authorization) {
-    return verify(Bearer.token(authorization));
+    return verify(Bearer.token(authorization), TokenPurpose.API);
+  }
+
+  /** Verifies the value of an {@code authorization} header carrying a token for {@code purpose}. */
+  public Caller verifyHeader(String authorization, TokenPurpose purpose) {
+    return verify(Bearer.token(authorization), purpose);
+  }
+
+  /** Verifies an API token. */
+  public Caller verify(String token) {
+    return verify(token, TokenPurpose.API);
   }
 
   /**
-   * Verifies a token: signature, issuer, audience, expiry and revocation. Throws the precise
+   * Verifies a token: signature, issuer, audience, expiry, revocation and purpose. Throws the precise
    * {@link AuthErrors} failure otherwise.
    */
-  public Caller verify(String token) {
+  public Caller verify(String token, TokenPurpose expected) {
     // HS256 verification in vertx-auth-jwt completes within the call; a pending future would mean
     // the library changed, and is treated as a rejection rather than waited on.
     Future<User> result = jwt.authenticate(new TokenCredentials(token));
@@ -102,12 +124,22 @@ public final class TokenService {
       Set<String> roles = new HashSet<>();
       JsonArray roleArray = claims.getJsonArray("roles", new JsonArray());
       roleArray.forEach(r -> roles.add(String.valueOf(r)));
+      // tokens issued before purposes existed carry none: they were API tokens
+      TokenPurpose purpose = TokenPurpose.of(claims.getString("pur", TokenPurpose.API.wire())).orElseThrow();
+      Optional<AgentScope> scope = Optional.empty();
+      if (claims.containsKey("agt")) {
+        Set<String> caps = new HashSet<>();
+        claims.getJsonArray("caps", new JsonArray()).forEach(c -> caps.add(String.valueOf(c)));
+        scope = Optional.of(new AgentScope(claims.getString("agt"), caps));
+      }
       caller = new Caller(
         UUID.fromString(claims.getString("sub")),
         PrincipalType.of(claims.getString("ptype")).orElseThrow(),
         roles,
         Optional.of(UUID.fromString(claims.getString("jti"))),
-        Instant.ofEpochSecond(claims.getLong("exp")));
+        Instant.ofEpochSecond(claims.getLong("exp")),
+        purpose,
+        scope);
     } catch (RuntimeException e) {
       throw AuthErrors.invalidToken();
     }
@@ -116,6 +148,9 @@ public final class TokenService {
     }
     if (revocations.contains(caller.tokenId().orElseThrow())) {
       throw AuthErrors.revoked();
+    }
+    if (caller.purpose() != expected) {
+      throw AuthErrors.wrongPurpose(caller.purpose().wire(), expected.wire());
     }
     return caller;
   }

@@ -18,4 +18,15 @@ public final class MetricNames {
   public static final String GATEWAY_AGENTS_CONNECTED = "conclave.gateway.agents.connected";
   /** Live subscribers that fell behind and switched to reading the ledger. */
   public static final String GATEWAY_SUBSCRIBER_CATCHUPS = "conclave.gateway.subscribers.catchups";
+
+  /** Pack tool calls run on this node; tags {@code outcome} (ok, tool_error, timeout, …) and {@code origin}. */
+  public static final String PACKS_TOOL_CALLS = "conclave.packs.tool.calls";
+  /** Time from a call's arrival on the running node to its outcome; tag {@code kind} (builtin or pack). */
+  public static final String PACKS_TOOL_CALL_DURATION = "conclave.packs.tool.call.duration";
+  /** Pack results that matched no waiting call (late, duplicate or unknown); tag {@code reason}. */
+  public static final String PACKS_RESULTS_DROPPED = "conclave.packs.results.dropped";
+  /** Pack streams open on this node. */
+  public static final String PACKS_CONNECTED = "conclave.packs.connected";
+  /** MCP JSON-RPC requests; tag {@code method}. */
+  public static final String PACKS_MCP_REQUESTS = "conclave.packs.mcp.requests";
 }

@@ -1,6 +1,8 @@
 package dev.conclave.platform.runtime;
 
 import dev.conclave.platform.auth.PrincipalStore;
+import dev.conclave.platform.cluster.ClusterMembership;
+import dev.conclave.platform.packs.PackTools;
 import dev.conclave.platform.auth.TokenService;
 import dev.conclave.platform.config.ConclaveConfig;
 import dev.conclave.platform.health.NodeHealth;
@@ -19,7 +21,9 @@ public record NodeContext(
   PrincipalStore principals,
   MeterRegistry metrics,
   NodeHealth health,
-  Clock clock) {
+  Clock clock,
+  ClusterMembership membership,
+  PackTools packTools) {
 
   public String nodeId() {
     return config.nodeId();

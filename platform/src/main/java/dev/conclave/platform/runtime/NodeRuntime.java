@@ -7,6 +7,7 @@ import dev.conclave.platform.auth.RevocationList;
 import dev.conclave.platform.auth.SigningSecret;
 import dev.conclave.platform.auth.TokenService;
 import dev.conclave.platform.auth.TokenStore;
+import dev.conclave.platform.cluster.ClusterMembership;
 import dev.conclave.platform.cluster.VertxBootstrap;
 import dev.conclave.platform.config.ConclaveConfig;
 import dev.conclave.platform.db.Migrations;
@@ -16,6 +17,7 @@ import dev.conclave.platform.db.SchemaMigration;
 import dev.conclave.platform.health.NodeHealth;
 import dev.conclave.platform.health.Readiness;
 import dev.conclave.platform.metrics.NodeMetrics;
+import dev.conclave.platform.packs.EventBusPackTools;
 import dev.conclave.platform.server.EdgeContribution;
 import dev.conclave.platform.server.EdgeVerticle;
 import io.vertx.core.DeploymentOptions;
@@ -96,7 +98,9 @@ public final class NodeRuntime {
       if (await(AdminBootstrap.ensureAdminToken(config.adminTokenFile(), principals, tokens), "write the admin token")) {
         LOG.info("auth: admin token written file={}", config.adminTokenFile());
       }
-      NodeContext context = new NodeContext(vertx, config, pool, tokens, principals, metrics.registry(), health, clock);
+      ClusterMembership membership = ClusterMembership.of(vertx);
+      NodeContext context = new NodeContext(vertx, config, pool, tokens, principals, metrics.registry(), health, clock,
+        membership, new EventBusPackTools(vertx, membership, config.nodeId()));
 
       List<RunningRole> running = new ArrayList<>();
       List<EdgeContribution> contributions = new ArrayList<>();

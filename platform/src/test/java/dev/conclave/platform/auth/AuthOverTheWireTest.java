@@ -112,7 +112,7 @@ class AuthOverTheWireTest {
     TokenService tokens = node.runtime().context().tokens();
     Principal admin = node.runtime().context().principals().find(AdminBootstrap.ADMIN_PRINCIPAL_ID)
       .toCompletionStage().toCompletableFuture().get().orElseThrow();
-    TokenService.IssuedToken issued = tokens.issue(admin, Duration.ofHours(1), "test").toCompletionStage().toCompletableFuture().get();
+    TokenService.IssuedToken issued = tokens.issue(admin, Duration.ofHours(1)).toCompletionStage().toCompletableFuture().get();
     assertThat(grpc.unary(ClientServiceGrpcClient.GetMe, Empty.getDefaultInstance(), GrpcCalls.bearer(issued.token())).status())
       .isEqualTo(GrpcStatus.OK);
 
@@ -168,7 +168,7 @@ class AuthOverTheWireTest {
     Principal admin = new Principal(AdminBootstrap.ADMIN_PRINCIPAL_ID, PrincipalType.CLIENT, "admin", PrincipalStatus.APPROVED,
       List.of(Roles.MEMBER), Optional.empty(), Instant.now());
     try {
-      return service.issue(admin, ttl, "test").toCompletionStage().toCompletableFuture().get().token();
+      return service.issue(admin, ttl).toCompletionStage().toCompletableFuture().get().token();
     } catch (Exception e) {
       throw new IllegalStateException(e);
     }

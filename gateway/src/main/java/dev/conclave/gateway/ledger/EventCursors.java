@@ -1,4 +1,4 @@
-package dev.conclave.gateway.api;
+package dev.conclave.gateway.ledger;
 
 import dev.conclave.gateway.GatewayErrors;
 
@@ -9,7 +9,7 @@ import java.time.format.DateTimeParseException;
 import java.util.Base64;
 
 /** Parses what clients send to page and resume conversations: cursors, event ids, times. */
-final class EventCursors {
+public final class EventCursors {
 
   private static final String PREFIX = "c1:";
 
@@ -17,11 +17,11 @@ final class EventCursors {
   }
 
   /** An opaque GetEvents cursor for "after this event". */
-  static String cursorAfter(long seq) {
+  public static String cursorAfter(long seq) {
     return Base64.getUrlEncoder().withoutPadding().encodeToString((PREFIX + seq).getBytes(StandardCharsets.UTF_8));
   }
 
-  static long parseCursor(String cursor) {
+  public static long parseCursor(String cursor) {
     try {
       String text = new String(Base64.getUrlDecoder().decode(cursor), StandardCharsets.UTF_8);
       if (!text.startsWith(PREFIX)) {
@@ -38,7 +38,7 @@ final class EventCursors {
   }
 
   /** Event ids are the ledger's sequence numbers: 1, 2, 3… within a conversation. */
-  static long parseEventId(String id) {
+  public static long parseEventId(String id) {
     try {
       long seq = Long.parseLong(id.trim());
       if (seq < 0) {
@@ -50,7 +50,7 @@ final class EventCursors {
     }
   }
 
-  static Instant parseTime(String field, String iso) {
+  public static Instant parseTime(String field, String iso) {
     try {
       return OffsetDateTime.parse(iso).toInstant();
     } catch (DateTimeParseException e) {

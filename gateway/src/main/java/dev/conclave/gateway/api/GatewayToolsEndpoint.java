@@ -1,0 +1,86 @@
+package dev.conclave.gateway.api;
+
+import com.google.protobuf.InvalidProtocolBufferException;
+import dev.conclave.contract.Addresses;
+import dev.conclave.gateway.control.AgentPrompts;
+import dev.conclave.gateway.control.AgentTools;
+import dev.conclave.gateway.control.Questions;
+import dev.conclave.platform.errors.ConclaveException;
+import dev.conclave.platform.errors.Failures;
+import dev.conclave.platform.packs.GatewayToolOps;
+import dev.conclave.proto.coven.UserQuestionRequest;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.eventbus.Message;
+import io.vertx.core.eventbus.MessageConsumer;
+import io.vertx.core.json.JsonObject;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.time.Duration;
+import java.util.Base64;
+import java.util.UUID;
+
+/**
+ * The gateway's side of {@link Addresses#GATEWAY_TOOLS}: what built-in tools running on a pack-host
+ * node need from the gateway (questions to users, the agent directory, conversations, prompting an
+ * agent). A failure's message is the error the agent sees.
+ */
+public final class GatewayToolsEndpoint {
+
+  private static final Logger LOG = LoggerFactory.getLogger(GatewayToolsEndpoint.class);
+
+  private final Questions questions;
+  private final AgentTools agents;
+  private final AgentPrompts prompts;
+
+  public GatewayToolsEndpoint(Questions questions, AgentTools agents, AgentPrompts prompts) {
+    this.questions = questions;
+    this.agents = agents;
+    this.prompts = prompts;
+  }
+
+  public MessageConsumer<JsonObject> register(Vertx vertx) {
+    return vertx.eventBus().consumer(Addresses.GATEWAY_TOOLS, this::handle);
+  }
+
+  private void handle(Message<JsonObject> msg) {
+    JsonObject body = msg.body();
+    Future<JsonObject> result;
+    try {
+      result = switch (body.getString(GatewayToolOps.OP, "")) {
+        case GatewayToolOps.ASK_USER -> questions.ask(body.getString("agentId"), question(body.getString("question")))
+          .map(key -> new JsonObject().put("conversationKey", key));
+        case GatewayToolOps.EXPIRE_QUESTION -> questions.expire(body.getString("questionId", ""));
+        case GatewayToolOps.LIST_AGENTS -> agents.listConnected();
+        case GatewayToolOps.AGENT_MESSAGES -> agents.messages(body.getString("agentId", ""), body.getInteger("limit", 0),
+          body.getString("cursor", ""));
+        case GatewayToolOps.SEND_MESSAGE -> prompts.send(body.getString("agentId", ""), body.getString("content", ""),
+          body.getString("fromAgentId", ""), UUID.fromString(body.getString("principalId")), body.getString("idempotencyKey"),
+          Duration.ofMillis(body.getLong("timeoutMs", 30_000L)));
+        default -> Future.failedFuture(ConclaveException.invalid("op_unknown", "unknown gateway tool op '" + body.getString(GatewayToolOps.OP) + "'"));
+      };
+    } catch (RuntimeException e) {
+      result = Future.failedFuture(e);
+    }
+    result.onComplete(ar -> {
+      if (ar.succeeded()) {
+        msg.reply(ar.result());
+      } else {
+        ConclaveException e = Failures.classify(ar.cause());
+        if (Failures.unexpected(e)) {
+          LOG.error("gateway tool op failed op={}", body.getString(GatewayToolOps.OP), ar.cause());
+        }
+        msg.fail(e.kind().httpStatus(), e.detail());
+      }
+    });
+  }
+
+  private static UserQuestionRequest question(String base64) {
+    try {
+      return UserQuestionRequest.parseFrom(Base64.getDecoder().decode(base64));
+    } catch (InvalidProtocolBufferException | IllegalArgumentException | NullPointerException e) {
+      throw ConclaveException.invalid("question_invalid", "the question could not be decoded");
+    }
+  }
+}

@@ -1,0 +1,71 @@
+package dev.conclave.gateway.sessions;
+
+import dev.conclave.platform.packs.ToolCall;
+import dev.conclave.platform.packs.ToolOutcome;
+import dev.conclave.proto.coven.ExecutePackTool;
+import dev.conclave.proto.coven.PackToolResult;
+import dev.conclave.proto.coven.ServerMessage;
+
+import java.util.HashSet;
+import java.util.Set;
+import java.util.UUID;
+
+/**
+ * One session's pack tool calls: each {@code ExecutePackTool} goes to the pack host and its one
+ * {@code PackToolResult} comes back with the agent's own request_id. Calls run beside the agent's
+ * other traffic, never in its way. State lives on the session's context.
+ */
+final class PackToolCalls {
+
+  /** Calls one agent may have running at once; more are answered with an error at once. */
+  static final int MAX_IN_FLIGHT = 64;
+
+  private final AgentSession session;
+  private final SessionServices services;
+  private final Set<String> running = new HashSet<>();
+
+  PackToolCalls(AgentSession session, SessionServices services) {
+    this.session = session;
+    this.services = services;
+  }
+
+  void execute(ExecutePackTool request) {
+    String id = request.getRequestId();
+    if (id.isEmpty()) {
+      answer(id, ToolOutcome.failed(ToolOutcome.Status.INVALID_INPUT, "ExecutePackTool.request_id is required"));
+      return;
+    }
+    if (request.getToolName().isEmpty()) {
+      answer(id, ToolOutcome.failed(ToolOutcome.Status.INVALID_INPUT, "ExecutePackTool.tool_name is required"));
+      return;
+    }
+    if (running.contains(id)) {
+      services.metrics().dropped(SessionMetrics.DropReason.DUPLICATE_TOOL_CALL, session.agentId(), id);
+      return;
+    }
+    if (running.size() >= MAX_IN_FLIGHT) {
+      answer(id, ToolOutcome.failed(ToolOutcome.Status.UNAVAILABLE,
+        "too many tool calls running (" + MAX_IN_FLIGHT + "); wait for a result before starting another"));
+      return;
+    }
+    running.add(id);
+    Registration.Registered r = session.registration();
+    ToolCall call = new ToolCall(UUID.randomUUID().toString(), id, r.agent().agentId(), r.principal().id(),
+      Set.copyOf(r.agent().capabilities()), request.getToolName(), request.getInputJson(), ToolCall.ORIGIN_AGENT_STREAM);
+    services.packTools().execute(call).onComplete(ar -> session.runOnContext(() -> {
+      running.remove(id);
+      answer(id, ar.succeeded() ? ar.result()
+        : ToolOutcome.failed(ToolOutcome.Status.UNAVAILABLE, "tool '" + request.getToolName() + "' could not run: " + ar.cause().getMessage()));
+    }));
+  }
+
+  private void answer(String requestId, ToolOutcome outcome) {
+    PackToolResult.Builder result = PackToolResult.newBuilder().setRequestId(requestId);
+    if (outcome.succeeded()) {
+      result.setOutputJson(outcome.output());
+    } else {
+      result.setError(outcome.error());
+    }
+    session.send(ServerMessage.newBuilder().setPackToolResult(result).build());
+  }
+}

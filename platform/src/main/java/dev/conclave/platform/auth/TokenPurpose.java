@@ -1,0 +1,31 @@
+package dev.conclave.platform.auth;
+
+import java.util.Arrays;
+import java.util.Optional;
+
+/**
+ * Where a token may be used. A token is accepted only by the surfaces its purpose names: an
+ * {@code mcp} token (the one an agent gets in Welcome) works on {@code /mcp} and nowhere else, and no
+ * other token works there.
+ */
+public enum TokenPurpose {
+  /** gRPC services and the HTTP API under {@code /api/}. */
+  API("api"),
+  /** The MCP endpoint, scoped to one agent's tools. */
+  MCP("mcp");
+
+  private final String wire;
+
+  TokenPurpose(String wire) {
+    this.wire = wire;
+  }
+
+  /** The name in the token's {@code pur} claim and in {@code auth.tokens.purpose}. */
+  public String wire() {
+    return wire;
+  }
+
+  public static Optional<TokenPurpose> of(String wire) {
+    return Arrays.stream(values()).filter(p -> p.wire.equals(wire)).findFirst();
+  }
+}

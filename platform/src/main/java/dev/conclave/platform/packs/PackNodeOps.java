@@ -1,0 +1,37 @@
+package dev.conclave.platform.packs;
+
+import io.vertx.core.json.JsonObject;
+
+/**
+ * The messages a pack-host node takes on {@code Addresses.packHostNode(node)}: the one definition of
+ * their shapes, used by senders and by the pack host that handles them.
+ */
+public final class PackNodeOps {
+
+  /** Run a call here. Fields: {@code call} ({@link ToolCall} JSON); reply: {@link ToolOutcome} JSON. */
+  public static final String EXECUTE = "execute";
+  /**
+   * A pack's result arrived at another node. Fields: {@code principalId}, {@code response}
+   * (ExecuteToolResponse, protobuf, base64); reply: {@code {"accepted": bool, "reason"}}.
+   */
+  public static final String TOOL_RESULT = "tool-result";
+  /** End a pack's stream that a newer registration replaced. Fields: {@code packId}, {@code connection}. */
+  public static final String SUPERSEDE = "supersede";
+
+  public static final String OP = "op";
+
+  private PackNodeOps() {
+  }
+
+  public static JsonObject execute(ToolCall call) {
+    return new JsonObject().put(OP, EXECUTE).put("call", call.toJson());
+  }
+
+  public static JsonObject toolResult(String principalId, String responseBase64) {
+    return new JsonObject().put(OP, TOOL_RESULT).put("principalId", principalId).put("response", responseBase64);
+  }
+
+  public static JsonObject supersede(String packId, String connection) {
+    return new JsonObject().put(OP, SUPERSEDE).put("packId", packId).put("connection", connection);
+  }
+}
