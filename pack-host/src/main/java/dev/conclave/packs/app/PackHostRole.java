@@ -1,20 +1,48 @@
 package dev.conclave.packs.app;
 
+import dev.conclave.packs.PackErrors;
+import dev.conclave.packs.PackSettings;
+import dev.conclave.packs.api.McpHttpEndpoint;
+import dev.conclave.packs.api.PackNodeEndpoint;
+import dev.conclave.packs.api.PackServiceEndpoint;
+import dev.conclave.packs.api.PacksHttpApi;
+import dev.conclave.packs.builtin.Builtins;
+import dev.conclave.packs.builtin.GatewayCalls;
+import dev.conclave.packs.builtin.admin.AdminPack;
+import dev.conclave.packs.builtin.base.BasePack;
+import dev.conclave.packs.builtin.mail.MailPack;
+import dev.conclave.packs.builtin.notes.NotesPack;
+import dev.conclave.packs.builtin.ui.QuestionWaiters;
+import dev.conclave.packs.builtin.ui.UiPack;
+import dev.conclave.packs.connections.LocalPacks;
+import dev.conclave.packs.connections.PackRegistrations;
+import dev.conclave.packs.connections.ResultRouter;
+import dev.conclave.packs.dispatch.ToolDispatcher;
+import dev.conclave.packs.mcp.McpProtocol;
+import dev.conclave.packs.mcp.McpSessions;
+import dev.conclave.packs.registry.ToolRegistry;
+import dev.conclave.packs.store.ToolCallLog;
 import dev.conclave.platform.config.RoleName;
 import dev.conclave.platform.db.SchemaMigration;
+import dev.conclave.platform.metrics.MetricNames;
 import dev.conclave.platform.runtime.NodeContext;
 import dev.conclave.platform.runtime.RoleModule;
 import dev.conclave.platform.runtime.RunningRole;
+import dev.conclave.platform.server.EdgeContribution;
+import io.modelcontextprotocol.json.jackson3.JacksonMcpJsonMapper;
 import io.vertx.core.Future;
+import io.vertx.core.Promise;
+import io.vertx.core.Vertx;
+import io.vertx.ext.web.Router;
+import io.vertx.grpc.server.GrpcServer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import tools.jackson.databind.json.JsonMapper;
 
+import java.time.Duration;
 import java.util.List;
 
-/**
- * The pack-tool host role. PackService (pack registration and tool dispatch) and MCP are not built
- * yet, so this role deploys nothing and says so, rather than pretending to serve.
- */
+/** The pack-tool host role: wires PackService, the tool registry and dispatch, the built-in packs and MCP. */
 public final class PackHostRole implements RoleModule {
 
   private static final Logger LOG = LoggerFactory.getLogger(PackHostRole.class);
@@ -26,12 +54,82 @@ public final class PackHostRole implements RoleModule {
 
   @Override
   public List<SchemaMigration> migrations() {
-    return List.of();
+    return List.of(new SchemaMigration("packs"));
   }
 
   @Override
-  public Future<RunningRole> start(NodeContext context) {
-    LOG.warn("role pack-host: PackService and MCP are not built yet; this role deploys nothing on node={}", context.nodeId());
-    return Future.succeededFuture(RunningRole.idle());
+  public Future<RunningRole> start(NodeContext ctx) {
+    Vertx vertx = ctx.vertx();
+    PackSettings settings = PackSettings.from(ctx.config());
+    ToolRegistry registry = new ToolRegistry(vertx, ctx.membership());
+    LocalPacks local = new LocalPacks();
+    ctx.metrics().gauge(MetricNames.PACKS_CONNECTED, local, LocalPacks::size);
+    GatewayCalls gateway = new GatewayCalls(vertx);
+    QuestionWaiters waiters = new QuestionWaiters();
+    Builtins builtins = new Builtins(List.of(
+      BasePack.create(ctx.pool(), ctx.clock()),
+      NotesPack.create(ctx.pool(), ctx.clock()),
+      MailPack.create(ctx.pool(), ctx.clock()),
+      AdminPack.create(gateway),
+      UiPack.create(vertx, gateway, waiters, settings.askUserTimeout())));
+    ToolCallLog calls = new ToolCallLog(ctx.pool());
+    ToolDispatcher dispatcher = new ToolDispatcher(vertx, ctx.nodeId(), registry, local, builtins, calls, ctx.metrics(), ctx.clock());
+    ResultRouter results = new ResultRouter(vertx, ctx.nodeId(), local, registry, ctx.metrics());
+    PackServiceEndpoint packService = new PackServiceEndpoint(ctx.tokens(),
+      new PackRegistrations(vertx, ctx.nodeId(), ctx.membership(), ctx.principals(), registry, local, settings.pingInterval()), results);
+    JacksonMcpJsonMapper json = new JacksonMcpJsonMapper(JsonMapper.shared());
+    McpHttpEndpoint mcp = new McpHttpEndpoint(ctx.tokens(), new McpSessions(vertx), new McpProtocol(json, ctx.packTools()), json,
+      ctx.metrics());
+    PacksHttpApi http = new PacksHttpApi(registry, builtins, calls);
+
+    EdgeContribution edge = new EdgeContribution() {
+      @Override
+      public void bindGrpc(GrpcServer server) {
+        server.addService(packService.service());
+      }
+
+      @Override
+      public void bindHttp(Router router) {
+        mcp.mount(router);
+        http.mount(router);
+      }
+    };
+    PackHostVerticle node = new PackHostVerticle(ctx.nodeId(), ctx.membership(), registry, builtins,
+      new PackNodeEndpoint(ctx.nodeId(), dispatcher, results, local), waiters);
+    return vertx.deployVerticle(node).map(deployment -> {
+      LOG.info("role pack-host: PackService, {} built-in tools and MCP at {} ready on node={}",
+        builtins.packs().stream().mapToInt(p -> p.tools().size()).sum(), McpHttpEndpoint.PATH, ctx.nodeId());
+      return running(vertx, local, deployment, edge);
+    });
+  }
+
+  private static RunningRole running(Vertx vertx, LocalPacks local, String deployment, EdgeContribution edge) {
+    return new RunningRole() {
+      @Override
+      public List<EdgeContribution> contributions() {
+        return List.of(edge);
+      }
+
+      @Override
+      public Future<Void> drain(Duration grace) {
+        LOG.info("role pack-host: draining packs={}", local.size());
+        local.startDraining();
+        local.all().forEach(c -> c.close("node stopping", PackErrors.nodeStopping()));
+        Promise<Void> drained = Promise.promise();
+        long deadline = System.nanoTime() + Math.min(grace.toMillis(), 3000) * 1_000_000;
+        vertx.setPeriodic(50, id -> {
+          if (local.size() == 0 || System.nanoTime() > deadline) {
+            vertx.cancelTimer(id);
+            drained.complete();
+          }
+        });
+        return drained.future();
+      }
+
+      @Override
+      public Future<Void> stop() {
+        return vertx.undeploy(deployment);
+      }
+    };
   }
 }

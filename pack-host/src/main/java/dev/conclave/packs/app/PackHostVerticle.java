@@ -1,0 +1,59 @@
+package dev.conclave.packs.app;
+
+import dev.conclave.packs.api.PackNodeEndpoint;
+import dev.conclave.packs.builtin.Builtins;
+import dev.conclave.packs.builtin.ui.QuestionWaiters;
+import dev.conclave.packs.registry.RegistryJanitor;
+import dev.conclave.packs.registry.ToolRegistry;
+import dev.conclave.platform.cluster.ClusterMembership;
+import io.vertx.core.Future;
+import io.vertx.core.VerticleBase;
+import io.vertx.core.eventbus.MessageConsumer;
+import io.vertx.core.json.JsonObject;
+
+/**
+ * The pack host's node-level duties: its event-bus address, the ask_user answer feed, the built-in
+ * tools in the registry, this node in the list of pack hosts, and the registry janitor.
+ */
+final class PackHostVerticle extends VerticleBase {
+
+  static final long SWEEP_MS = 10_000;
+
+  private final String nodeId;
+  private final ClusterMembership membership;
+  private final ToolRegistry registry;
+  private final Builtins builtins;
+  private final PackNodeEndpoint endpoint;
+  private final QuestionWaiters waiters;
+  private final RegistryJanitor janitor;
+  private MessageConsumer<JsonObject> nodeConsumer;
+  private MessageConsumer<JsonObject> answers;
+
+  PackHostVerticle(String nodeId, ClusterMembership membership, ToolRegistry registry, Builtins builtins, PackNodeEndpoint endpoint,
+                   QuestionWaiters waiters) {
+    this.nodeId = nodeId;
+    this.membership = membership;
+    this.registry = registry;
+    this.builtins = builtins;
+    this.endpoint = endpoint;
+    this.waiters = waiters;
+    this.janitor = new RegistryJanitor(registry);
+  }
+
+  @Override
+  public Future<?> start() {
+    nodeConsumer = endpoint.register(vertx);
+    answers = waiters.listen(vertx);
+    membership.onLeave(member -> janitor.sweep("member " + member + " left"));
+    vertx.setPeriodic(SWEEP_MS, t -> janitor.sweep("periodic"));
+    return Future.all(nodeConsumer.completion(), answers.completion())
+      .compose(v -> registry.publishBuiltins(builtins.packs()))
+      .compose(v -> janitor.sweep("start"))
+      .compose(v -> registry.joinNode(nodeId));
+  }
+
+  @Override
+  public Future<?> stop() {
+    return Future.join(registry.leaveNode(nodeId), nodeConsumer.unregister(), answers.unregister());
+  }
+}

@@ -1,0 +1,70 @@
+package dev.conclave.packs.builtin.admin;
+
+import dev.conclave.packs.builtin.BuiltinPack;
+import dev.conclave.packs.builtin.BuiltinTool;
+import dev.conclave.packs.builtin.GatewayCalls;
+import dev.conclave.packs.builtin.ToolCaller;
+import dev.conclave.platform.packs.GatewayToolOps;
+import dev.conclave.proto.coven.ToolDefinition;
+import io.vertx.core.Future;
+import io.vertx.core.json.JsonObject;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.UUID;
+import java.util.function.BiFunction;
+
+/**
+ * {@code builtin:admin} (capability {@code admin}): look at and talk to the other agents. The
+ * gateway answers these (it holds presence and conversations); the tools only ask it.
+ */
+public final class AdminPack {
+
+  public static final String ID = "builtin:admin";
+  public static final String CAPABILITY = "admin";
+  /** How long admin_send_message waits for the other agent's reply. */
+  static final int SEND_TIMEOUT_SECONDS = 300;
+  static final Duration QUERY_TIMEOUT = Duration.ofSeconds(10);
+
+  private AdminPack() {
+  }
+
+  public static BuiltinPack create(GatewayCalls gateway) {
+    return new BuiltinPack(ID, CAPABILITY, List.of(
+      tool("admin_list_agents", "List connected agents", "{\"type\":\"object\",\"properties\":{}}", 0,
+        (caller, input) -> gateway.request(GatewayToolOps.request(GatewayToolOps.LIST_AGENTS), QUERY_TIMEOUT).map(JsonObject::encode)),
+      tool("admin_agent_messages",
+        "Read all messages for an agent in chronological order with token usage stats. Supports cursor-based pagination.",
+        "{\"type\":\"object\",\"properties\":{\"agent_id\":{\"type\":\"string\",\"description\":\"The agent to inspect\"},"
+          + "\"limit\":{\"type\":\"integer\",\"description\":\"Events per page (default 50, max 500)\"},"
+          + "\"cursor\":{\"type\":\"string\",\"description\":\"Pagination cursor from previous response\"}},\"required\":[\"agent_id\"]}", 0,
+        (caller, input) -> gateway.request(GatewayToolOps.request(GatewayToolOps.AGENT_MESSAGES)
+          .put("agentId", input.getString("agent_id", "")).put("limit", input.getInteger("limit", 0))
+          .put("cursor", input.getString("cursor", "")), QUERY_TIMEOUT).map(JsonObject::encode)),
+      tool("admin_send_message", "Send message to another agent",
+        "{\"type\":\"object\",\"properties\":{\"agent_id\":{\"type\":\"string\"},\"content\":{\"type\":\"string\"}},"
+          + "\"required\":[\"agent_id\",\"content\"]}", SEND_TIMEOUT_SECONDS,
+        (caller, input) -> gateway.request(GatewayToolOps.request(GatewayToolOps.SEND_MESSAGE)
+          .put("agentId", input.getString("agent_id", "")).put("content", input.getString("content", ""))
+          .put("fromAgentId", caller.agentId()).put("principalId", caller.principalId().toString())
+          .put("idempotencyKey", "admin-" + UUID.randomUUID())
+          .put("timeoutMs", (SEND_TIMEOUT_SECONDS - 5) * 1000L), Duration.ofSeconds(SEND_TIMEOUT_SECONDS)).map(JsonObject::encode))));
+  }
+
+  private static BuiltinTool tool(String name, String description, String schema, int timeoutSeconds,
+                                  BiFunction<ToolCaller, JsonObject, Future<String>> run) {
+    ToolDefinition definition = ToolDefinition.newBuilder().setName(name).setDescription(description).setInputSchemaJson(schema)
+      .addRequiredCapabilities(CAPABILITY).setTimeoutSeconds(timeoutSeconds).build();
+    return new BuiltinTool() {
+      @Override
+      public ToolDefinition definition() {
+        return definition;
+      }
+
+      @Override
+      public Future<String> run(ToolCaller caller, JsonObject input) {
+        return run.apply(caller, input);
+      }
+    };
+  }
+}

@@ -1,0 +1,162 @@
+package dev.conclave.packs.connections;
+
+import dev.conclave.contract.Addresses;
+import dev.conclave.packs.PackErrors;
+import dev.conclave.packs.registry.Manifests;
+import dev.conclave.packs.registry.PackRecord;
+import dev.conclave.packs.registry.ToolRegistry;
+import dev.conclave.platform.auth.Caller;
+import dev.conclave.platform.auth.Principal;
+import dev.conclave.platform.auth.PrincipalStore;
+import dev.conclave.platform.cluster.ClusterMembership;
+import dev.conclave.platform.errors.Failures;
+import dev.conclave.platform.packs.PackNodeOps;
+import dev.conclave.proto.coven.ExecuteToolRequest;
+import dev.conclave.proto.coven.PackManifest;
+import dev.conclave.proto.coven.PackWelcome;
+import io.vertx.core.Context;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.eventbus.DeliveryOptions;
+import io.vertx.grpc.server.GrpcServerRequest;
+import io.vertx.grpc.server.GrpcServerResponse;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Base64;
+import java.util.List;
+import java.util.UUID;
+
+/**
+ * Opens a pack's registration on this node: checks the manifest and the principal, wins the pack id
+ * and the tool names cluster-wide, tells the pack which names it lost (response header
+ * {@value #WELCOME_HEADER}), replaces an older stream of the same pack, and watches the connection
+ * with HTTP/2 pings until the stream ends, when everything it registered is released.
+ */
+public final class PackRegistrations {
+
+  /** Binary response metadata carrying the {@code PackWelcome}, sent before the first call. */
+  public static final String WELCOME_HEADER = "pack-welcome-bin";
+
+  private static final Logger LOG = LoggerFactory.getLogger(PackRegistrations.class);
+
+  private final Vertx vertx;
+  private final String nodeId;
+  private final ClusterMembership membership;
+  private final PrincipalStore principals;
+  private final ToolRegistry registry;
+  private final LocalPacks local;
+  private final Duration pingInterval;
+
+  public PackRegistrations(Vertx vertx, String nodeId, ClusterMembership membership, PrincipalStore principals, ToolRegistry registry,
+                           LocalPacks local, Duration pingInterval) {
+    this.vertx = vertx;
+    this.nodeId = nodeId;
+    this.membership = membership;
+    this.principals = principals;
+    this.registry = registry;
+    this.local = local;
+    this.pingInterval = pingInterval;
+  }
+
+  public Future<Void> open(Caller caller, PackManifest manifest, GrpcServerRequest<PackManifest, ExecuteToolRequest> request) {
+    if (local.draining()) {
+      return Future.failedFuture(PackErrors.nodeStopping());
+    }
+    Manifests.validate(manifest);
+    Context context = Vertx.currentContext();
+    GrpcServerResponse<PackManifest, ExecuteToolRequest> response = request.response();
+    boolean[] gone = {false};
+    String[] goneWhy = {""};
+    request.errorHandler(err -> {
+      gone[0] = true;
+      goneWhy[0] = "stream reset: " + err;
+    });
+    request.exceptionHandler(err -> {
+      gone[0] = true;
+      goneWhy[0] = "stream failed: " + err.getMessage();
+    });
+    PackRecord mine = new PackRecord(manifest.getPackId(), manifest.getVersion(), nodeId, membership.localMember(),
+      UUID.randomUUID().toString(), caller.principalId().toString(), List.of(), Instant.now());
+    return principals.find(caller.principalId())
+      .compose(found -> approved(found.orElse(null)))
+      .compose(p -> registry.claim(mine, manifest.getToolsList()))
+      .compose(claim -> {
+        if (gone[0]) {
+          // the pack went away while we registered it
+          return registry.release(claim.record(), goneWhy[0]);
+        }
+        PackConnection connection = new PackConnection(vertx, context, claim.record(), manifest, response, c -> closed(c));
+        local.add(connection);
+        request.errorHandler(err -> connection.close("stream reset: " + err, null));
+        request.exceptionHandler(err -> connection.close("stream failed: " + err.getMessage(), null));
+        request.endHandler(v -> { });
+        response.exceptionHandler(err -> connection.close("response failed: " + err.getMessage(), null));
+        response.headers().set(WELCOME_HEADER, Base64.getEncoder().encodeToString(PackWelcome.newBuilder()
+          .setPackId(manifest.getPackId()).addAllRejectedTools(claim.rejected()).build().toByteArray()));
+        response.writeHead();
+        claim.superseded().filter(old -> !old.connection().equals(mine.connection())).ifPresent(this::supersede);
+        watch(connection, request);
+        LOG.info("pack registered pack={} version={} principal={} node={} tools={} rejected={}", manifest.getPackId(),
+          manifest.getVersion(), caller.principalId(), nodeId, claim.accepted(), claim.rejected());
+        return Future.succeededFuture();
+      });
+  }
+
+  private Future<Principal> approved(Principal p) {
+    if (p == null) {
+      return Future.failedFuture(PackErrors.principalNotApproved("deleted"));
+    }
+    if (!p.approved()) {
+      return Future.failedFuture(PackErrors.principalNotApproved(p.status().wire()));
+    }
+    return Future.succeededFuture(p);
+  }
+
+  /** The older stream of the same pack is closed wherever it is. */
+  private void supersede(PackRecord old) {
+    if (old.node().equals(nodeId)) {
+      local.get(old.connection()).ifPresent(c -> c.close("superseded", PackErrors.superseded(old.packId())));
+      return;
+    }
+    vertx.eventBus().request(Addresses.packHostNode(old.node()), PackNodeOps.supersede(old.packId(), old.connection()),
+        new DeliveryOptions().setSendTimeout(5_000))
+      .onFailure(err -> LOG.warn("supersede not delivered pack={} node={} error={}", old.packId(), old.node(), err.getMessage()));
+  }
+
+  /** Pings the pack's connection; a connection that stops answering ends the registration. */
+  private void watch(PackConnection connection, GrpcServerRequest<PackManifest, ExecuteToolRequest> request) {
+    long every = pingInterval.toMillis();
+    vertx.setPeriodic(every, every, id -> {
+      if (local.get(connection.connectionId()).isEmpty()) {
+        vertx.cancelTimer(id);
+        return;
+      }
+      boolean[] answered = {false};
+      long deadline = vertx.setTimer(every, t -> {
+        if (!answered[0]) {
+          vertx.cancelTimer(id);
+          connection.close("no ping answer", PackErrors.packSilent(pingInterval.toSeconds()));
+        }
+      });
+      request.connection().ping(Buffer.buffer("conclave")).onComplete(ar -> {
+        answered[0] = true;
+        vertx.cancelTimer(deadline);
+        if (ar.failed()) {
+          vertx.cancelTimer(id);
+          connection.close("ping failed: " + ar.cause().getMessage(), PackErrors.packSilent(pingInterval.toSeconds()));
+        }
+      });
+    });
+  }
+
+  private void closed(PackConnection connection) {
+    local.remove(connection);
+    registry.release(connection.record(), "stream ended")
+      .onComplete(ar -> LOG.info("pack unregistered pack={} node={} connection={}{}", connection.packId(), nodeId,
+        connection.connectionId(), ar.failed() ? " release-error=" + Failures.classify(ar.cause()).detail() : ""));
+  }
+}
