@@ -63,6 +63,9 @@ final class TokenCommand implements Callable<Integer> {
 
     @Option(names = "--new-client", paramLabel = "NAME", description = "Create an approved client principal (role member) named NAME first.")
     String newClient;
+
+    @Option(names = "--new-pack", paramLabel = "NAME", description = "Create an approved pack principal named NAME first (for PackService).")
+    String newPack;
   }
 
   @Option(names = "--ttl", defaultValue = "30d", description = "Lifetime, such as 3600s, 12h or 30d (default: ${DEFAULT-VALUE}).")
@@ -132,10 +135,20 @@ final class TokenCommand implements Callable<Integer> {
       return principals.find(target.principal).map(p -> p.orElseThrow(() ->
         new IllegalArgumentException("no principal with id " + target.principal)));
     }
-    boolean agent = target.newAgent != null;
-    String name = agent ? target.newAgent : target.newClient;
-    return principals.create(UUID.randomUUID(), agent ? PrincipalType.AGENT : PrincipalType.CLIENT, name,
-      PrincipalStatus.APPROVED, agent ? List.of() : List.of(Roles.MEMBER), Optional.empty());
+    if (target.newAgent != null) {
+      return create(principals, PrincipalType.AGENT, target.newAgent, List.of());
+    }
+    if (target.newPack != null) {
+      return create(principals, PrincipalType.PACK, target.newPack, List.of());
+    }
+    return create(principals, PrincipalType.CLIENT, target.newClient, List.of(Roles.MEMBER));
+  }
+
+  private static Future<Principal> create(PrincipalStore principals, PrincipalType type, String name, List<String> roles) {
+    if (name.isBlank() || name.length() > 200) {
+      throw new IllegalArgumentException("the name must be 1 to 200 characters");
+    }
+    return principals.create(UUID.randomUUID(), type, name, PrincipalStatus.APPROVED, roles, Optional.empty());
   }
 
   static Duration parseTtl(String text) {

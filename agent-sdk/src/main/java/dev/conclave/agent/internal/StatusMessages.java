@@ -5,12 +5,12 @@ import io.vertx.grpc.client.GrpcClientResponse;
 import java.nio.charset.StandardCharsets;
 
 /** Reads the gateway's {@code grpc-message}, from the headers of a trailers-only answer or from the trailers. */
-final class StatusMessages {
+public final class StatusMessages {
 
   private StatusMessages() {
   }
 
-  static String of(GrpcClientResponse<?, ?> response) {
+  public static String of(GrpcClientResponse<?, ?> response) {
     String inHeaders = response.statusMessage();
     if (inHeaders != null) {
       return inHeaders;
@@ -20,7 +20,7 @@ final class StatusMessages {
   }
 
   /** {@code grpc-message} is percent-encoded UTF-8 (and, unlike a query string, '+' is a plus). */
-  static String percentDecode(String s) {
+  public static String percentDecode(String s) {
     if (s.indexOf('%') < 0) {
       return s;
     }

@@ -12,6 +12,9 @@ import dev.conclave.platform.auth.AuthErrors;
 import dev.conclave.platform.auth.Caller;
 import dev.conclave.platform.auth.PrincipalStatus;
 import dev.conclave.platform.auth.PrincipalStore;
+import dev.conclave.platform.auth.PrincipalType;
+import dev.conclave.platform.auth.Roles;
+import dev.conclave.platform.auth.TokenService;
 import dev.conclave.platform.server.HttpAuthHandler;
 import dev.conclave.platform.server.Problems;
 import dev.conclave.proto.coven.InjectionPriority;
@@ -21,7 +24,9 @@ import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
 
+import java.time.Duration;
 import java.time.format.DateTimeFormatter;
+import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.UUID;
@@ -30,7 +35,7 @@ import java.util.function.Function;
 /**
  * The gateway's HTTP API under {@code /api/v1/gateway} (authenticated by the platform like every
  * {@code /api} route): what ClientService has no RPC for (cancel, inject), plus request status,
- * usage totals, agent listing and principal approval. Documented in docs/gateway-http.md.
+ * usage totals, agent listing, and principals (create, issue a token, approve). Documented in docs/gateway.md.
  */
 public final class GatewayHttpApi {
 
@@ -43,9 +48,10 @@ public final class GatewayHttpApi {
   private final UsageStore usage;
   private final AgentDirectory directory;
   private final PrincipalStore principals;
+  private final TokenService tokens;
 
   public GatewayHttpApi(Cancellation cancellation, Injections injections, InjectionStore injectionStore, RequestStore requests,
-                        UsageStore usage, AgentDirectory directory, PrincipalStore principals) {
+                        UsageStore usage, AgentDirectory directory, PrincipalStore principals, TokenService tokens) {
     this.cancellation = cancellation;
     this.injections = injections;
     this.injectionStore = injectionStore;
@@ -53,6 +59,7 @@ public final class GatewayHttpApi {
     this.usage = usage;
     this.directory = directory;
     this.principals = principals;
+    this.tokens = tokens;
   }
 
   public void mount(Router router) {
@@ -99,6 +106,35 @@ public final class GatewayHttpApi {
           .put("workspaces", new JsonArray(a.getMetadata().getWorkspacesList()))));
         return new JsonObject().put("agents", out);
       });
+    }));
+    router.post(BASE + "/principals").handler(ctx -> respond(ctx, 201, caller -> {
+      caller.requireAdmin();
+      JsonObject body = body(ctx);
+      PrincipalType type = PrincipalType.of(body.getString("type", "")).orElseThrow(() ->
+        GatewayErrors.invalid("type", "must be one of client, agent, pack, got '" + body.getString("type", "") + "'"));
+      String name = body.getString("displayName", "");
+      if (name.isBlank() || name.length() > 200) {
+        throw GatewayErrors.invalid("displayName", "must be 1 to 200 characters");
+      }
+      List<String> roles = body.getJsonArray("roles", new JsonArray(type == PrincipalType.CLIENT ? List.of(Roles.MEMBER) : List.of()))
+        .stream().map(String::valueOf).toList();
+      for (String role : roles) {
+        if (!Roles.ALL.contains(role)) {
+          throw GatewayErrors.invalid("roles", "contains unknown role '" + role + "' (known: " + String.join(", ", Roles.ALL) + ")");
+        }
+      }
+      return principals.create(UUID.randomUUID(), type, name, PrincipalStatus.APPROVED, roles, Optional.empty())
+        .map(p -> new JsonObject().put("principalId", p.id().toString()).put("type", p.type().wire()).put("displayName", p.displayName())
+          .put("status", p.status().wire()).put("roles", new JsonArray(p.roles())));
+    }));
+    router.post(BASE + "/principals/:id/tokens").handler(ctx -> respond(ctx, 201, caller -> {
+      caller.requireAdmin();
+      UUID id = uuid(ctx.pathParam("id"), "principal id");
+      long ttl = body(ctx).getLong("ttlSeconds", TokenService.DEFAULT_TTL.toSeconds());
+      return principals.find(id)
+        .compose(p -> tokens.issue(p.orElseThrow(() -> AuthErrors.unknownPrincipal(id.toString())), Duration.ofSeconds(ttl)))
+        .map(t -> new JsonObject().put("token", t.token()).put("tokenId", t.tokenId().toString()).put("principalId", id.toString())
+          .put("expiresAt", DateTimeFormatter.ISO_INSTANT.format(t.expiresAt())));
     }));
     router.post(BASE + "/principals/:id/approve").handler(ctx -> respond(ctx, 200, caller -> {
       caller.requireAdmin();

@@ -103,7 +103,7 @@ public final class GatewayRole implements RoleModule {
       new AgentPrompts(vertx, mailbox, requests, ledger, presence));
     AdminServiceEndpoint admin = new AdminServiceEndpoint(bindings, ctx.principals(), ctx.tokens());
     GatewayHttpApi http = new GatewayHttpApi(new Cancellation(requests, terminations, router),
-      new Injections(agents, injectionStore, router), injectionStore, requests, usage, directory, ctx.principals());
+      new Injections(agents, injectionStore, router), injectionStore, requests, usage, directory, ctx.principals(), ctx.tokens());
 
     EdgeContribution edge = new EdgeContribution() {
       @Override

@@ -5,10 +5,17 @@ import dev.conclave.packs.support.RawPack;
 import dev.conclave.proto.coven.PackManifest;
 import dev.conclave.proto.coven.PackWelcome;
 import dev.conclave.proto.coven.ToolDefinition;
+import dev.conclave.proto.coven.AdminServiceGrpcClient;
+import dev.conclave.proto.coven.CreatePrincipalRequest;
+import dev.conclave.proto.coven.CreateTokenRequest;
+import io.vertx.core.json.JsonObject;
+import io.vertx.ext.web.client.WebClient;
 import io.vertx.grpc.common.GrpcStatus;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+
+import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -109,6 +116,40 @@ class RegistrationTest {
         fresh.answer(call.getRequestId(), "{\"ok\":true}");
         assertThat(agent.result().getOutputJson()).isEqualTo("{\"ok\":true}");
       }
+    }
+  }
+
+  @Test
+  void anAdminCreatesPackPrincipalsAndTheirTokensOverHttpAndGrpc() throws Exception {
+    WebClient http = WebClient.create(host.gw().vertx());
+    try {
+      String admin = host.gw().node().adminToken();
+      int port = host.gw().node().httpPort();
+      JsonObject principal = http.post(port, "127.0.0.1", "/api/v1/gateway/principals").bearerTokenAuthentication(admin)
+        .sendJsonObject(new JsonObject().put("type", "pack").put("displayName", "http-pack"))
+        .toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS).bodyAsJsonObject();
+      assertThat(principal.getString("type")).isEqualTo("pack");
+      JsonObject token = http.post(port, "127.0.0.1", "/api/v1/gateway/principals/" + principal.getString("principalId") + "/tokens")
+        .bearerTokenAuthentication(admin).sendJsonObject(new JsonObject().put("ttlSeconds", 600))
+        .toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS).bodyAsJsonObject();
+      try (RawPack pack = host.registerPack(token.getString("token"), RawPack.manifest("http-made", RawPack.tool("http_made_tool")))) {
+        assertThat(pack.welcome().getRejectedToolsList()).isEmpty();
+      }
+      // a member may not
+      int refused = http.post(port, "127.0.0.1", "/api/v1/gateway/principals").bearerTokenAuthentication(host.gw().memberToken("m"))
+        .sendJsonObject(new JsonObject().put("type", "pack").put("displayName", "sneaky"))
+        .toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS).statusCode();
+      assertThat(refused).isEqualTo(403);
+    } finally {
+      http.close();
+    }
+    // the same through AdminService
+    var created = host.gw().grpc().unary(AdminServiceGrpcClient.CreatePrincipal, CreatePrincipalRequest.newBuilder()
+      .setType("pack").setDisplayName("grpc-pack").build(), host.gw().admin().authorization()).response().orElseThrow();
+    var issued = host.gw().grpc().unary(AdminServiceGrpcClient.CreateToken, CreateTokenRequest.newBuilder()
+      .setPrincipalId(created.getId()).build(), host.gw().admin().authorization()).response().orElseThrow();
+    try (RawPack pack = host.registerPack(issued.getToken(), RawPack.manifest("grpc-made", RawPack.tool("grpc_made_tool")))) {
+      assertThat(pack.welcome().getPackId()).isEqualTo("grpc-made");
     }
   }
 
