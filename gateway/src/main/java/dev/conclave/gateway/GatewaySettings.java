@@ -19,6 +19,8 @@ public record GatewaySettings(
   public static final String HEARTBEAT_TIMEOUT = "CONCLAVE_AGENT_HEARTBEAT_TIMEOUT_SECONDS";
   public static final String PING_INTERVAL = "CONCLAVE_AGENT_PING_SECONDS";
   public static final String CANCEL_GRACE = "CONCLAVE_CANCEL_GRACE_SECONDS";
+  /** Where agents reach MCP; set it when the pack host runs elsewhere (its own pods on Kubernetes). */
+  public static final String MCP_ENDPOINT = "CONCLAVE_MCP_ENDPOINT";
 
   public static GatewaySettings from(ConclaveConfig config) {
     return new GatewaySettings(
@@ -28,7 +30,20 @@ public record GatewaySettings(
       seconds(config, CANCEL_GRACE, 30),
       Duration.ofSeconds(10),
       Duration.ofSeconds(5),
-      "http://" + config.advertisedHost() + ":" + config.httpPort() + "/mcp");
+      config.raw(MCP_ENDPOINT).map(GatewaySettings::url)
+        .orElse("http://" + config.advertisedHost() + ":" + config.httpPort() + "/mcp"));
+  }
+
+  private static String url(String value) {
+    try {
+      java.net.URI uri = new java.net.URI(value);
+      if (("http".equals(uri.getScheme()) || "https".equals(uri.getScheme())) && uri.getHost() != null) {
+        return value;
+      }
+    } catch (java.net.URISyntaxException e) {
+      // reported below
+    }
+    throw new dev.conclave.platform.config.ConfigException(MCP_ENDPOINT, "must be an http(s) URL such as http://packs:8080/mcp, got '" + value + "'");
   }
 
   private static Duration seconds(ConclaveConfig config, String variable, int fallback) {

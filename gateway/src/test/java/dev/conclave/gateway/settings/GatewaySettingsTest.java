@@ -1,0 +1,28 @@
+package dev.conclave.gateway.settings;
+
+import dev.conclave.gateway.GatewaySettings;
+import dev.conclave.platform.config.ConclaveConfig;
+import dev.conclave.platform.config.ConfigException;
+import org.junit.jupiter.api.Test;
+
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+class GatewaySettingsTest {
+
+  @Test
+  void theMcpEndpointIsThisNodeUnlessConfigured() {
+    assertThat(GatewaySettings.from(ConclaveConfig.from(Map.of("CONCLAVE_HTTP_PORT", "18080", "CONCLAVE_PUBLIC_HOST", "gw.example")))
+      .mcpEndpoint()).isEqualTo("http://gw.example:18080/mcp");
+    assertThat(GatewaySettings.from(ConclaveConfig.from(Map.of("CONCLAVE_MCP_ENDPOINT", "https://packs.example/mcp"))).mcpEndpoint())
+      .isEqualTo("https://packs.example/mcp");
+  }
+
+  @Test
+  void aMcpEndpointThatIsNotAnHttpUrlStopsStartUpNamingTheVariable() {
+    assertThatThrownBy(() -> GatewaySettings.from(ConclaveConfig.from(Map.of("CONCLAVE_MCP_ENDPOINT", "packs:8080"))))
+      .isInstanceOf(ConfigException.class).hasMessageContaining("CONCLAVE_MCP_ENDPOINT");
+  }
+}
