@@ -13,8 +13,8 @@ public final class PackErrors {
 
   public static ConclaveException packPrincipalRequired(String type) {
     return new ConclaveException(ErrorKind.PERMISSION_DENIED, "pack_principal_required",
-      "only principals of type 'pack' may use PackService; this token belongs to a " + type
-        + " principal (create one with ./conclave token --new-pack NAME)");
+      "only principals of type 'pack' may use PackService; this token belongs to a principal of type '" + type
+        + "' (create a pack principal with ./conclave token --new-pack NAME)");
   }
 
   public static ConclaveException principalNotApproved(String status) {

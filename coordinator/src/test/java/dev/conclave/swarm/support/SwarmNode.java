@@ -5,12 +5,11 @@ import dev.conclave.platform.auth.PrincipalStatus;
 import dev.conclave.platform.auth.PrincipalType;
 import dev.conclave.platform.auth.Roles;
 import dev.conclave.platform.db.PgUrl;
+import dev.conclave.platform.testing.FreePorts;
 import dev.conclave.platform.testing.TestNode;
 import dev.conclave.swarm.app.CoordinatorRole;
 
 import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.net.ServerSocket;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
@@ -56,10 +55,8 @@ public final class SwarmNode implements AutoCloseable {
     vars.put("CONCLAVE_SWARM_FILE_POLL_MS", "50");
     vars.put("CONCLAVE_SWARM_RATE_LIMITS", "false");
     vars.put("CONCLAVE_AUTH_SECRET", SHARED_SECRET);
-    // two distinct ports: TestNode's FreePorts.next() twice can hand out the same port
-    int[] ports = twoFreePorts();
-    vars.put("CONCLAVE_GRPC_PORT", String.valueOf(ports[0]));
-    vars.put("CONCLAVE_HTTP_PORT", String.valueOf(ports[1]));
+    vars.put("CONCLAVE_GRPC_PORT", String.valueOf(FreePorts.next()));
+    vars.put("CONCLAVE_HTTP_PORT", String.valueOf(FreePorts.next()));
     vars.putAll(env);
     TestNode.Builder builder = TestNode.builder().role(new CoordinatorRole(clock));
     vars.forEach(builder::env);
@@ -67,14 +64,6 @@ public final class SwarmNode implements AutoCloseable {
       builder.database(database);
     }
     return new SwarmNode(builder.start(), clock);
-  }
-
-  private static int[] twoFreePorts() {
-    try (ServerSocket a = new ServerSocket(0); ServerSocket b = new ServerSocket(0)) {
-      return new int[] {a.getLocalPort(), b.getLocalPort()};
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
   }
 
   public TestNode node() {

@@ -3,6 +3,7 @@ package dev.conclave.e2e.swarm;
 import dev.conclave.platform.db.EmbeddedPostgresServer;
 import dev.conclave.platform.db.PgUrl;
 import dev.conclave.platform.testing.TestDatabase;
+import dev.conclave.platform.testing.FreePorts;
 import dev.conclave.platform.testing.TestNode;
 import dev.conclave.swarm.app.CoordinatorRole;
 import dev.conclave.swarm.metrics.SwarmMetrics;
@@ -10,7 +11,6 @@ import io.micrometer.core.instrument.DistributionSummary;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -57,10 +57,7 @@ public final class SwarmBench {
       TestNode.Builder builder = TestNode.builder().role(new CoordinatorRole()).database(db).dataDir(dir.resolve("node"))
         .env("CONCLAVE_SWARM_RATE_LIMITS", "false").env("CONCLAVE_SWARM_FILE_TRANSPORT", "false")
         .env("CONCLAVE_PG_POOL_SIZE", "16");
-      try (ServerSocket grpc = new ServerSocket(0); ServerSocket web = new ServerSocket(0)) {
-        // two distinct free ports (two separate FreePorts.next() calls may return the same one)
-        builder.env("CONCLAVE_GRPC_PORT", String.valueOf(grpc.getLocalPort())).env("CONCLAVE_HTTP_PORT", String.valueOf(web.getLocalPort()));
-      }
+      builder.env("CONCLAVE_GRPC_PORT", String.valueOf(FreePorts.next())).env("CONCLAVE_HTTP_PORT", String.valueOf(FreePorts.next()));
       // extra node settings, e.g. -Dswarm.bench.env=CONCLAVE_SWARM_BATCH_IN_FLIGHT=1,CONCLAVE_EDGE_INSTANCES=1
       for (String pair : System.getProperty("swarm.bench.env", "").split(",")) {
         if (pair.contains("=")) {

@@ -21,6 +21,9 @@ import java.util.concurrent.CopyOnWriteArrayList;
  */
 public final class ClusterMembership {
 
+  /** Where vertx-hazelcast keeps a member's Vert.x node id (HazelcastClusterManager.NODE_ID_ATTRIBUTE). */
+  static final String VERTX_NODE_ID_ATTRIBUTE = "__vertx.nodeId";
+
   /** The member id of a node that runs without a cluster manager. */
   public static final String STANDALONE = "standalone";
 
@@ -43,8 +46,11 @@ public final class ClusterMembership {
 
         @Override
         public void memberRemoved(MembershipEvent event) {
-          String member = event.getMember().getUuid().toString();
-          leaveListeners.forEach(l -> l.context().runOnContext(v -> l.handler().handle(member)));
+          // Vert.x names members by its own id, kept in this Hazelcast member attribute (not the Hazelcast uuid)
+          String member = event.getMember().getAttribute(VERTX_NODE_ID_ATTRIBUTE);
+          if (member != null) {
+            leaveListeners.forEach(l -> l.context().runOnContext(v -> l.handler().handle(member)));
+          }
         }
       });
     }

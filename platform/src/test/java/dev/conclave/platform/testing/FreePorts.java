@@ -1,30 +1,49 @@
 package dev.conclave.platform.testing;
 
 import java.io.IOException;
-import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.net.ServerSocket;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
 
-/** Free TCP ports on 127.0.0.1 for test nodes. */
+/**
+ * Free TCP ports for test nodes, all below the kernel's ephemeral range (32768 and up), so a test
+ * that opens thousands of client connections never collides with a node's listening port. Each JVM
+ * starts at its own offset (by process id) and never hands out a port twice.
+ */
 public final class FreePorts {
+
+  static final int LOW = 10_000;
+  static final int HIGH = 32_000;
+
+  private static final Set<Integer> HANDED_OUT = ConcurrentHashMap.newKeySet();
+  private static final AtomicInteger NEXT = new AtomicInteger(LOW + (int) (ProcessHandle.current().pid() * 7919 % (HIGH - LOW)));
 
   private FreePorts() {
   }
 
-  private static final java.util.Set<Integer> HANDED_OUT = java.util.concurrent.ConcurrentHashMap.newKeySet();
-
-  /** A free port not handed out before in this JVM (the OS may offer the same one twice in a row). */
+  /** A port that is free on every interface now and was not handed out before in this JVM. */
   public static int next() {
-    for (int attempt = 0; attempt < 100; attempt++) {
-      try (ServerSocket socket = new ServerSocket(0)) {
-        socket.setReuseAddress(true);
-        int port = socket.getLocalPort();
-        if (HANDED_OUT.add(port)) {
-          return port;
-        }
-      } catch (IOException e) {
-        throw new UncheckedIOException(e);
+    for (int attempt = 0; attempt < HIGH - LOW; attempt++) {
+      int port = LOW + Math.floorMod(NEXT.getAndIncrement() - LOW, HIGH - LOW);
+      if (!HANDED_OUT.contains(port) && bindable(port) && HANDED_OUT.add(port)) {
+        return port;
       }
     }
-    throw new IllegalStateException("no unused free port found");
+    throw new IllegalStateException("no free port between " + LOW + " and " + HIGH);
+  }
+
+  private static boolean bindable(int port) {
+    try (ServerSocket any = new ServerSocket(); ServerSocket loopback = new ServerSocket()) {
+      any.setReuseAddress(false);
+      any.bind(new InetSocketAddress(port));
+      any.close();
+      loopback.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), port));
+      return true;
+    } catch (IOException e) {
+      return false;
+    }
   }
 }
