@@ -44,11 +44,6 @@ public final class GatewayErrors {
       "this principal is " + status + "; an admin must approve it before it can register agents");
   }
 
-  public static ConclaveException notAnAgentPrincipal(String type) {
-    return new ConclaveException(ErrorKind.PERMISSION_DENIED, "not_an_agent_principal",
-      "a " + type + " principal cannot register agents; use an agent principal's token");
-  }
-
   public static ConclaveException idleTimeout(long seconds) {
     return new ConclaveException(ErrorKind.DEADLINE_EXCEEDED, "agent_silent",
       "no message from the agent for " + seconds + " s; send heartbeats");
@@ -73,6 +68,18 @@ public final class GatewayErrors {
   public static ConclaveException unknownConversation(String key) {
     return ConclaveException.notFound("conversation_unknown",
       "conversation_key '" + key + "' matches no binding and no known agent");
+  }
+
+  public static ConclaveException injectionNotFound(String id) {
+    return ConclaveException.notFound("injection_not_found", "no injection " + id);
+  }
+
+  public static ConclaveException agentNotFound(String agentId) {
+    return ConclaveException.notFound("agent_not_found", "no agent '" + agentId + "' has registered");
+  }
+
+  public static ConclaveException ownerOnly(String agentId) {
+    return ConclaveException.denied("only the owner of agent '" + agentId + "' or an admin may change who has access to it");
   }
 
   public static ConclaveException requestNotFound(String id) {
@@ -110,10 +117,6 @@ public final class GatewayErrors {
 
   public static ConclaveException fingerprintTaken() {
     return new ConclaveException(ErrorKind.ALREADY_EXISTS, "fingerprint_taken", "a principal with this key fingerprint already exists");
-  }
-
-  public static ConclaveException memberRoleRequired() {
-    return new ConclaveException(ErrorKind.PERMISSION_DENIED, "member_required", "ClientService needs the member, admin or owner role");
   }
 
   public static ConclaveException badCursor() {

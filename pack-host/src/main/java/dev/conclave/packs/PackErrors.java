@@ -11,12 +11,6 @@ public final class PackErrors {
   private PackErrors() {
   }
 
-  public static ConclaveException packPrincipalRequired(String type) {
-    return new ConclaveException(ErrorKind.PERMISSION_DENIED, "pack_principal_required",
-      "only principals of type 'pack' may use PackService; this token belongs to a principal of type '" + type
-        + "' (create a pack principal with ./conclave token --new-pack NAME)");
-  }
-
   public static ConclaveException principalNotApproved(String status) {
     return new ConclaveException(ErrorKind.PERMISSION_DENIED, "principal_not_approved",
       "this pack principal is " + status + "; an admin must approve it first");

@@ -1,15 +1,18 @@
 package dev.conclave.swarm.api;
 
+import dev.conclave.platform.access.Audience;
+import dev.conclave.platform.access.Resource;
 import dev.conclave.platform.auth.Caller;
 import dev.conclave.platform.server.HttpAuthHandler;
+import dev.conclave.platform.server.HttpRoutes;
 import dev.conclave.swarm.agents.AgentRequests;
 import dev.conclave.swarm.errors.SwarmErrors;
 import dev.conclave.swarm.store.AgentStore;
 import dev.conclave.swarm.validation.JsonFields;
 import dev.conclave.swarm.validation.Vocabulary;
 import io.vertx.core.Future;
+import io.vertx.core.http.HttpMethod;
 import io.vertx.core.json.JsonObject;
-import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
 
 import java.time.Clock;
@@ -32,18 +35,18 @@ final class AgentRoutes {
     this.onStateChange = onStateChange;
   }
 
-  void bind(Router router) {
-    router.get("/api/v1/agents").handler(ctx -> reply(ctx, true, 200, () -> {
+  void bind(HttpRoutes router) {
+    router.raw(HttpMethod.GET, "/api/v1/agents", Audience.ADMINS, Resource.NONE, ctx -> reply(ctx, 200, () -> {
       String status = ctx.queryParams().get("status");
       List<String> allowed = new ArrayList<>(Vocabulary.AGENT_STATUSES);
       allowed.add("offline");
       JsonFields.of(new JsonObject().put("status", status)).oneOf("status", false, allowed);
       return store.list(status).map(agents -> new JsonObject().put("agents", agents));
     }));
-    router.get("/api/v1/agents/:id").handler(ctx -> reply(ctx, true, 200, () -> store.get(ctx.pathParam("id"))
+    router.raw(HttpMethod.GET, "/api/v1/agents/:id", Audience.ADMINS, Resource.NONE, ctx -> reply(ctx, 200, () -> store.get(ctx.pathParam("id"))
       .compose(found -> found.map(Future::succeededFuture)
         .orElseGet(() -> Future.failedFuture(SwarmErrors.agentNotRegistered(ctx.pathParam("id")))))));
-    router.post("/api/v1/agents/:id/commands").handler(ctx -> reply(ctx, true, 202, () -> {
+    router.raw(HttpMethod.POST, "/api/v1/agents/:id/commands", Audience.ADMINS, Resource.NONE, ctx -> reply(ctx, 202, () -> {
       JsonObject command = AgentRequests.command(JsonFields.of(Requests.body(ctx, false)));
       return store.queueCommand(ctx.pathParam("id"), command, clock.instant())
         .map(queued -> {
@@ -51,7 +54,7 @@ final class AgentRoutes {
           return new JsonObject().put("queued", true).put("agentId", ctx.pathParam("id")).put("command", queued);
         });
     }));
-    router.get("/api/v1/learnings").handler(ctx -> reply(ctx, false, 200, () -> {
+    router.raw(HttpMethod.GET, "/api/v1/learnings", Audience.ANY_PRINCIPAL, Resource.NONE, ctx -> reply(ctx, 200, () -> {
       JsonObject params = new JsonObject().put("q", ctx.queryParams().get("q"));
       String limit = ctx.queryParams().get("limit");
       if (limit != null) {
@@ -72,12 +75,8 @@ final class AgentRoutes {
     Future<?> run();
   }
 
-  private static void reply(RoutingContext ctx, boolean adminOnly, int status, Action action) {
+  private static void reply(RoutingContext ctx, int status, Action action) {
     try {
-      Caller caller = HttpAuthHandler.caller(ctx);
-      if (adminOnly) {
-        caller.requireAdmin();
-      }
       action.run().onComplete(ar -> {
         if (ar.succeeded()) {
           Replies.json(ctx, status, ar.result());

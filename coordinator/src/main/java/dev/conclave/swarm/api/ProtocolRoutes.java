@@ -1,7 +1,10 @@
 package dev.conclave.swarm.api;
 
+import dev.conclave.platform.access.Audience;
+import dev.conclave.platform.access.Resource;
 import dev.conclave.platform.auth.Caller;
 import dev.conclave.platform.server.HttpAuthHandler;
+import dev.conclave.platform.server.HttpRoutes;
 import dev.conclave.swarm.app.SwarmSettings;
 import dev.conclave.swarm.errors.SwarmErrors;
 import dev.conclave.swarm.protocol.Operation;
@@ -11,9 +14,9 @@ import dev.conclave.swarm.protocol.ProtocolService;
 import dev.conclave.swarm.security.AgentSecrets;
 import dev.conclave.swarm.security.RateLimits;
 import dev.conclave.swarm.security.SignedAgent;
+import io.vertx.core.http.HttpMethod;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
-import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
 
 import java.util.List;
@@ -37,7 +40,7 @@ final class ProtocolRoutes {
     this.settings = settings;
   }
 
-  void bind(Router router) {
+  void bind(HttpRoutes router) {
     post(router, "/api/v1/agents/register", Operation.REGISTER, (ctx, body) -> body);
     post(router, "/api/v1/agents/:id/heartbeat", Operation.HEARTBEAT, path("agentId"));
     post(router, "/api/v1/tasks/claim", Operation.CLAIM, (ctx, body) -> body);
@@ -45,14 +48,16 @@ final class ProtocolRoutes {
     post(router, "/api/v1/tasks/:id/complete", Operation.COMPLETE, path("taskId"));
     post(router, "/api/v1/tasks/:id/fail", Operation.FAIL, path("taskId"));
     post(router, "/api/v1/messages", Operation.SEND_MESSAGE, (ctx, body) -> body);
-    router.get("/api/v1/messages").handler(ctx -> handle(ctx, Operation.RECEIVE_MESSAGES, () -> receiveRequest(ctx)));
+    router.raw(HttpMethod.GET, "/api/v1/messages", Audience.ANY_PRINCIPAL, Resource.SWARM_AGENT,
+      ctx -> handle(ctx, Operation.RECEIVE_MESSAGES, () -> receiveRequest(ctx)));
     post(router, "/api/v1/messages/:id/ack", Operation.ACK_MESSAGE, path("messageId"));
     post(router, "/api/v1/leases/acquire", Operation.ACQUIRE_LEASE, (ctx, body) -> body);
     post(router, "/api/v1/leases/release", Operation.RELEASE_LEASE, (ctx, body) -> body);
   }
 
-  private void post(Router router, String route, Operation op, BiFunction<RoutingContext, JsonObject, JsonObject> shape) {
-    router.post(route).handler(ctx -> handle(ctx, op, () -> shape.apply(ctx, Requests.body(ctx, false))));
+  private void post(HttpRoutes router, String route, Operation op, BiFunction<RoutingContext, JsonObject, JsonObject> shape) {
+    router.raw(HttpMethod.POST, route, Audience.ANY_PRINCIPAL, Resource.SWARM_AGENT,
+      ctx -> handle(ctx, op, () -> shape.apply(ctx, Requests.body(ctx, false))));
   }
 
   private static BiFunction<RoutingContext, JsonObject, JsonObject> path(String member) {

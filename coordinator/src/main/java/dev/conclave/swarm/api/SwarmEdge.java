@@ -1,7 +1,9 @@
 package dev.conclave.swarm.api;
 
 import dev.conclave.platform.server.EdgeContribution;
+import dev.conclave.platform.server.EdgeSecurity;
 import dev.conclave.platform.server.HttpCredentials;
+import dev.conclave.platform.server.HttpRoutes;
 import dev.conclave.swarm.app.SwarmSettings;
 import dev.conclave.swarm.metrics.SwarmMetrics;
 import dev.conclave.swarm.protocol.DispatchBatcher;
@@ -29,7 +31,7 @@ public final class SwarmEdge implements EdgeContribution {
   /** What the routes are built from. */
   public record Parts(Vertx vertx, SwarmSettings settings, Clock clock, AgentSecrets secrets, ProtocolStore protocol,
                       TaskStore tasks, AgentStore agents, HttpCredentials hmac, Runnable onStateChange,
-                      SwarmMetrics metrics, Consumer<JsonArray> events) {
+                      SwarmMetrics metrics, Consumer<JsonArray> events, EdgeSecurity edge) {
   }
 
   private final Parts parts;
@@ -45,9 +47,10 @@ public final class SwarmEdge implements EdgeContribution {
     DispatchBatcher batcher = new DispatchBatcher(context, parts.protocol(), parts.clock(), settings.batchMax(),
       settings.batchInFlight(), settings.queueMax(), parts.metrics(), parts.events());
     ProtocolService service = new ProtocolService(batcher, parts.secrets(), parts.metrics());
-    new ProtocolRoutes(service, parts.secrets(), settings).bind(router);
-    new TaskRoutes(parts.tasks(), settings, parts.clock(), parts.onStateChange()).bind(router);
-    new AgentRoutes(parts.agents(), parts.clock(), parts.onStateChange()).bind(router);
+    HttpRoutes routes = new HttpRoutes(router, parts.edge(), Replies::problem);
+    new ProtocolRoutes(service, parts.secrets(), settings).bind(routes);
+    new TaskRoutes(parts.tasks(), settings, parts.clock(), parts.onStateChange()).bind(routes);
+    new AgentRoutes(parts.agents(), parts.clock(), parts.onStateChange()).bind(routes);
   }
 
   @Override

@@ -1,18 +1,21 @@
 package dev.conclave.swarm.api;
 
+import dev.conclave.platform.access.Audience;
+import dev.conclave.platform.access.Resource;
 import dev.conclave.platform.server.HttpAuthHandler;
+import dev.conclave.platform.server.HttpRoutes;
 import dev.conclave.swarm.app.SwarmSettings;
 import dev.conclave.swarm.errors.SwarmErrors;
-import dev.conclave.swarm.store.TaskStore;
 import dev.conclave.swarm.store.TaskStore.TaskQuery;
+import dev.conclave.swarm.store.TaskStore;
 import dev.conclave.swarm.tasks.TaskDrafts;
 import dev.conclave.swarm.validation.JsonFields;
 import dev.conclave.swarm.validation.Limits;
 import dev.conclave.swarm.validation.Vocabulary;
 import io.vertx.core.Future;
 import io.vertx.core.MultiMap;
+import io.vertx.core.http.HttpMethod;
 import io.vertx.core.json.JsonObject;
-import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
 
 import java.time.Clock;
@@ -38,22 +41,22 @@ final class TaskRoutes {
     this.onStateChange = onStateChange;
   }
 
-  void bind(Router router) {
-    router.post("/api/v1/tasks").handler(ctx -> admin(ctx, 201, true, () -> {
+  void bind(HttpRoutes router) {
+    router.raw(HttpMethod.POST, "/api/v1/tasks", Audience.ADMINS, Resource.NONE, ctx -> admin(ctx, 201, true, () -> {
       JsonObject body = Requests.body(ctx, false);
       boolean many = TaskDrafts.isBatch(body);
       return store.create(TaskDrafts.of(body), clock.instant(), settings.defaultMaxRetries())
         .map(created -> many ? new JsonObject().put("tasks", created) : created.getJsonObject(0));
     }));
-    router.get("/api/v1/tasks").handler(ctx -> admin(ctx, 200, false, () -> store.list(query(ctx.queryParams()))));
-    router.get("/api/v1/tasks/:id").handler(ctx -> admin(ctx, 200, false, () -> store.get(ctx.pathParam("id"))
+    router.raw(HttpMethod.GET, "/api/v1/tasks", Audience.ADMINS, Resource.NONE, ctx -> admin(ctx, 200, false, () -> store.list(query(ctx.queryParams()))));
+    router.raw(HttpMethod.GET, "/api/v1/tasks/:id", Audience.ADMINS, Resource.NONE, ctx -> admin(ctx, 200, false, () -> store.get(ctx.pathParam("id"))
       .compose(found -> found.map(Future::succeededFuture)
         .orElseGet(() -> Future.failedFuture(SwarmErrors.taskNotFound(ctx.pathParam("id")))))));
-    router.post("/api/v1/tasks/:id/cancel").handler(ctx -> admin(ctx, 200, true, () -> {
+    router.raw(HttpMethod.POST, "/api/v1/tasks/:id/cancel", Audience.ADMINS, Resource.NONE, ctx -> admin(ctx, 200, true, () -> {
       JsonFields body = JsonFields.of(Requests.body(ctx, true));
       return store.cancel(ctx.pathParam("id"), body.string("reason", false, Limits.SHORT_TEXT), clock.instant());
     }));
-    router.post("/api/v1/tasks/:id/review").handler(ctx -> admin(ctx, 200, true, () -> {
+    router.raw(HttpMethod.POST, "/api/v1/tasks/:id/review", Audience.ADMINS, Resource.NONE, ctx -> admin(ctx, 200, true, () -> {
       JsonFields body = JsonFields.of(Requests.body(ctx, false));
       String decision = body.oneOf("decision", true, List.of("approve", "reject"));
       return store.review(ctx.pathParam("id"), decision, body.string("reason", false, Limits.SHORT_TEXT), clock.instant());
@@ -67,7 +70,6 @@ final class TaskRoutes {
   /** @param changes whether the action changes state (its events wait in the outbox: publish them soon) */
   private void admin(RoutingContext ctx, int status, boolean changes, Action action) {
     try {
-      HttpAuthHandler.caller(ctx).requireAdmin();
       action.run().onComplete(ar -> {
         if (ar.succeeded()) {
           if (changes) {

@@ -65,7 +65,7 @@ public final class CoordinatorRole implements RoleModule {
     SwarmMetrics metrics = new SwarmMetrics(context.metrics());
     SwarmEdge edge = new SwarmEdge(new SwarmEdge.Parts(context.vertx(), settings, time, secrets, new ProtocolStore(pool),
       new TaskStore(pool), new AgentStore(pool),
-      new HmacCredentials(new SignatureStore(pool), secrets, time, settings.hmacWindow()), relay::kick, metrics, relay::publish));
+      new HmacCredentials(new SignatureStore(pool), secrets, time, settings.hmacWindow()), relay::kick, metrics, relay::publish, context.edge()));
     CoordinatorVerticle background = new CoordinatorVerticle(settings, time, pool, secrets, relay, context.nodeId(), metrics);
     return context.vertx().deployVerticle(background).map(deployment -> {
       LOG.info("role coordinator: started node={} fileTransport={} rateLimits={}", context.nodeId(),

@@ -117,6 +117,11 @@ public final class SwarmErrors {
       "the signed timestamp is more than " + windowSeconds + " s away from the coordinator's clock", null);
   }
 
+  public static ConclaveException signerRevoked(String agentId) {
+    return new ConclaveException(ErrorKind.UNAUTHENTICATED, "signer_revoked",
+      "the principal that registered agent " + agentId + " was deleted or revoked; its signatures are no longer accepted");
+  }
+
   public static SwarmProblem signatureReplayed() {
     return new SwarmProblem(ErrorKind.UNAUTHENTICATED, SIGNATURE_REPLAYED,
       "this signature was used before; sign every request afresh (a new timestamp)", null);

@@ -79,6 +79,9 @@ public final class HmacCredentials implements HttpCredentials {
         if (!found.get().fresh()) {
           return Future.failedFuture(SwarmErrors.signatureReplayed());
         }
+        if (!found.get().ownerActive()) {
+          return Future.failedFuture(SwarmErrors.signerRevoked(agentId));
+        }
         SignedAgent.set(ctx, agentId);
         return Future.succeededFuture(new Caller(found.get().owner(), PrincipalType.AGENT, Set.of(), Optional.empty(), validUntil));
       });

@@ -12,8 +12,11 @@ import java.util.UUID;
 /** What verifying an HMAC-signed request needs from PostgreSQL (swarm.signature_check), in one round trip. */
 public final class SignatureStore {
 
-  /** The agent's secret salt and owner, and whether the signature had not been seen before. */
-  public record SignerRecord(String secretSalt, UUID owner, boolean fresh) {
+  /**
+   * The agent's secret salt and owner, whether the signature had not been seen before, and whether
+   * the owner principal is still approved (a deleted or revoked principal's agents sign in vain).
+   */
+  public record SignerRecord(String secretSalt, UUID owner, boolean fresh, boolean ownerActive) {
   }
 
   private final Pool pool;
@@ -24,7 +27,9 @@ public final class SignatureStore {
 
   /** Empty when the agent does not exist. Records the signature until {@code forgetAfter}. */
   public Future<Optional<SignerRecord>> check(String agentId, String signature, Instant forgetAfter) {
-    return pool.preparedQuery("SELECT secret_salt, owner_principal, fresh FROM swarm.signature_check($1, $2, $3)")
+    return pool.preparedQuery("SELECT s.secret_salt, s.owner_principal, s.fresh,"
+        + " coalesce(p.status = 'approved' AND p.deleted_at IS NULL, false) AS owner_active"
+        + " FROM swarm.signature_check($1, $2, $3) s LEFT JOIN auth.principals p ON p.id = s.owner_principal")
       .execute(Tuple.of(agentId, signature, SqlTime.of(forgetAfter)))
       .map(rows -> {
         var it = rows.iterator();
@@ -32,7 +37,8 @@ public final class SignatureStore {
           return Optional.empty();
         }
         Row row = it.next();
-        return Optional.of(new SignerRecord(row.getString("secret_salt"), row.getUUID("owner_principal"), row.getBoolean("fresh")));
+        return Optional.of(new SignerRecord(row.getString("secret_salt"), row.getUUID("owner_principal"), row.getBoolean("fresh"),
+          row.getBoolean("owner_active")));
       });
   }
 }

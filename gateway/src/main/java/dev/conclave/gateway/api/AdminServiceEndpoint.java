@@ -2,6 +2,8 @@ package dev.conclave.gateway.api;
 
 import dev.conclave.gateway.GatewayErrors;
 import dev.conclave.gateway.store.BindingStore;
+import dev.conclave.platform.access.Audience;
+import dev.conclave.platform.access.Resource;
 import dev.conclave.platform.auth.AuthErrors;
 import dev.conclave.platform.auth.Caller;
 import dev.conclave.platform.auth.Principal;
@@ -11,6 +13,7 @@ import dev.conclave.platform.auth.PrincipalType;
 import dev.conclave.platform.auth.Roles;
 import dev.conclave.platform.auth.TokenService;
 import dev.conclave.platform.errors.ConclaveException;
+import dev.conclave.platform.server.EdgeSecurity;
 import dev.conclave.platform.server.GrpcEndpoint;
 import dev.conclave.proto.coven.AdminServiceGrpcService;
 import dev.conclave.proto.coven.CreatePrincipalRequest;
@@ -40,37 +43,39 @@ public final class AdminServiceEndpoint {
   private final BindingStore bindings;
   private final PrincipalStore principals;
   private final TokenService tokens;
+  private final EdgeSecurity edge;
 
-  public AdminServiceEndpoint(BindingStore bindings, PrincipalStore principals, TokenService tokens) {
+  public AdminServiceEndpoint(BindingStore bindings, PrincipalStore principals, TokenService tokens, EdgeSecurity edge) {
     this.bindings = bindings;
     this.principals = principals;
     this.tokens = tokens;
+    this.edge = edge;
   }
 
   public Service service() {
-    return GrpcEndpoint.service(AdminServiceGrpcService.SERVICE_NAME, AdminServiceGrpcService.SERVICE_DESCRIPTOR, tokens)
-      .unary(AdminServiceGrpcService.ListBindings, admin((caller, req) -> bindings.list(
+    return GrpcEndpoint.service(AdminServiceGrpcService.SERVICE_NAME, AdminServiceGrpcService.SERVICE_DESCRIPTOR, edge)
+      .unary(AdminServiceGrpcService.ListBindings, Audience.ADMINS, Resource.NONE, admin((caller, req) -> bindings.list(
           req.hasFrontend() ? Optional.of(req.getFrontend()) : Optional.empty(),
           req.hasAgentId() ? Optional.of(req.getAgentId()) : Optional.empty())
         .map(list -> ListBindingsResponse.newBuilder().addAllBindings(list).build())))
-      .unary(AdminServiceGrpcService.CreateBinding, admin((caller, req) -> {
+      .unary(AdminServiceGrpcService.CreateBinding, Audience.ADMINS, Resource.NONE, admin((caller, req) -> {
         require("frontend", req.getFrontend());
         require("channel_id", req.getChannelId());
         require("agent_id", req.getAgentId());
         return bindings.create(req.getFrontend(), req.getChannelId(), req.getAgentId(), caller.principalId().toString());
       }))
-      .unary(AdminServiceGrpcService.UpdateBinding, admin((caller, req) -> {
+      .unary(AdminServiceGrpcService.UpdateBinding, Audience.ADMINS, Resource.NONE, admin((caller, req) -> {
         require("agent_id", req.getAgentId());
         return bindings.updateAgent(uuid("id", req.getId()), req.getAgentId());
       }))
-      .unary(AdminServiceGrpcService.DeleteBinding, admin((caller, req) -> bindings.delete(uuid("id", req.getId()))
+      .unary(AdminServiceGrpcService.DeleteBinding, Audience.ADMINS, Resource.NONE, admin((caller, req) -> bindings.delete(uuid("id", req.getId()))
         .map(deleted -> {
           if (!deleted) {
             throw GatewayErrors.bindingNotFound(req.getId());
           }
           return DeleteBindingResponse.getDefaultInstance();
         })))
-      .unary(AdminServiceGrpcService.CreateToken, admin((caller, req) -> {
+      .unary(AdminServiceGrpcService.CreateToken, Audience.ADMINS, Resource.NONE, admin((caller, req) -> {
         UUID id = uuid("principal_id", req.getPrincipalId());
         Duration ttl = req.getTtlSeconds() == 0 ? TokenService.DEFAULT_TTL : Duration.ofSeconds(req.getTtlSeconds());
         return principals.find(id)
@@ -78,12 +83,12 @@ public final class AdminServiceEndpoint {
           .map(t -> CreateTokenResponse.newBuilder().setToken(t.token())
             .setExpiresAt(DateTimeFormatter.ISO_INSTANT.format(t.expiresAt())).build());
       }))
-      .unary(AdminServiceGrpcService.ListPrincipals, admin((caller, req) -> principals.list(
+      .unary(AdminServiceGrpcService.ListPrincipals, Audience.ADMINS, Resource.NONE, admin((caller, req) -> principals.list(
           req.hasType() ? Optional.of(type(req.getType())) : Optional.empty(),
           req.hasStatus() ? Optional.of(status(req.getStatus())) : Optional.empty())
         .map(list -> ListPrincipalsResponse.newBuilder().addAllPrincipals(list.stream().map(AdminServiceEndpoint::wire).toList()).build())))
-      .unary(AdminServiceGrpcService.CreatePrincipal, admin((caller, req) -> createPrincipal(req)))
-      .unary(AdminServiceGrpcService.DeletePrincipal, admin((caller, req) -> {
+      .unary(AdminServiceGrpcService.CreatePrincipal, Audience.ADMINS, Resource.NONE, admin(this::createPrincipal))
+      .unary(AdminServiceGrpcService.DeletePrincipal, Audience.ADMINS, Resource.NONE, admin((caller, req) -> {
         UUID id = uuid("id", req.getId());
         return principals.delete(id).compose(deleted -> {
           if (!deleted) {
@@ -95,7 +100,7 @@ public final class AdminServiceEndpoint {
       .build();
   }
 
-  private Future<dev.conclave.proto.coven.Principal> createPrincipal(CreatePrincipalRequest req) {
+  private Future<dev.conclave.proto.coven.Principal> createPrincipal(Caller caller, CreatePrincipalRequest req) {
     PrincipalType type = type(req.getType());
     require("display_name", req.getDisplayName());
     for (String role : req.getRolesList()) {
@@ -105,16 +110,17 @@ public final class AdminServiceEndpoint {
     }
     Optional<String> fp = req.hasPubkeyFp() && !req.getPubkeyFp().isEmpty() ? Optional.of(fingerprint(req.getPubkeyFp()))
       : req.hasPubkey() && !req.getPubkey().isEmpty() ? Optional.of(fingerprintOfKey(req.getPubkey())) : Optional.empty();
-    return principals.create(UUID.randomUUID(), type, req.getDisplayName(), PrincipalStatus.APPROVED, req.getRolesList(), fp)
+    // an agent created by an admin belongs to that admin until it grants others access
+    Optional<UUID> owner = type == PrincipalType.AGENT ? Optional.of(caller.principalId()) : Optional.empty();
+    return principals.create(UUID.randomUUID(), type, req.getDisplayName(), PrincipalStatus.APPROVED, req.getRolesList(), fp, owner)
       .recover(err -> Future.failedFuture(dev.conclave.platform.db.PgErrors.uniqueViolation(err) ? GatewayErrors.fingerprintTaken() : err))
       .map(AdminServiceEndpoint::wire);
   }
 
-  /** Wraps a handler so that it runs only for admins, and so that validation exceptions become failures. */
+  /** Wraps a handler so that validation exceptions become failures (the audience already admitted only admins). */
   private static <Q, R> GrpcEndpoint.Unary<Q, R> admin(GrpcEndpoint.Unary<Q, R> handler) {
     return (caller, request) -> {
       try {
-        caller.requireAdmin();
         return handler.call(caller, request);
       } catch (ConclaveException e) {
         return Future.failedFuture(e);

@@ -1,11 +1,12 @@
 package dev.conclave.gateway.api;
 
-import dev.conclave.gateway.ledger.EventCursors;
 import com.google.protobuf.Empty;
 import dev.conclave.gateway.GatewayErrors;
 import dev.conclave.gateway.control.Approvals;
 import dev.conclave.gateway.control.Questions;
 import dev.conclave.gateway.directory.AgentDirectory;
+import dev.conclave.gateway.directory.ConversationAccess;
+import dev.conclave.gateway.ledger.EventCursors;
 import dev.conclave.gateway.ledger.LedgerEvent;
 import dev.conclave.gateway.ledger.LedgerViews;
 import dev.conclave.gateway.mailbox.Mailbox;
@@ -14,16 +15,19 @@ import dev.conclave.gateway.store.LedgerStore;
 import dev.conclave.gateway.store.QuestionStore;
 import dev.conclave.gateway.streaming.ConversationFollower;
 import dev.conclave.gateway.streaming.Followers;
+import dev.conclave.platform.access.AgentAccess;
+import dev.conclave.platform.access.Audience;
+import dev.conclave.platform.access.Resource;
+import dev.conclave.platform.auth.AuthErrors;
 import dev.conclave.platform.auth.Caller;
 import dev.conclave.platform.auth.PrincipalStatus;
 import dev.conclave.platform.auth.PrincipalStore;
 import dev.conclave.platform.auth.PrincipalType;
-import dev.conclave.platform.auth.AuthErrors;
 import dev.conclave.platform.auth.Roles;
 import dev.conclave.platform.errors.ConclaveException;
+import dev.conclave.platform.server.EdgeSecurity;
 import dev.conclave.platform.server.GrpcEndpoint;
 import dev.conclave.platform.server.GrpcFailures;
-import dev.conclave.platform.auth.TokenService;
 import dev.conclave.proto.coven.ClientSendMessageResponse;
 import dev.conclave.proto.coven.ClientServiceGrpcService;
 import dev.conclave.proto.coven.ClientStreamEvent;
@@ -63,14 +67,17 @@ public final class ClientServiceEndpoint {
   private final QuestionStore questionStore;
   private final Questions questions;
   private final AgentDirectory directory;
+  private final ConversationAccess conversations;
+  private final AgentAccess access;
   private final PrincipalStore principals;
-  private final TokenService tokens;
+  private final EdgeSecurity edge;
   private final Followers followers;
   private final Counter catchups;
 
   public ClientServiceEndpoint(Vertx vertx, Mailbox mailbox, LedgerStore ledger, ApprovalStore approvalStore, Approvals approvals,
-                               QuestionStore questionStore, Questions questions, AgentDirectory directory, PrincipalStore principals,
-                               TokenService tokens, Followers followers, Counter catchups) {
+                               QuestionStore questionStore, Questions questions, AgentDirectory directory, ConversationAccess conversations,
+                               PrincipalStore principals,
+                               EdgeSecurity edge, Followers followers, Counter catchups) {
     this.vertx = vertx;
     this.mailbox = mailbox;
     this.ledger = ledger;
@@ -79,42 +86,39 @@ public final class ClientServiceEndpoint {
     this.questionStore = questionStore;
     this.questions = questions;
     this.directory = directory;
+    this.conversations = conversations;
+    this.access = conversations.agents();
     this.principals = principals;
-    this.tokens = tokens;
+    this.edge = edge;
     this.followers = followers;
     this.catchups = catchups;
   }
 
   public Service service() {
-    return GrpcEndpoint.service(ClientServiceGrpcService.SERVICE_NAME, ClientServiceGrpcService.SERVICE_DESCRIPTOR, tokens)
-      .unary(ClientServiceGrpcService.GetMe, (caller, empty) -> getMe(caller))
-      .unary(ClientServiceGrpcService.SendMessage, (caller, req) -> member(caller).compose(v -> mailbox.send(caller, req))
+    return GrpcEndpoint.service(ClientServiceGrpcService.SERVICE_NAME, ClientServiceGrpcService.SERVICE_DESCRIPTOR, edge)
+      .unary(ClientServiceGrpcService.GetMe, Audience.ANY_PRINCIPAL, Resource.SELF, (caller, empty) -> getMe(caller))
+      .unary(ClientServiceGrpcService.SendMessage, Audience.MEMBERS, Resource.AGENT, (caller, req) -> mailbox.send(caller, req)
         .map(accepted -> ClientSendMessageResponse.newBuilder()
           .setStatus(accepted.duplicate() ? "duplicate" : "accepted")
           .setMessageId(accepted.requestId().map(UUID::toString).orElse("")).build()))
-      .unary(ClientServiceGrpcService.GetEvents, (caller, req) -> member(caller).compose(v -> getEvents(req)))
-      .streaming(ClientServiceGrpcService.StreamEvents, this::streamEvents)
-      .unary(ClientServiceGrpcService.ListAgents, (caller, req) -> member(caller)
-        .compose(v -> directory.list(req.hasWorkspace() && !req.getWorkspace().isEmpty() ? Optional.of(req.getWorkspace()) : Optional.empty()))
+      .unary(ClientServiceGrpcService.GetEvents, Audience.MEMBERS, Resource.AGENT, (caller, req) -> req.getConversationKey().isBlank()
+        ? Future.failedFuture(GatewayErrors.required("conversation_key"))
+        : conversations.require(caller, req.getConversationKey()).compose(v -> getEvents(req)))
+      .streaming(ClientServiceGrpcService.StreamEvents, Audience.MEMBERS, Resource.AGENT, this::streamEvents)
+      .unary(ClientServiceGrpcService.ListAgents, Audience.MEMBERS, Resource.AGENT, (caller, req) -> directory.list(caller,
+          req.hasWorkspace() && !req.getWorkspace().isEmpty() ? Optional.of(req.getWorkspace()) : Optional.empty())
         .map(agents -> ListAgentsResponse.newBuilder().addAllAgents(agents).build()))
-      .unary(ClientServiceGrpcService.RegisterAgent, (caller, req) -> member(caller)
-        .compose(v -> register(caller, PrincipalType.AGENT, req.getDisplayName(), req.getFingerprint()))
-        .map(p -> RegisterAgentResponse.newBuilder().setPrincipalId(p.id().toString()).setStatus(p.status().wire()).build()))
-      .unary(ClientServiceGrpcService.RegisterClient, (caller, req) -> member(caller)
-        .compose(v -> register(caller, PrincipalType.CLIENT, req.getDisplayName(), req.getFingerprint()))
-        .map(p -> RegisterClientResponse.newBuilder().setPrincipalId(p.id().toString()).setStatus(p.status().wire()).build()))
-      .unary(ClientServiceGrpcService.ApproveTool, (caller, req) -> member(caller).compose(v -> approvals.decide(caller, req)))
-      .unary(ClientServiceGrpcService.AnswerQuestion, (caller, req) -> member(caller).compose(v -> questions.answer(caller, req)))
+      .unary(ClientServiceGrpcService.RegisterAgent, Audience.MEMBERS, Resource.NONE, (caller, req) ->
+        register(caller, PrincipalType.AGENT, req.getDisplayName(), req.getFingerprint())
+          .map(p -> RegisterAgentResponse.newBuilder().setPrincipalId(p.id().toString()).setStatus(p.status().wire()).build()))
+      .unary(ClientServiceGrpcService.RegisterClient, Audience.MEMBERS, Resource.NONE, (caller, req) ->
+        register(caller, PrincipalType.CLIENT, req.getDisplayName(), req.getFingerprint())
+          .map(p -> RegisterClientResponse.newBuilder().setPrincipalId(p.id().toString()).setStatus(p.status().wire()).build()))
+      .unary(ClientServiceGrpcService.ApproveTool, Audience.MEMBERS, Resource.AGENT, (caller, req) -> req.getAgentId().isEmpty()
+        ? approvals.decide(caller, req) : access.require(caller, req.getAgentId()).compose(v -> approvals.decide(caller, req)))
+      .unary(ClientServiceGrpcService.AnswerQuestion, Audience.MEMBERS, Resource.AGENT, (caller, req) -> req.getAgentId().isBlank()
+        ? questions.answer(caller, req) : access.require(caller, req.getAgentId()).compose(v -> questions.answer(caller, req)))
       .build();
-  }
-
-  private static Future<Void> member(Caller caller) {
-    try {
-      Access.requireMember(caller);
-      return Future.succeededFuture();
-    } catch (ConclaveException e) {
-      return Future.failedFuture(e);
-    }
   }
 
   private Future<MeResponse> getMe(Caller caller) {
@@ -169,8 +173,8 @@ public final class ClientServiceEndpoint {
   }
 
   private void streamEvents(Caller caller, GrpcServerRequest<StreamEventsRequest, ClientStreamEvent> request) {
-    Access.requireMember(caller);
-    request.last().onComplete(ar -> {
+    request.last().compose(req -> req.getConversationKey().isBlank() ? Future.succeededFuture(req)
+      : conversations.require(caller, req.getConversationKey()).map(req)).onComplete(ar -> {
       if (ar.failed()) {
         GrpcFailures.fail(request.response(), "coven.ClientService/StreamEvents", ar.cause());
         return;
@@ -226,7 +230,8 @@ public final class ClientServiceEndpoint {
     List<String> roles = type == PrincipalType.CLIENT ? List.of(Roles.MEMBER) : List.of();
     return principals.findByFingerprint(type, fp).compose(existing -> existing.isPresent()
       ? Future.failedFuture(GatewayErrors.fingerprintTaken())
-      : principals.create(UUID.randomUUID(), type, name, status, roles, Optional.of(fp))
+      : principals.create(UUID.randomUUID(), type, name, status, roles, Optional.of(fp),
+          type == PrincipalType.AGENT ? Optional.of(caller.principalId()) : Optional.empty())
         .recover(err -> Future.failedFuture(dev.conclave.platform.db.PgErrors.uniqueViolation(err) ? GatewayErrors.fingerprintTaken() : err)));
   }
 }

@@ -2,6 +2,7 @@ package dev.conclave.gateway.api;
 
 import com.google.protobuf.InvalidProtocolBufferException;
 import dev.conclave.contract.Addresses;
+import dev.conclave.gateway.control.ActingOwner;
 import dev.conclave.gateway.control.AgentPrompts;
 import dev.conclave.gateway.control.AgentTools;
 import dev.conclave.gateway.control.Questions;
@@ -19,7 +20,6 @@ import org.slf4j.LoggerFactory;
 
 import java.time.Duration;
 import java.util.Base64;
-import java.util.UUID;
 
 /**
  * The gateway's side of {@link Addresses#GATEWAY_TOOLS}: what built-in tools running on a pack-host
@@ -33,11 +33,13 @@ public final class GatewayToolsEndpoint {
   private final Questions questions;
   private final AgentTools agents;
   private final AgentPrompts prompts;
+  private final ActingOwner owners;
 
-  public GatewayToolsEndpoint(Questions questions, AgentTools agents, AgentPrompts prompts) {
+  public GatewayToolsEndpoint(Questions questions, AgentTools agents, AgentPrompts prompts, ActingOwner owners) {
     this.questions = questions;
     this.agents = agents;
     this.prompts = prompts;
+    this.owners = owners;
   }
 
   public MessageConsumer<JsonObject> register(Vertx vertx) {
@@ -52,12 +54,12 @@ public final class GatewayToolsEndpoint {
         case GatewayToolOps.ASK_USER -> questions.ask(body.getString("agentId"), question(body.getString("question")))
           .map(key -> new JsonObject().put("conversationKey", key));
         case GatewayToolOps.EXPIRE_QUESTION -> questions.expire(body.getString("questionId", ""));
-        case GatewayToolOps.LIST_AGENTS -> agents.listConnected();
-        case GatewayToolOps.AGENT_MESSAGES -> agents.messages(body.getString("agentId", ""), body.getInteger("limit", 0),
-          body.getString("cursor", ""));
-        case GatewayToolOps.SEND_MESSAGE -> prompts.send(body.getString("agentId", ""), body.getString("content", ""),
-          body.getString("fromAgentId", ""), UUID.fromString(body.getString("principalId")), body.getString("idempotencyKey"),
-          Duration.ofMillis(body.getLong("timeoutMs", 30_000L)));
+        case GatewayToolOps.LIST_AGENTS -> owners.of(body.getString("fromAgentId", "")).compose(agents::listConnected);
+        case GatewayToolOps.AGENT_MESSAGES -> owners.of(body.getString("fromAgentId", "")).compose(actor -> agents.messages(actor,
+          body.getString("agentId", ""), body.getInteger("limit", 0), body.getString("cursor", "")));
+        case GatewayToolOps.SEND_MESSAGE -> owners.of(body.getString("fromAgentId", "")).compose(actor -> prompts.send(actor,
+          body.getString("agentId", ""), body.getString("content", ""), body.getString("fromAgentId", ""),
+          body.getString("idempotencyKey"), Duration.ofMillis(body.getLong("timeoutMs", 30_000L))));
         default -> Future.failedFuture(ConclaveException.invalid("op_unknown", "unknown gateway tool op '" + body.getString(GatewayToolOps.OP) + "'"));
       };
     } catch (RuntimeException e) {

@@ -6,19 +6,22 @@ import dev.conclave.gateway.api.AgentStreamEndpoint;
 import dev.conclave.gateway.api.ClientServiceEndpoint;
 import dev.conclave.gateway.api.GatewayHttpApi;
 import dev.conclave.gateway.api.GatewayToolsEndpoint;
+import dev.conclave.gateway.api.PrincipalHttpApi;
+import dev.conclave.gateway.control.ActingOwner;
 import dev.conclave.gateway.control.AgentPrompts;
 import dev.conclave.gateway.control.AgentTools;
-import dev.conclave.gateway.control.Questions;
 import dev.conclave.gateway.control.Approvals;
 import dev.conclave.gateway.control.Cancellation;
 import dev.conclave.gateway.control.Injections;
+import dev.conclave.gateway.control.Questions;
 import dev.conclave.gateway.directory.AgentDirectory;
+import dev.conclave.gateway.directory.ConversationAccess;
 import dev.conclave.gateway.mailbox.Mailbox;
 import dev.conclave.gateway.mailbox.Terminations;
 import dev.conclave.gateway.presence.MembershipWatcher;
 import dev.conclave.gateway.presence.NodeRegistry;
-import dev.conclave.gateway.presence.PresenceReconciler;
 import dev.conclave.gateway.presence.Presence;
+import dev.conclave.gateway.presence.PresenceReconciler;
 import dev.conclave.gateway.routing.AgentRouter;
 import dev.conclave.gateway.sessions.LocalSessions;
 import dev.conclave.gateway.sessions.NodeCommandHandler;
@@ -34,6 +37,7 @@ import dev.conclave.gateway.store.RequestStore;
 import dev.conclave.gateway.store.UsageStore;
 import dev.conclave.gateway.streaming.Followers;
 import dev.conclave.gateway.streaming.LiveEvents;
+import dev.conclave.platform.access.AgentGrants;
 import dev.conclave.platform.config.RoleName;
 import dev.conclave.platform.db.SchemaMigration;
 import dev.conclave.platform.metrics.MetricNames;
@@ -41,6 +45,7 @@ import dev.conclave.platform.runtime.NodeContext;
 import dev.conclave.platform.runtime.RoleModule;
 import dev.conclave.platform.runtime.RunningRole;
 import dev.conclave.platform.server.EdgeContribution;
+import dev.conclave.platform.server.HttpRoutes;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
@@ -88,22 +93,25 @@ public final class GatewayRole implements RoleModule {
     LocalSessions sessions = new LocalSessions();
     ctx.metrics().gauge(MetricNames.GATEWAY_AGENTS_CONNECTED, sessions, LocalSessions::size);
     SessionServices services = new SessionServices(vertx, ctx.nodeId(), settings, pool, agents, requests, ledger, approvalStore,
-      injectionStore, usage, presence, router, live, terminations, ctx.principals(), ctx.tokens(), ctx.packTools(), sessions,
+      injectionStore, usage, presence, router, live, terminations, ctx.principals(), ctx.tokens(), ctx.packTools(), ctx.edge(), sessions,
       new SessionMetrics(ctx.metrics()), ctx.metrics(), ctx.clock());
 
-    Mailbox mailbox = new Mailbox(pool, requests, ledger, bindings, live, router, ctx.clock());
-    AgentDirectory directory = new AgentDirectory(agents, presence);
+    Mailbox mailbox = new Mailbox(pool, requests, ledger, bindings, ctx.access(), live, router, ctx.clock());
+    AgentDirectory directory = new AgentDirectory(agents, presence, ctx.access());
+    ConversationAccess conversations = new ConversationAccess(pool, ctx.access());
     Followers followers = new Followers();
     QuestionStore questionStore = new QuestionStore(pool);
     Questions questions = new Questions(vertx, pool, questionStore, requests, ledger, live, ctx.clock());
     ClientServiceEndpoint client = new ClientServiceEndpoint(vertx, mailbox, ledger, approvalStore,
-      new Approvals(pool, approvalStore, requests, ledger, live, router, ctx.clock()), questionStore, questions, directory,
-      ctx.principals(), ctx.tokens(), followers, ctx.metrics().counter(MetricNames.GATEWAY_SUBSCRIBER_CATCHUPS));
-    GatewayToolsEndpoint tools = new GatewayToolsEndpoint(questions, new AgentTools(presence, agents, ledger, usage),
-      new AgentPrompts(vertx, mailbox, requests, ledger, presence));
-    AdminServiceEndpoint admin = new AdminServiceEndpoint(bindings, ctx.principals(), ctx.tokens());
+      new Approvals(pool, approvalStore, requests, ledger, live, router, ctx.clock()), questionStore, questions, directory, conversations,
+      ctx.principals(), ctx.edge(), followers, ctx.metrics().counter(MetricNames.GATEWAY_SUBSCRIBER_CATCHUPS));
+    AgentGrants grants = new AgentGrants(pool);
+    GatewayToolsEndpoint tools = new GatewayToolsEndpoint(questions, new AgentTools(presence, agents, ledger, usage, ctx.access()),
+      new AgentPrompts(vertx, mailbox, requests, ledger, presence), new ActingOwner(grants, ctx.principals()));
+    AdminServiceEndpoint admin = new AdminServiceEndpoint(bindings, ctx.principals(), ctx.tokens(), ctx.edge());
     GatewayHttpApi http = new GatewayHttpApi(new Cancellation(requests, terminations, router),
-      new Injections(agents, injectionStore, router), injectionStore, requests, usage, directory, ctx.principals(), ctx.tokens());
+      new Injections(agents, injectionStore, router), injectionStore, requests, usage, directory, conversations);
+    PrincipalHttpApi principalsHttp = new PrincipalHttpApi(ctx.principals(), ctx.tokens(), grants);
 
     EdgeContribution edge = new EdgeContribution() {
       @Override
@@ -115,7 +123,9 @@ public final class GatewayRole implements RoleModule {
 
       @Override
       public void bindHttp(Router router) {
-        http.mount(router);
+        HttpRoutes routes = new HttpRoutes(router, ctx.edge());
+        http.mount(routes);
+        principalsHttp.mount(routes);
       }
     };
 

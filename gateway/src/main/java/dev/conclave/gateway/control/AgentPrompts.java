@@ -7,7 +7,6 @@ import dev.conclave.gateway.presence.Presence;
 import dev.conclave.gateway.store.LedgerStore;
 import dev.conclave.gateway.store.RequestStore;
 import dev.conclave.platform.auth.Caller;
-import dev.conclave.platform.auth.PrincipalType;
 import dev.conclave.platform.errors.ConclaveException;
 import dev.conclave.platform.errors.ErrorKind;
 import dev.conclave.proto.coven.ClientSendMessageRequest;
@@ -46,7 +45,8 @@ public final class AgentPrompts {
     this.presence = presence;
   }
 
-  public Future<JsonObject> send(String target, String content, String fromAgentId, UUID principalId, String idempotencyKey, Duration timeout) {
+  /** Sends as {@code actor} (the calling agent's owner), shown as from {@code admin:<fromAgentId>}. */
+  public Future<JsonObject> send(Caller actor, String target, String content, String fromAgentId, String idempotencyKey, Duration timeout) {
     if (target.isBlank()) {
       return Future.failedFuture(refused("agent_id is required"));
     }
@@ -56,14 +56,13 @@ public final class AgentPrompts {
     if (target.equals(fromAgentId)) {
       return Future.failedFuture(refused("an agent cannot send a message to itself: it would wait for its own reply"));
     }
-    Caller sender = new Caller(principalId, PrincipalType.AGENT, Set.of(), Optional.empty(), Instant.now().plus(timeout));
     ClientSendMessageRequest message = ClientSendMessageRequest.newBuilder().setConversationKey(target).setContent(content)
       .setIdempotencyKey(idempotencyKey).build();
     return presence.get(target).compose(present -> {
       if (present.isEmpty()) {
         return Future.failedFuture(refused("sending message: agent '" + target + "' is not connected"));
       }
-      return mailbox.send(sender, message, Optional.of("admin:" + fromAgentId));
+      return mailbox.send(actor, message, Optional.of("admin:" + fromAgentId));
     }).compose(accepted -> accepted.requestId().isEmpty()
       ? Future.failedFuture(refused("this message was already sent (same call id)"))
       : awaitEnd(accepted.requestId().get(), System.nanoTime() + timeout.toNanos(), timeout)

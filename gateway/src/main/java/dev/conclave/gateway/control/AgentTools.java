@@ -10,6 +10,8 @@ import dev.conclave.gateway.presence.PresenceEntry;
 import dev.conclave.gateway.store.AgentStore;
 import dev.conclave.gateway.store.LedgerStore;
 import dev.conclave.gateway.store.UsageStore;
+import dev.conclave.platform.access.AgentAccess;
+import dev.conclave.platform.auth.Caller;
 import dev.conclave.proto.coven.Event;
 import io.vertx.core.Future;
 import io.vertx.core.json.JsonArray;
@@ -19,6 +21,8 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import java.util.UUID;
 import java.util.function.Function;
 import java.util.stream.Collectors;
 
@@ -35,20 +39,26 @@ public final class AgentTools {
   private final AgentStore agents;
   private final LedgerStore ledger;
   private final UsageStore usage;
+  private final AgentAccess access;
 
-  public AgentTools(Presence presence, AgentStore agents, LedgerStore ledger, UsageStore usage) {
+  public AgentTools(Presence presence, AgentStore agents, LedgerStore ledger, UsageStore usage, AgentAccess access) {
     this.presence = presence;
     this.agents = agents;
     this.ledger = ledger;
     this.usage = usage;
+    this.access = access;
   }
 
-  /** {@code admin_list_agents}: every connected agent, by id. */
-  public Future<JsonObject> listConnected() {
-    return presence.all().compose(present -> agents.list(Optional.empty()).map(known -> {
+  /** {@code admin_list_agents}: every connected agent {@code actor} may act on, by id. */
+  public Future<JsonObject> listConnected(Caller actor) {
+    Future<Optional<Set<UUID>>> visible = actor.isAdmin() ? Future.succeededFuture(Optional.empty())
+      : access.agentPrincipalsOf(actor).map(Optional::of);
+    return visible.compose(allowed -> presence.all().compose(present -> agents.list(Optional.empty()).map(known -> {
       Map<String, AgentRecord> byId = known.stream().collect(Collectors.toMap(AgentRecord::agentId, Function.identity(), (a, b) -> a));
       JsonArray out = new JsonArray();
-      present.stream().sorted(Comparator.comparing(PresenceEntry::agentId)).forEach(p -> out.add(new JsonObject()
+      present.stream().sorted(Comparator.comparing(PresenceEntry::agentId))
+        .filter(p -> allowed.map(a -> a.contains(p.principalId())).orElse(true))
+        .forEach(p -> out.add(new JsonObject()
         .put("backend", p.metadata().getBackend())
         .put("capabilities", new JsonArray(p.capabilities()))
         .put("id", p.agentId())
@@ -58,17 +68,17 @@ public final class AgentTools {
         .put("workspaces", new JsonArray(p.metadata().getWorkspacesList()))
         .put("working_dir", p.metadata().getWorkingDirectory())));
       return new JsonObject().put("agents", out).put("count", out.size());
-    }));
+    })));
   }
 
   /** {@code admin_agent_messages}: the agent's own conversation, oldest first, a page at a time. */
-  public Future<JsonObject> messages(String agentId, int requestedLimit, String cursor) {
+  public Future<JsonObject> messages(Caller actor, String agentId, int requestedLimit, String cursor) {
     if (agentId.isBlank()) {
       return Future.failedFuture(GatewayErrors.required("agent_id"));
     }
     int limit = requestedLimit <= 0 ? DEFAULT_PAGE : Math.min(requestedLimit, MAX_PAGE);
     long after = cursor.isBlank() ? 0 : EventCursors.parseCursor(cursor);
-    return ledger.page(agentId, after, Optional.empty(), Optional.empty(), limit + 1)
+    return access.require(actor, agentId).compose(v -> ledger.page(agentId, after, Optional.empty(), Optional.empty(), limit + 1))
       .compose(events -> usage.totals(true, agentId).map(totals -> page(agentId, events, limit, totals)));
   }
 

@@ -40,34 +40,30 @@ public final class Cancellation {
     this.router = router;
   }
 
-  public Future<Outcome> cancel(Caller caller, UUID requestId, String reason) {
-    return requests.find(requestId).compose(found -> {
-      RequestRecord r = found.orElseThrow(() -> GatewayErrors.requestNotFound(requestId.toString()));
-      if (!caller.isAdmin() && !caller.principalId().equals(r.principalId())) {
-        return Future.failedFuture(GatewayErrors.requestNotFound(requestId.toString()));
+  /** Cancels {@code r}; the caller was found allowed to act on it. */
+  public Future<Outcome> cancel(Caller caller, RequestRecord r, String reason) {
+    UUID requestId = r.id();
+    if (r.state().ended()) {
+      return Future.failedFuture(GatewayErrors.requestFinished(requestId.toString(), r.state().id()));
+    }
+    if (r.state() == RequestState.QUEUED) {
+      return endAtGateway(r, reason, caller);
+    }
+    return router.owner(r.agentId()).compose(owner -> {
+      Optional<PresenceEntry> session = owner.filter(o -> r.dispatchEpoch().isPresent() && o.epoch() == r.dispatchEpoch().get());
+      if (session.isPresent() && session.get().declared("cancellation")) {
+        return requests.markCancelRequested(requestId, reason)
+          .compose(v -> router.send(session.get(), NodeCommand.cancel(r.agentId(), session.get().epoch(), requestId, reason)))
+          .map(reply -> new Outcome(requestId, "cancelling", true))
+          .recover(err -> {
+            LOG.warn("cancel could not reach the agent; the gateway ends the request agent={} request={} error={}",
+              r.agentId(), requestId, err.getMessage());
+            return endAtGateway(r, reason, caller);
+          });
       }
-      if (r.state().ended()) {
-        return Future.failedFuture(GatewayErrors.requestFinished(requestId.toString(), r.state().id()));
-      }
-      if (r.state() == RequestState.QUEUED) {
-        return endAtGateway(r, reason, caller);
-      }
-      return router.owner(r.agentId()).compose(owner -> {
-        Optional<PresenceEntry> session = owner.filter(o -> r.dispatchEpoch().isPresent() && o.epoch() == r.dispatchEpoch().get());
-        if (session.isPresent() && session.get().declared("cancellation")) {
-          return requests.markCancelRequested(requestId, reason)
-            .compose(v -> router.send(session.get(), NodeCommand.cancel(r.agentId(), session.get().epoch(), requestId, reason)))
-            .map(reply -> new Outcome(requestId, "cancelling", true))
-            .recover(err -> {
-              LOG.warn("cancel could not reach the agent; the gateway ends the request agent={} request={} error={}",
-                r.agentId(), requestId, err.getMessage());
-              return endAtGateway(r, reason, caller);
-            });
-        }
-        return endAtGateway(r, reason, caller).onSuccess(outcome -> session.ifPresent(s ->
-          router.send(s, NodeCommand.discard(r.agentId(), s.epoch(), requestId))
-            .onFailure(err -> LOG.debug("discard not delivered agent={} request={}", r.agentId(), requestId))));
-      });
+      return endAtGateway(r, reason, caller).onSuccess(outcome -> session.ifPresent(s ->
+        router.send(s, NodeCommand.discard(r.agentId(), s.epoch(), requestId))
+          .onFailure(err -> LOG.debug("discard not delivered agent={} request={}", r.agentId(), requestId))));
     });
   }
 

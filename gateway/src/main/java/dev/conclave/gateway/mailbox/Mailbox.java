@@ -9,6 +9,7 @@ import dev.conclave.gateway.store.BindingStore;
 import dev.conclave.gateway.store.LedgerStore;
 import dev.conclave.gateway.store.RequestStore;
 import dev.conclave.gateway.streaming.LiveEvents;
+import dev.conclave.platform.access.AgentAccess;
 import dev.conclave.platform.auth.Caller;
 import dev.conclave.proto.coven.ClientSendMessageRequest;
 import io.vertx.core.Future;
@@ -36,15 +37,18 @@ public final class Mailbox {
   private final RequestStore requests;
   private final LedgerStore ledger;
   private final BindingStore bindings;
+  private final AgentAccess access;
   private final LiveEvents live;
   private final AgentRouter router;
   private final Clock clock;
 
-  public Mailbox(Pool pool, RequestStore requests, LedgerStore ledger, BindingStore bindings, LiveEvents live, AgentRouter router, Clock clock) {
+  public Mailbox(Pool pool, RequestStore requests, LedgerStore ledger, BindingStore bindings, AgentAccess access, LiveEvents live,
+                 AgentRouter router, Clock clock) {
     this.pool = pool;
     this.requests = requests;
     this.ledger = ledger;
     this.bindings = bindings;
+    this.access = access;
     this.live = live;
     this.router = router;
     this.clock = clock;
@@ -78,6 +82,9 @@ public final class Mailbox {
         return Future.failedFuture(GatewayErrors.unknownConversation(key));
       }
       String agentId = route.agentId().get();
+      return access.require(caller, agentId).map(route);
+    }).compose(route -> {
+      String agentId = route.agentId().orElseThrow();
       String from = sender.or(route::senderName).orElse(caller.principalId().toString());
       UUID id = UUID.randomUUID();
       LedgerEntry inbound = Entries.inbound(id, from, caller.principalId(), message.getContent(), clock.instant());

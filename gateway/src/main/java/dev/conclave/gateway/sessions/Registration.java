@@ -4,9 +4,10 @@ import dev.conclave.gateway.GatewayErrors;
 import dev.conclave.gateway.directory.AgentRecord;
 import dev.conclave.gateway.presence.PresenceEntry;
 import dev.conclave.gateway.routing.NodeCommand;
+import dev.conclave.platform.access.Audience;
 import dev.conclave.platform.auth.Caller;
 import dev.conclave.platform.auth.Principal;
-import dev.conclave.platform.auth.PrincipalType;
+import dev.conclave.platform.errors.ConclaveException;
 import dev.conclave.proto.coven.RegisterAgent;
 import io.vertx.core.Future;
 import org.slf4j.Logger;
@@ -67,8 +68,10 @@ final class Registration {
     if (!p.approved()) {
       return Future.failedFuture(new RegistrationRejected(GatewayErrors.principalNotApproved(p.status().wire()), ""));
     }
-    if (p.type() != PrincipalType.AGENT && !caller.isAdmin()) {
-      return Future.failedFuture(new RegistrationRejected(GatewayErrors.notAnAgentPrincipal(p.type().wire()), ""));
+    try {
+      Audience.AGENTS.check(caller, "coven.CovenControl/AgentStream");
+    } catch (ConclaveException e) {
+      return Future.failedFuture(new RegistrationRejected(e, ""));
     }
     return Future.succeededFuture(p);
   }

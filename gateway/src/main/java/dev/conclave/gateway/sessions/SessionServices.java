@@ -14,6 +14,7 @@ import dev.conclave.gateway.streaming.LiveEvents;
 import dev.conclave.platform.auth.PrincipalStore;
 import dev.conclave.platform.auth.TokenService;
 import dev.conclave.platform.packs.PackTools;
+import dev.conclave.platform.server.EdgeSecurity;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.vertx.core.Vertx;
 import io.vertx.sqlclient.Pool;
@@ -39,6 +40,7 @@ public record SessionServices(
   PrincipalStore principals,
   TokenService tokens,
   PackTools packTools,
+  EdgeSecurity edge,
   LocalSessions sessions,
   SessionMetrics metrics,
   MeterRegistry registry,

@@ -92,7 +92,7 @@ class RegistrationTest {
   void aClientPrincipalCannotRegisterAnAgent() {
     try (RawAgent agent = gw.agent(gw.memberToken("alice"))) {
       agent.send(AgentMessage.newBuilder().setRegister(RawAgent.registration("alice-agent")).build());
-      assertThat(agent.next().getRegistrationError().getReason()).contains("client");
+      assertThat(agent.next().getRegistrationError().getReason()).contains("type 'client'");
       assertThat(agent.awaitEnd().status()).isEqualTo(GrpcStatus.PERMISSION_DENIED);
     }
   }

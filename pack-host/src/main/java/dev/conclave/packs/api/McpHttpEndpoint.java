@@ -2,11 +2,14 @@ package dev.conclave.packs.api;
 
 import dev.conclave.packs.mcp.McpProtocol;
 import dev.conclave.packs.mcp.McpSessions;
+import dev.conclave.platform.access.Audience;
+import dev.conclave.platform.access.Resource;
 import dev.conclave.platform.auth.Caller;
 import dev.conclave.platform.auth.TokenPurpose;
 import dev.conclave.platform.auth.TokenService;
 import dev.conclave.platform.errors.ConclaveException;
 import dev.conclave.platform.metrics.MetricNames;
+import dev.conclave.platform.server.EdgeSecurity;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.modelcontextprotocol.json.McpJsonMapper;
 import io.modelcontextprotocol.spec.McpSchema;
@@ -38,13 +41,16 @@ public final class McpHttpEndpoint {
   private static final Logger LOG = LoggerFactory.getLogger(McpHttpEndpoint.class);
 
   private final TokenService tokens;
+  private final EdgeSecurity edge;
   private final McpSessions sessions;
   private final McpProtocol protocol;
   private final McpJsonMapper json;
   private final MeterRegistry metrics;
 
-  public McpHttpEndpoint(TokenService tokens, McpSessions sessions, McpProtocol protocol, McpJsonMapper json, MeterRegistry metrics) {
+  public McpHttpEndpoint(TokenService tokens, EdgeSecurity edge, McpSessions sessions, McpProtocol protocol, McpJsonMapper json,
+                         MeterRegistry metrics) {
     this.tokens = tokens;
+    this.edge = edge;
     this.sessions = sessions;
     this.protocol = protocol;
     this.json = json;
@@ -52,6 +58,9 @@ public final class McpHttpEndpoint {
   }
 
   public void mount(Router router) {
+    // outside /api: its own token check (MCP tokens only), declared in the route table all the same
+    edge.routes().http("POST", PATH, Audience.MCP_TOKENS, Resource.AGENT);
+    edge.routes().http("DELETE", PATH, Audience.MCP_TOKENS, Resource.AGENT);
     router.route(PATH).handler(this::guard);
     router.post(PATH).handler(BodyHandler.create(false).setBodyLimit(MAX_BODY)).handler(this::post);
     router.delete(PATH).handler(this::delete);

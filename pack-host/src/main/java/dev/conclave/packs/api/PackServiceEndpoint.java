@@ -1,12 +1,12 @@
 package dev.conclave.packs.api;
 
 import com.google.protobuf.Empty;
-import dev.conclave.packs.PackErrors;
 import dev.conclave.packs.connections.PackRegistrations;
 import dev.conclave.packs.connections.ResultRouter;
+import dev.conclave.platform.access.Audience;
+import dev.conclave.platform.access.Resource;
 import dev.conclave.platform.auth.Caller;
-import dev.conclave.platform.auth.PrincipalType;
-import dev.conclave.platform.auth.TokenService;
+import dev.conclave.platform.server.EdgeSecurity;
 import dev.conclave.platform.server.GrpcEndpoint;
 import dev.conclave.platform.server.GrpcFailures;
 import dev.conclave.proto.coven.ExecuteToolRequest;
@@ -25,42 +25,29 @@ public final class PackServiceEndpoint {
 
   static final String REGISTER = "coven.PackService/Register";
 
-  private final TokenService tokens;
+  private final EdgeSecurity edge;
   private final PackRegistrations registrations;
   private final ResultRouter results;
 
-  public PackServiceEndpoint(TokenService tokens, PackRegistrations registrations, ResultRouter results) {
-    this.tokens = tokens;
+  public PackServiceEndpoint(EdgeSecurity edge, PackRegistrations registrations, ResultRouter results) {
+    this.edge = edge;
     this.registrations = registrations;
     this.results = results;
   }
 
   public Service service() {
-    return GrpcEndpoint.service(PackServiceGrpcService.SERVICE_NAME, PackServiceGrpcService.SERVICE_DESCRIPTOR, tokens)
-      .streaming(PackServiceGrpcService.Register, this::register)
-      .unary(PackServiceGrpcService.ToolResult, (caller, response) -> {
-        requirePack(caller);
-        return results.deliver(caller, response).map(v -> Empty.getDefaultInstance());
-      })
+    return GrpcEndpoint.service(PackServiceGrpcService.SERVICE_NAME, PackServiceGrpcService.SERVICE_DESCRIPTOR, edge)
+      .streaming(PackServiceGrpcService.Register, Audience.PACKS, Resource.SELF, this::register)
+      .unary(PackServiceGrpcService.ToolResult, Audience.PACKS, Resource.SELF, (caller, response) ->
+        results.deliver(caller, response).map(v -> Empty.getDefaultInstance()))
       .build();
   }
 
   private void register(Caller caller, GrpcServerRequest<PackManifest, ExecuteToolRequest> request) {
-    try {
-      requirePack(caller);
-    } catch (RuntimeException e) {
-      GrpcFailures.fail(request.response(), REGISTER, e);
-      return;
-    }
     request.last()
       .compose(manifest -> registrations.open(caller, manifest, request))
       .onFailure(err -> GrpcFailures.fail(request.response(), REGISTER, err));
   }
 
-  private static void requirePack(Caller caller) {
-    if (caller.type() != PrincipalType.PACK) {
-      throw PackErrors.packPrincipalRequired(caller.type().wire());
-    }
-  }
 
 }

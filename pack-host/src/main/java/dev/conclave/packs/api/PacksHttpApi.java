@@ -4,19 +4,14 @@ import dev.conclave.packs.builtin.BuiltinPack;
 import dev.conclave.packs.builtin.Builtins;
 import dev.conclave.packs.registry.ToolRegistry;
 import dev.conclave.packs.store.ToolCallLog;
-import dev.conclave.platform.auth.Caller;
-import dev.conclave.platform.auth.Roles;
+import dev.conclave.platform.access.Audience;
+import dev.conclave.platform.access.Resource;
 import dev.conclave.platform.errors.ConclaveException;
-import dev.conclave.platform.server.HttpAuthHandler;
-import dev.conclave.platform.server.Problems;
-import io.vertx.core.Future;
+import dev.conclave.platform.server.HttpRoutes;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
-import io.vertx.ext.web.Router;
-import io.vertx.ext.web.RoutingContext;
 
 import java.util.Optional;
-import java.util.function.Function;
 
 /**
  * The pack host's HTTP API under {@value #BASE}: the packs connected anywhere in the cluster with
@@ -37,32 +32,20 @@ public final class PacksHttpApi {
     this.calls = calls;
   }
 
-  public void mount(Router router) {
-    router.get(BASE).handler(ctx -> respond(ctx, caller -> {
-      requireMember(caller);
-      return registry.packs(Optional.empty()).map(packs -> {
-        JsonArray live = new JsonArray();
-        packs.forEach(p -> live.add(new JsonObject().put("packId", p.packId()).put("version", p.version()).put("node", p.node())
-          .put("tools", new JsonArray(p.tools())).put("registeredAt", p.registeredAt().toString())));
-        JsonArray builtin = new JsonArray();
-        for (BuiltinPack b : builtins.packs()) {
-          builtin.add(new JsonObject().put("packId", b.packId()).put("capability", b.capability())
-            .put("tools", new JsonArray(b.tools().stream().map(t -> t.name()).toList())));
-        }
-        return new JsonObject().put("packs", live).put("builtins", builtin);
-      });
+  public void mount(HttpRoutes routes) {
+    routes.get(BASE, Audience.MEMBERS, Resource.NONE, (caller, ctx) -> registry.packs(Optional.empty()).map(packs -> {
+      JsonArray live = new JsonArray();
+      packs.forEach(p -> live.add(new JsonObject().put("packId", p.packId()).put("version", p.version()).put("node", p.node())
+        .put("tools", new JsonArray(p.tools())).put("registeredAt", p.registeredAt().toString())));
+      JsonArray builtin = new JsonArray();
+      for (BuiltinPack b : builtins.packs()) {
+        builtin.add(new JsonObject().put("packId", b.packId()).put("capability", b.capability())
+          .put("tools", new JsonArray(b.tools().stream().map(t -> t.name()).toList())));
+      }
+      return new JsonObject().put("packs", live).put("builtins", builtin);
     }));
-    router.get(BASE + "/calls/:agentId").handler(ctx -> respond(ctx, caller -> {
-      caller.requireAdmin();
-      int limit = parseLimit(ctx.queryParams().get("limit"));
-      return calls.recentOf(ctx.pathParam("agentId"), limit).map(list -> new JsonObject().put("calls", list));
-    }));
-  }
-
-  private static void requireMember(Caller caller) {
-    if (!caller.isAdmin() && !caller.roles().contains(Roles.MEMBER)) {
-      throw ConclaveException.denied("listing packs needs the member, admin or owner role");
-    }
+    routes.get(BASE + "/calls/:agentId", Audience.ADMINS, Resource.NONE, (caller, ctx) ->
+      calls.recentOf(ctx.pathParam("agentId"), parseLimit(ctx.queryParams().get("limit"))).map(list -> new JsonObject().put("calls", list)));
   }
 
   private static int parseLimit(String value) {
@@ -78,21 +61,5 @@ public final class PacksHttpApi {
     } catch (NumberFormatException e) {
       throw ConclaveException.invalid("limit_invalid", "limit must be 1 to " + MAX_CALLS + ", got '" + value + "'");
     }
-  }
-
-  private static void respond(RoutingContext ctx, Function<Caller, Future<JsonObject>> handler) {
-    Future<JsonObject> result;
-    try {
-      result = handler.apply(HttpAuthHandler.caller(ctx));
-    } catch (RuntimeException e) {
-      result = Future.failedFuture(e);
-    }
-    result.onComplete(ar -> {
-      if (ar.succeeded()) {
-        ctx.response().putHeader("content-type", "application/json").end(ar.result().encode());
-      } else {
-        Problems.send(ctx, ar.cause());
-      }
-    });
   }
 }

@@ -29,6 +29,7 @@ import dev.conclave.platform.runtime.NodeContext;
 import dev.conclave.platform.runtime.RoleModule;
 import dev.conclave.platform.runtime.RunningRole;
 import dev.conclave.platform.server.EdgeContribution;
+import dev.conclave.platform.server.HttpRoutes;
 import io.modelcontextprotocol.json.jackson3.JacksonMcpJsonMapper;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
@@ -75,10 +76,10 @@ public final class PackHostRole implements RoleModule {
     ToolCallLog calls = new ToolCallLog(ctx.pool());
     ToolDispatcher dispatcher = new ToolDispatcher(vertx, ctx.nodeId(), registry, local, builtins, calls, ctx.metrics(), ctx.clock());
     ResultRouter results = new ResultRouter(vertx, ctx.nodeId(), local, registry, ctx.metrics());
-    PackServiceEndpoint packService = new PackServiceEndpoint(ctx.tokens(),
+    PackServiceEndpoint packService = new PackServiceEndpoint(ctx.edge(),
       new PackRegistrations(vertx, ctx.nodeId(), ctx.membership(), ctx.principals(), registry, local, settings.pingInterval()), results);
     JacksonMcpJsonMapper json = new JacksonMcpJsonMapper(JsonMapper.shared());
-    McpHttpEndpoint mcp = new McpHttpEndpoint(ctx.tokens(), new McpSessions(vertx), new McpProtocol(json, ctx.packTools()), json,
+    McpHttpEndpoint mcp = new McpHttpEndpoint(ctx.tokens(), ctx.edge(), new McpSessions(vertx), new McpProtocol(json, ctx.packTools()), json,
       ctx.metrics());
     PacksHttpApi http = new PacksHttpApi(registry, builtins, calls);
 
@@ -91,7 +92,7 @@ public final class PackHostRole implements RoleModule {
       @Override
       public void bindHttp(Router router) {
         mcp.mount(router);
-        http.mount(router);
+        http.mount(new HttpRoutes(router, ctx.edge()));
       }
     };
     PackHostVerticle node = new PackHostVerticle(ctx.nodeId(), ctx.membership(), registry, builtins,

@@ -37,6 +37,31 @@ public final class AuthErrors {
       "this is an '" + purpose + "' token; only '" + expected + "' tokens are accepted here");
   }
 
+  public static ConclaveException memberRequired(String route) {
+    return new ConclaveException(ErrorKind.PERMISSION_DENIED, "member_required", route + " needs the member, admin or owner role");
+  }
+
+  public static ConclaveException packPrincipalRequired(String route, String type) {
+    return new ConclaveException(ErrorKind.PERMISSION_DENIED, "pack_principal_required",
+      route + " is only for principals of type 'pack'; this token belongs to a principal of type '" + type
+        + "' (create a pack principal with ./conclave token --new-pack NAME)");
+  }
+
+  public static ConclaveException agentPrincipalRequired(String route, String type) {
+    return new ConclaveException(ErrorKind.PERMISSION_DENIED, "agent_principal_required",
+      route + " is only for principals of type 'agent'; this token belongs to a principal of type '" + type + "'");
+  }
+
+  public static ConclaveException noAgentAccess(String agentId) {
+    return new ConclaveException(ErrorKind.PERMISSION_DENIED, "agent_access_denied",
+      "you do not own agent '" + agentId + "' and were not granted access to it");
+  }
+
+  public static ConclaveException noConversationAccess(String conversationKey) {
+    return new ConclaveException(ErrorKind.PERMISSION_DENIED, "conversation_access_denied",
+      "you have no access to the agent of conversation '" + conversationKey + "'");
+  }
+
   public static ConclaveException adminRequired() {
     return new ConclaveException(ErrorKind.PERMISSION_DENIED, "admin_required", "this operation needs the admin or owner role");
   }

@@ -13,10 +13,17 @@ public record Principal(
   PrincipalStatus status,
   List<String> roles,
   Optional<String> pubkeyFingerprint,
-  Instant createdAt) {
+  Instant createdAt,
+  Optional<UUID> ownerId) {
 
   public Principal {
     roles = List.copyOf(roles);
+  }
+
+  /** A principal without an owner. */
+  public Principal(UUID id, PrincipalType type, String displayName, PrincipalStatus status, List<String> roles,
+                   Optional<String> pubkeyFingerprint, Instant createdAt) {
+    this(id, type, displayName, status, roles, pubkeyFingerprint, createdAt, Optional.empty());
   }
 
   public boolean approved() {

@@ -16,7 +16,7 @@ import java.util.UUID;
 /** PostgreSQL repository of principals (schema {@code auth}). */
 public final class PrincipalStore {
 
-  private static final String COLUMNS = "id, type, display_name, status, roles, pubkey_fp, created_at";
+  private static final String COLUMNS = "id, type, display_name, status, roles, pubkey_fp, created_at, owner_id";
 
   private final Pool pool;
 
@@ -27,9 +27,16 @@ public final class PrincipalStore {
   /** Creates a principal; idempotent for a given id (a repeat returns the stored one). */
   public Future<Principal> create(UUID id, PrincipalType type, String displayName, PrincipalStatus status,
                                   List<String> roles, Optional<String> pubkeyFingerprint) {
-    return pool.preparedQuery("INSERT INTO auth.principals (id, type, display_name, status, roles, pubkey_fp) "
-        + "VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (id) DO NOTHING")
-      .execute(Tuple.of(id, type.wire(), displayName, status.wire(), roles.toArray(new String[0]), pubkeyFingerprint.orElse(null)))
+    return create(id, type, displayName, status, roles, pubkeyFingerprint, Optional.empty());
+  }
+
+  /** As above, owned by {@code owner} (the member responsible for an agent principal). */
+  public Future<Principal> create(UUID id, PrincipalType type, String displayName, PrincipalStatus status,
+                                  List<String> roles, Optional<String> pubkeyFingerprint, Optional<UUID> owner) {
+    return pool.preparedQuery("INSERT INTO auth.principals (id, type, display_name, status, roles, pubkey_fp, owner_id) "
+        + "VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (id) DO NOTHING")
+      .execute(Tuple.of(id, type.wire(), displayName, status.wire(), roles.toArray(new String[0]), pubkeyFingerprint.orElse(null),
+        owner.orElse(null)))
       .compose(r -> find(id))
       .map(Optional::orElseThrow);
   }
@@ -88,6 +95,7 @@ public final class PrincipalStore {
       PrincipalStatus.of(row.getString("status")).orElseThrow(),
       Arrays.asList(row.getArrayOfStrings("roles")),
       Optional.ofNullable(row.getString("pubkey_fp")),
-      created.toInstant());
+      created.toInstant(),
+      Optional.ofNullable(row.getUUID("owner_id")));
   }
 }

@@ -1,11 +1,13 @@
 package dev.conclave.platform.runtime;
 
+import dev.conclave.platform.access.AgentAccess;
 import dev.conclave.platform.auth.PrincipalStore;
-import dev.conclave.platform.cluster.ClusterMembership;
-import dev.conclave.platform.packs.PackTools;
 import dev.conclave.platform.auth.TokenService;
+import dev.conclave.platform.cluster.ClusterMembership;
 import dev.conclave.platform.config.ConclaveConfig;
 import dev.conclave.platform.health.NodeHealth;
+import dev.conclave.platform.packs.PackTools;
+import dev.conclave.platform.server.EdgeSecurity;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.vertx.core.Vertx;
 import io.vertx.sqlclient.Pool;
@@ -23,7 +25,9 @@ public record NodeContext(
   NodeHealth health,
   Clock clock,
   ClusterMembership membership,
-  PackTools packTools) {
+  PackTools packTools,
+  EdgeSecurity edge,
+  AgentAccess access) {
 
   public String nodeId() {
     return config.nodeId();

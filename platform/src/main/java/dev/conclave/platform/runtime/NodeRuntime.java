@@ -1,6 +1,7 @@
 package dev.conclave.platform.runtime;
 
 import dev.conclave.contract.Addresses;
+import dev.conclave.platform.access.AgentAccess;
 import dev.conclave.platform.auth.AdminBootstrap;
 import dev.conclave.platform.auth.PrincipalStore;
 import dev.conclave.platform.auth.RevocationList;
@@ -19,6 +20,7 @@ import dev.conclave.platform.health.Readiness;
 import dev.conclave.platform.metrics.NodeMetrics;
 import dev.conclave.platform.packs.EventBusPackTools;
 import dev.conclave.platform.server.EdgeContribution;
+import dev.conclave.platform.server.EdgeSecurity;
 import dev.conclave.platform.server.EdgeVerticle;
 import io.vertx.core.DeploymentOptions;
 import io.vertx.core.Future;
@@ -100,7 +102,7 @@ public final class NodeRuntime {
       }
       ClusterMembership membership = ClusterMembership.of(vertx);
       NodeContext context = new NodeContext(vertx, config, pool, tokens, principals, metrics.registry(), health, clock,
-        membership, new EventBusPackTools(vertx, membership, config.nodeId()));
+        membership, new EventBusPackTools(vertx, membership, config.nodeId()), EdgeSecurity.create(), new AgentAccess(pool));
 
       List<RunningRole> running = new ArrayList<>();
       List<EdgeContribution> contributions = new ArrayList<>();
@@ -110,7 +112,7 @@ public final class NodeRuntime {
         contributions.addAll(role.contributions());
       }
 
-      EdgeVerticle.Setup setup = new EdgeVerticle.Setup(config, tokens, health, metrics, List.copyOf(contributions));
+      EdgeVerticle.Setup setup = new EdgeVerticle.Setup(config, tokens, context.edge(), health, metrics, List.copyOf(contributions));
       List<EdgeVerticle> edges = new ArrayList<>();
       String edgeId = await(vertx.deployVerticle(() -> {
         EdgeVerticle edge = new EdgeVerticle(setup);

@@ -22,6 +22,11 @@ public interface EdgeContribution {
   default void bindHttp(Router router) {
   }
 
+  /** Credentials besides bearer tokens accepted on the gRPC port. */
+  default List<GrpcCredentials> grpcCredentials() {
+    return List.of();
+  }
+
   /** Credentials besides bearer tokens that this role accepts on {@code /api/} routes. */
   default List<HttpCredentials> httpCredentials() {
     return List.of();

@@ -25,7 +25,7 @@ import java.util.concurrent.TimeUnit;
 public final class EdgeVerticle extends VerticleBase {
 
   /** What every edge instance is built from. */
-  public record Setup(ConclaveConfig config, TokenService tokens, NodeHealth health, NodeMetrics metrics,
+  public record Setup(ConclaveConfig config, TokenService tokens, EdgeSecurity edge, NodeHealth health, NodeMetrics metrics,
                       List<EdgeContribution> contributions) {
   }
 
@@ -72,7 +72,8 @@ public final class EdgeVerticle extends VerticleBase {
       }
     });
 
-    grpcHttp = vertx.createHttpServer(ServerOptions.grpc(config)).requestHandler(new GrpcAuthGate(grpc, setup.tokens()));
+    grpcHttp = vertx.createHttpServer(ServerOptions.grpc(config)).requestHandler(new GrpcAuthGate(grpc, setup.tokens(),
+      setup.contributions().stream().flatMap(c -> c.grpcCredentials().stream()).toList(), setup.edge().callers()));
     http = vertx.createHttpServer(ServerOptions.http(config)).requestHandler(router);
     return Future.all(grpcHttp.listen(), http.listen());
   }

@@ -1,16 +1,22 @@
 package dev.conclave.platform.server;
 
+import dev.conclave.platform.auth.Caller;
 import dev.conclave.platform.auth.TokenService;
 import dev.conclave.platform.errors.ConclaveException;
+import dev.conclave.platform.errors.Failures;
+import io.vertx.core.Future;
 import io.vertx.core.Handler;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.grpc.server.GrpcServer;
 
+import java.util.List;
 import java.util.Set;
 
 /**
  * The one gRPC interceptor: every call on the gRPC port passes here before any service sees it.
- * A call without a valid bearer token ends with {@code UNAUTHENTICATED} and reaches no handler.
+ * A call without valid credentials (a bearer token, or another kind a role accepts) ends with
+ * {@code UNAUTHENTICATED} and reaches no handler; the verified {@link Caller} goes on to the service
+ * through the {@link CallerHandoff}.
  *
  * <p>Only the standard health and reflection services are open, so that probes and off-the-shelf
  * tools (grpc_health_probe, grpcurl) work; they reveal liveness and the public schema, nothing more.
@@ -24,21 +30,52 @@ public final class GrpcAuthGate implements Handler<HttpServerRequest> {
 
   private final GrpcServer server;
   private final TokenService tokens;
+  private final List<GrpcCredentials> alternatives;
+  private final CallerHandoff handoff;
 
-  public GrpcAuthGate(GrpcServer server, TokenService tokens) {
+  public GrpcAuthGate(GrpcServer server, TokenService tokens, List<GrpcCredentials> alternatives, CallerHandoff handoff) {
     this.server = server;
     this.tokens = tokens;
+    this.alternatives = List.copyOf(alternatives);
+    this.handoff = handoff;
   }
 
   @Override
   public void handle(HttpServerRequest request) {
-    if (!isPublic(request.path())) {
-      try {
-        tokens.verifyHeader(request.getHeader("authorization"));
-      } catch (ConclaveException e) {
-        GrpcFailures.reject(request.response(), e);
-        return;
+    CallerHandoff.strip(request.headers());
+    if (isPublic(request.path())) {
+      server.handle(request);
+      return;
+    }
+    String authorization = request.getHeader("authorization");
+    if (authorization == null) {
+      for (GrpcCredentials credentials : alternatives) {
+        if (credentials.present(request)) {
+          request.pause();
+          Future<Caller> verified;
+          try {
+            verified = credentials.verify(request);
+          } catch (RuntimeException e) {
+            verified = Future.failedFuture(e);
+          }
+          verified.onComplete(ar -> {
+            if (ar.succeeded()) {
+              handoff.put(request.headers(), ar.result());
+              server.handle(request);
+              request.resume();
+            } else {
+              GrpcFailures.reject(request.response(), Failures.classify(ar.cause()));
+            }
+          });
+          return;
+        }
       }
+    }
+    try {
+      handoff.put(request.headers(), tokens.verifyHeader(authorization));
+    } catch (ConclaveException e) {
+      GrpcFailures.reject(request.response(), e);
+      return;
     }
     server.handle(request);
   }

@@ -1,8 +1,10 @@
 package dev.conclave.platform.server;
 
 import com.google.protobuf.Descriptors.ServiceDescriptor;
+import dev.conclave.platform.access.Audience;
+import dev.conclave.platform.access.Resource;
+import dev.conclave.platform.auth.AuthErrors;
 import dev.conclave.platform.auth.Caller;
-import dev.conclave.platform.auth.TokenService;
 import io.vertx.core.Future;
 import io.vertx.grpc.common.ServiceMethod;
 import io.vertx.grpc.common.ServiceName;
@@ -11,9 +13,11 @@ import io.vertx.grpc.server.Service;
 import io.vertx.grpc.server.ServiceBuilder;
 
 /**
- * Builds a gRPC service whose handlers receive the verified {@link Caller} and whose failures end
- * the call with the precise status ({@link GrpcFailures}). The result carries the service
- * descriptor, so reflection lists it.
+ * Builds a gRPC service whose methods each declare who may call them ({@link Audience}) and what they
+ * act on ({@link Resource}); the declaration goes into the node's route table and the audience is
+ * enforced before the handler runs. Handlers receive the {@link Caller} the gate verified, and
+ * failures end the call with the precise status ({@link GrpcFailures}). The result carries the
+ * service descriptor, so reflection lists it.
  */
 public final class GrpcEndpoint {
 
@@ -30,22 +34,23 @@ public final class GrpcEndpoint {
   }
 
   private final ServiceBuilder builder;
-  private final TokenService tokens;
+  private final EdgeSecurity edge;
 
-  private GrpcEndpoint(ServiceBuilder builder, TokenService tokens) {
+  private GrpcEndpoint(ServiceBuilder builder, EdgeSecurity edge) {
     this.builder = builder;
-    this.tokens = tokens;
+    this.edge = edge;
   }
 
-  public static GrpcEndpoint service(ServiceName name, ServiceDescriptor descriptor, TokenService tokens) {
-    return new GrpcEndpoint(Service.service(name, descriptor), tokens);
+  public static GrpcEndpoint service(ServiceName name, ServiceDescriptor descriptor, EdgeSecurity edge) {
+    return new GrpcEndpoint(Service.service(name, descriptor), edge);
   }
 
-  public <Req, Resp> GrpcEndpoint unary(ServiceMethod<Req, Resp> method, Unary<Req, Resp> handler) {
+  public <Req, Resp> GrpcEndpoint unary(ServiceMethod<Req, Resp> method, Audience audience, Resource resource, Unary<Req, Resp> handler) {
+    edge.routes().grpc(method.fullMethodName(), audience, resource);
     builder.bind(method, request -> {
       Caller caller;
       try {
-        caller = caller(request);
+        caller = caller(request, method, audience);
       } catch (RuntimeException e) {
         GrpcFailures.fail(request.response(), method.fullMethodName(), e);
         return;
@@ -63,10 +68,12 @@ public final class GrpcEndpoint {
     return this;
   }
 
-  public <Req, Resp> GrpcEndpoint streaming(ServiceMethod<Req, Resp> method, Streaming<Req, Resp> handler) {
+  public <Req, Resp> GrpcEndpoint streaming(ServiceMethod<Req, Resp> method, Audience audience, Resource resource,
+                                            Streaming<Req, Resp> handler) {
+    edge.routes().grpc(method.fullMethodName(), audience, resource);
     builder.bind(method, request -> {
       try {
-        handler.call(caller(request), request);
+        handler.call(caller(request, method, audience), request);
       } catch (RuntimeException e) {
         GrpcFailures.fail(request.response(), method.fullMethodName(), e);
       }
@@ -78,8 +85,10 @@ public final class GrpcEndpoint {
     return builder.build();
   }
 
-  /** The gate already verified the token; verifying again is a few microseconds and keeps no state. */
-  private Caller caller(GrpcServerRequest<?, ?> request) {
-    return tokens.verifyHeader(request.headers().get("authorization"));
+  /** The caller the gate verified, if the method's audience admits it; a call that bypassed the gate has none. */
+  private Caller caller(GrpcServerRequest<?, ?> request, ServiceMethod<?, ?> method, Audience audience) {
+    Caller caller = edge.callers().take(request.headers()).orElseThrow(AuthErrors::missingToken);
+    audience.check(caller, method.fullMethodName());
+    return caller;
   }
 }

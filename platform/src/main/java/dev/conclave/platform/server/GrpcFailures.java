@@ -31,8 +31,10 @@ public final class GrpcFailures {
     }
     try {
       response.status(e.kind().grpcStatus()).statusMessage(e.code() + ": " + e.detail()).end();
-    } catch (IllegalStateException alreadyEnded) {
-      // the stream ended in the meantime (peer reset, or an earlier end); nothing left to tell
+    } catch (RuntimeException alreadyEnded) {
+      // the stream ended in the meantime (peer reset, or an earlier end; Vert.x 5.0.7 may throw an
+      // NPE from a stream closed under it): nothing left to tell
+      LOG.debug("grpc call already ended method={} error={}", method, alreadyEnded.toString());
     }
   }
 

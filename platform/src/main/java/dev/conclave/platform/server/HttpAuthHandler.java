@@ -11,9 +11,9 @@ import io.vertx.ext.web.RoutingContext;
 import java.util.List;
 
 /**
- * The one HTTP authentication handler. It accepts {@code authorization: Bearer <token>}; for
- * WebSocket upgrades (where browsers cannot set headers) an {@code access_token} query parameter;
- * and, for requests without an authorization header, the {@link HttpCredentials} roles contribute.
+ * The one HTTP authentication handler. It accepts {@code authorization: Bearer <token>} (an API
+ * token), and, for requests without an authorization header, the {@link HttpCredentials} roles
+ * contribute. Tokens are never taken from a URL.
  * The verified {@link Caller} is left on the routing context for handlers to read.
  */
 public final class HttpAuthHandler implements Handler<RoutingContext> {
@@ -52,13 +52,7 @@ public final class HttpAuthHandler implements Handler<RoutingContext> {
       }
     }
     try {
-      Caller caller;
-      if (header == null && isWebSocketUpgrade(ctx) && ctx.queryParams().contains("access_token")) {
-        caller = tokens.verify(ctx.queryParams().get("access_token"));
-      } else {
-        caller = tokens.verifyHeader(header);
-      }
-      ctx.put(CALLER_KEY, caller);
+      ctx.put(CALLER_KEY, tokens.verifyHeader(header));
       ctx.next();
     } catch (ConclaveException e) {
       Problems.send(ctx.response(), e);
@@ -72,10 +66,5 @@ public final class HttpAuthHandler implements Handler<RoutingContext> {
       throw AuthErrors.missingToken();
     }
     return caller;
-  }
-
-  private static boolean isWebSocketUpgrade(RoutingContext ctx) {
-    String upgrade = ctx.request().getHeader("upgrade");
-    return upgrade != null && upgrade.equalsIgnoreCase("websocket");
   }
 }

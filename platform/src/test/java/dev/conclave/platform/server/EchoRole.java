@@ -1,6 +1,8 @@
 package dev.conclave.platform.server;
 
 import com.google.protobuf.Empty;
+import dev.conclave.platform.access.Audience;
+import dev.conclave.platform.access.Resource;
 import dev.conclave.platform.config.RoleName;
 import dev.conclave.platform.db.SchemaMigration;
 import dev.conclave.platform.runtime.NodeContext;
@@ -36,8 +38,8 @@ public final class EchoRole implements RoleModule {
     EdgeContribution contribution = new EdgeContribution() {
       @Override
       public void bindGrpc(GrpcServer server) {
-        server.addService(GrpcEndpoint.service(ClientServiceGrpcService.SERVICE_NAME, ClientServiceGrpcService.SERVICE_DESCRIPTOR, context.tokens())
-          .unary(ClientServiceGrpcService.GetMe, (caller, request) -> Future.succeededFuture(MeResponse.newBuilder()
+        server.addService(GrpcEndpoint.service(ClientServiceGrpcService.SERVICE_NAME, ClientServiceGrpcService.SERVICE_DESCRIPTOR, context.edge())
+          .unary(ClientServiceGrpcService.GetMe, Audience.ANY_PRINCIPAL, Resource.SELF, (caller, request) -> Future.succeededFuture(MeResponse.newBuilder()
             .setPrincipalId(caller.principalId().toString())
             .setPrincipalType(caller.type().wire())
             .addAllRoles(caller.roles())
@@ -47,8 +49,8 @@ public final class EchoRole implements RoleModule {
 
       @Override
       public void bindHttp(Router router) {
-        router.get("/api/v1/whoami").handler(ctx -> ctx.json(new JsonObject()
-          .put("principalId", HttpAuthHandler.caller(ctx).principalId().toString())));
+        new HttpRoutes(router, context.edge()).get("/api/v1/whoami", Audience.ANY_PRINCIPAL, Resource.SELF, (caller, ctx) ->
+          Future.succeededFuture(new JsonObject().put("principalId", caller.principalId().toString())));
       }
     };
     return Future.succeededFuture(new RunningRole() {

@@ -32,21 +32,22 @@ public final class AdminPack {
   public static BuiltinPack create(GatewayCalls gateway) {
     return new BuiltinPack(ID, CAPABILITY, List.of(
       tool("admin_list_agents", "List connected agents", "{\"type\":\"object\",\"properties\":{}}", 0,
-        (caller, input) -> gateway.request(GatewayToolOps.request(GatewayToolOps.LIST_AGENTS), QUERY_TIMEOUT).map(JsonObject::encode)),
+        (caller, input) -> gateway.request(GatewayToolOps.request(GatewayToolOps.LIST_AGENTS).put("fromAgentId", caller.agentId()),
+          QUERY_TIMEOUT).map(JsonObject::encode)),
       tool("admin_agent_messages",
         "Read all messages for an agent in chronological order with token usage stats. Supports cursor-based pagination.",
         "{\"type\":\"object\",\"properties\":{\"agent_id\":{\"type\":\"string\",\"description\":\"The agent to inspect\"},"
           + "\"limit\":{\"type\":\"integer\",\"description\":\"Events per page (default 50, max 500)\"},"
           + "\"cursor\":{\"type\":\"string\",\"description\":\"Pagination cursor from previous response\"}},\"required\":[\"agent_id\"]}", 0,
         (caller, input) -> gateway.request(GatewayToolOps.request(GatewayToolOps.AGENT_MESSAGES)
-          .put("agentId", input.getString("agent_id", "")).put("limit", input.getInteger("limit", 0))
+          .put("fromAgentId", caller.agentId()).put("agentId", input.getString("agent_id", "")).put("limit", input.getInteger("limit", 0))
           .put("cursor", input.getString("cursor", "")), QUERY_TIMEOUT).map(JsonObject::encode)),
       tool("admin_send_message", "Send message to another agent",
         "{\"type\":\"object\",\"properties\":{\"agent_id\":{\"type\":\"string\"},\"content\":{\"type\":\"string\"}},"
           + "\"required\":[\"agent_id\",\"content\"]}", SEND_TIMEOUT_SECONDS,
         (caller, input) -> gateway.request(GatewayToolOps.request(GatewayToolOps.SEND_MESSAGE)
           .put("agentId", input.getString("agent_id", "")).put("content", input.getString("content", ""))
-          .put("fromAgentId", caller.agentId()).put("principalId", caller.principalId().toString())
+          .put("fromAgentId", caller.agentId())
           .put("idempotencyKey", "admin-" + UUID.randomUUID())
           .put("timeoutMs", (SEND_TIMEOUT_SECONDS - 5) * 1000L), Duration.ofSeconds(SEND_TIMEOUT_SECONDS)).map(JsonObject::encode))));
   }

@@ -1,0 +1,126 @@
+package dev.conclave.gateway.api;
+
+import dev.conclave.gateway.GatewayErrors;
+import dev.conclave.platform.access.AgentGrants;
+import dev.conclave.platform.access.Audience;
+import dev.conclave.platform.access.Resource;
+import dev.conclave.platform.auth.AuthErrors;
+import dev.conclave.platform.auth.Caller;
+import dev.conclave.platform.auth.PrincipalStatus;
+import dev.conclave.platform.auth.PrincipalStore;
+import dev.conclave.platform.auth.PrincipalType;
+import dev.conclave.platform.auth.Roles;
+import dev.conclave.platform.auth.TokenService;
+import dev.conclave.platform.server.HttpRoutes;
+import io.vertx.core.Future;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+
+import java.time.Duration;
+import java.time.format.DateTimeFormatter;
+import java.util.List;
+import java.util.Optional;
+import java.util.UUID;
+
+/**
+ * Principals over HTTP under {@code /api/v1/gateway}: admins create principals, issue their tokens
+ * and approve pending ones; an agent's owner (or an admin) grants and revokes other principals'
+ * access to the agent.
+ */
+public final class PrincipalHttpApi {
+
+  private static final String BASE = GatewayHttpApi.BASE;
+
+  private final PrincipalStore principals;
+  private final TokenService tokens;
+  private final AgentGrants grants;
+
+  public PrincipalHttpApi(PrincipalStore principals, TokenService tokens, AgentGrants grants) {
+    this.principals = principals;
+    this.tokens = tokens;
+    this.grants = grants;
+  }
+
+  public void mount(HttpRoutes routes) {
+    routes.post(BASE + "/principals", Audience.ADMINS, Resource.NONE, 201, (caller, ctx) -> create(caller, GatewayHttpApi.body(ctx)));
+    routes.post(BASE + "/principals/:id/tokens", Audience.ADMINS, Resource.NONE, 201, (caller, ctx) -> {
+      UUID id = GatewayHttpApi.uuid(ctx.pathParam("id"), "principal id");
+      long ttl = GatewayHttpApi.body(ctx).getLong("ttlSeconds", TokenService.DEFAULT_TTL.toSeconds());
+      return principals.find(id)
+        .compose(p -> tokens.issue(p.orElseThrow(() -> AuthErrors.unknownPrincipal(id.toString())), Duration.ofSeconds(ttl)))
+        .map(t -> new JsonObject().put("token", t.token()).put("tokenId", t.tokenId().toString()).put("principalId", id.toString())
+          .put("expiresAt", DateTimeFormatter.ISO_INSTANT.format(t.expiresAt())));
+    });
+    routes.post(BASE + "/principals/:id/approve", Audience.ADMINS, Resource.NONE, 200, (caller, ctx) -> {
+      UUID id = GatewayHttpApi.uuid(ctx.pathParam("id"), "principal id");
+      return principals.setStatus(id, PrincipalStatus.APPROVED).map(changed -> {
+        if (!changed) {
+          throw AuthErrors.unknownPrincipal(id.toString());
+        }
+        return new JsonObject().put("principalId", id.toString()).put("status", "approved");
+      });
+    });
+    routes.get(BASE + "/agents/:agentId/grants", Audience.MEMBERS, Resource.AGENT, (caller, ctx) ->
+      ownedAgent(caller, ctx.pathParam("agentId")).compose(agent -> grants.list(agentPrincipal(agent))
+        .map(list -> agent.copy().put("grants", list))));
+    routes.post(BASE + "/agents/:agentId/grants", Audience.MEMBERS, Resource.AGENT, 200, (caller, ctx) -> {
+      UUID grantee = GatewayHttpApi.uuid(GatewayHttpApi.body(ctx).getString("principalId", ""), "principalId");
+      return ownedAgent(caller, ctx.pathParam("agentId")).compose(agent -> principals.find(grantee).compose(found -> found.isEmpty()
+        ? Future.failedFuture(AuthErrors.unknownPrincipal(grantee.toString()))
+        : grants.grant(agentPrincipal(agent), grantee, caller.principalId())
+          .map(added -> new JsonObject().put("agentId", ctx.pathParam("agentId")).put("principalId", grantee.toString()).put("granted", true))));
+    });
+    routes.delete(BASE + "/agents/:agentId/grants/:principalId", Audience.MEMBERS, Resource.AGENT, (caller, ctx) -> {
+      UUID grantee = GatewayHttpApi.uuid(ctx.pathParam("principalId"), "principal id");
+      return ownedAgent(caller, ctx.pathParam("agentId")).compose(agent -> grants.revoke(agentPrincipal(agent), grantee))
+        .map(removed -> new JsonObject().put("agentId", ctx.pathParam("agentId")).put("principalId", grantee.toString())
+          .put("granted", false).put("changed", removed));
+    });
+  }
+
+  private Future<JsonObject> create(Caller caller, JsonObject body) {
+    PrincipalType type = PrincipalType.of(body.getString("type", "")).orElseThrow(() ->
+      GatewayErrors.invalid("type", "must be one of client, agent, pack, got '" + body.getString("type", "") + "'"));
+    String name = body.getString("displayName", "");
+    if (name.isBlank() || name.length() > 200) {
+      throw GatewayErrors.invalid("displayName", "must be 1 to 200 characters");
+    }
+    List<String> roles = body.getJsonArray("roles", new JsonArray(type == PrincipalType.CLIENT ? List.of(Roles.MEMBER) : List.of()))
+      .stream().map(String::valueOf).toList();
+    for (String role : roles) {
+      if (!Roles.ALL.contains(role)) {
+        throw GatewayErrors.invalid("roles", "contains unknown role '" + role + "' (known: " + String.join(", ", Roles.ALL) + ")");
+      }
+    }
+    // an agent belongs to the member who will use it: the one named, else the admin creating it
+    Optional<UUID> owner = type != PrincipalType.AGENT ? Optional.empty()
+      : Optional.of(body.containsKey("ownerId") ? GatewayHttpApi.uuid(body.getString("ownerId"), "ownerId") : caller.principalId());
+    return owner.map(o -> principals.find(o).map(found -> found.orElseThrow(() -> AuthErrors.unknownPrincipal(o.toString()))))
+      .orElse(Future.succeededFuture())
+      .compose(v -> principals.create(UUID.randomUUID(), type, name, PrincipalStatus.APPROVED, roles, Optional.empty(), owner))
+      .map(p -> {
+        JsonObject json = new JsonObject().put("principalId", p.id().toString()).put("type", p.type().wire())
+          .put("displayName", p.displayName()).put("status", p.status().wire()).put("roles", new JsonArray(p.roles()));
+        p.ownerId().ifPresent(o -> json.put("ownerId", o.toString()));
+        return json;
+      });
+  }
+
+  /** The agent's ownership, if the caller is its owner or an admin; only they manage grants. */
+  private Future<JsonObject> ownedAgent(Caller caller, String agentId) {
+    return grants.ownership(agentId).compose(found -> {
+      if (found.isEmpty()) {
+        return Future.failedFuture(caller.isAdmin() ? GatewayErrors.agentNotFound(agentId) : GatewayErrors.ownerOnly(agentId));
+      }
+      String owner = found.get().getString("ownerId");
+      if (!caller.isAdmin() && !caller.principalId().toString().equals(owner)) {
+        return Future.failedFuture(GatewayErrors.ownerOnly(agentId));
+      }
+      return Future.succeededFuture(found.get());
+    });
+  }
+
+  private static UUID agentPrincipal(JsonObject ownership) {
+    return UUID.fromString(ownership.getString("agentPrincipalId"));
+  }
+}
