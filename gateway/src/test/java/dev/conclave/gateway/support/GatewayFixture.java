@@ -62,6 +62,17 @@ public final class GatewayFixture implements AutoCloseable {
     return token(newPrincipal(PrincipalType.AGENT, name, PrincipalStatus.APPROVED, List.of()));
   }
 
+  /** A new approved agent principal owned by {@code owner}; returns its token. */
+  public String agentTokenOwnedBy(String name, UUID owner) {
+    return token(await(node.runtime().context().principals().create(UUID.randomUUID(), PrincipalType.AGENT, name,
+      PrincipalStatus.APPROVED, List.of(), Optional.empty(), Optional.of(owner))));
+  }
+
+  /** A new approved member principal. */
+  public Principal newMember(String name) {
+    return newPrincipal(PrincipalType.CLIENT, name, PrincipalStatus.APPROVED, List.of(Roles.MEMBER));
+  }
+
   /** A new approved client principal with the member role; returns its token. */
   public String memberToken(String name) {
     return token(newPrincipal(PrincipalType.CLIENT, name, PrincipalStatus.APPROVED, List.of(Roles.MEMBER)));
