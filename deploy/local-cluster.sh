@@ -26,6 +26,11 @@ if [[ ! -f "$DIR/auth.secret" ]]; then
   (umask 077; head -c 48 /dev/urandom | base64 | tr -d '\n/+=' > "$DIR/auth.secret")
 fi
 SECRET="$(cat "$DIR/auth.secret")"
+# and one key for agents' secrets (base64 of 32 bytes), which every node must share
+if [[ ! -f "$DIR/secrets.key" ]]; then
+  (umask 077; head -c 32 /dev/urandom | base64 > "$DIR/secrets.key")
+fi
+SECRETS_KEY="$(cat "$DIR/secrets.key")"
 
 PIDS=()
 stop_all() {
@@ -60,6 +65,7 @@ for i in $(seq 1 "$N"); do
   CONCLAVE_DATA_DIR="$DIR/node-$i" \
   CONCLAVE_PG_URL="$PG_URL" \
   CONCLAVE_AUTH_SECRET="$SECRET" \
+  CONCLAVE_SECRETS_KEY="$SECRETS_KEY" \
   CONCLAVE_GRPC_PORT="$((50050 + i))" \
   CONCLAVE_HTTP_PORT="$((8080 + i))" \
   CONCLAVE_BIND_HOST=127.0.0.1 \

@@ -18,6 +18,12 @@ public final class Addresses {
    */
   public static final String AUTH_TOKEN_REVOKED = "conclave.auth.token-revoked";
 
+  /**
+   * Publish. A principal was deleted or disabled on some node; every node ends its open streams.
+   * Body: the principal id as a string (UUID).
+   */
+  public static final String AUTH_PRINCIPAL_REVOKED = "conclave.auth.principal-revoked";
+
   // ---- swarm coordinator -------------------------------------------------------------------
 
   /**

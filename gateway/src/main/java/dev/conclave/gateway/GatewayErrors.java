@@ -34,6 +34,11 @@ public final class GatewayErrors {
     return ConclaveException.invalid("payload_missing", "the message has no payload (unknown or empty oneof)");
   }
 
+  public static ConclaveException agentIdOwned(String agentId) {
+    return new ConclaveException(ErrorKind.PERMISSION_DENIED, "agent_id_owned",
+      "agent id '" + agentId + "' belongs to another principal; register under another id, or have an admin delete that principal");
+  }
+
   public static ConclaveException agentIdTaken(String agentId) {
     return new ConclaveException(ErrorKind.ALREADY_EXISTS, "agent_id_taken",
       "agent '" + agentId + "' is connected by another principal");
@@ -47,6 +52,11 @@ public final class GatewayErrors {
   public static ConclaveException idleTimeout(long seconds) {
     return new ConclaveException(ErrorKind.DEADLINE_EXCEEDED, "agent_silent",
       "no message from the agent for " + seconds + " s; send heartbeats");
+  }
+
+  public static ConclaveException agentUnreachable(long seconds) {
+    return new ConclaveException(ErrorKind.UNAVAILABLE, "agent_unreachable",
+      "the agent's connection did not answer an HTTP/2 PING within " + seconds + " s; reconnect");
   }
 
   public static ConclaveException superseded() {

@@ -1,5 +1,6 @@
 package dev.conclave.node;
 
+import dev.conclave.platform.runtime.JvmTuning;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -12,6 +13,7 @@ import picocli.CommandLine.Command;
 public final class Main implements Runnable {
 
   public static void main(String[] args) {
+    JvmTuning.apply();
     CommandLine cli = new CommandLine(new Main());
     int code = cli.execute(args);
     if (code != 0) {

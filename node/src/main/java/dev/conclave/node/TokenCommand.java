@@ -1,13 +1,16 @@
 package dev.conclave.node;
 
+import dev.conclave.platform.audit.AuditEvent;
+import dev.conclave.platform.audit.AuditLog;
 import dev.conclave.platform.auth.AdminBootstrap;
+import dev.conclave.platform.auth.LiveCredentials;
 import dev.conclave.platform.auth.Principal;
 import dev.conclave.platform.auth.PrincipalStatus;
 import dev.conclave.platform.auth.PrincipalStore;
 import dev.conclave.platform.auth.PrincipalType;
 import dev.conclave.platform.auth.RevocationList;
 import dev.conclave.platform.auth.Roles;
-import dev.conclave.platform.auth.SigningSecret;
+import dev.conclave.platform.auth.SigningKeys;
 import dev.conclave.platform.auth.TokenService;
 import dev.conclave.platform.auth.TokenStore;
 import dev.conclave.platform.config.ConclaveConfig;
@@ -17,6 +20,7 @@ import dev.conclave.platform.db.Migrations;
 import dev.conclave.platform.db.PgPools;
 import dev.conclave.platform.db.PgUrl;
 import dev.conclave.platform.db.SchemaMigration;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.sqlclient.Pool;
@@ -66,7 +70,16 @@ final class TokenCommand implements Callable<Integer> {
 
     @Option(names = "--new-pack", paramLabel = "NAME", description = "Create an approved pack principal named NAME first (for PackService).")
     String newPack;
+
+    @Option(names = "--rotate-key", description = "Add a new signing key that signs from now on; tokens of older keys stay valid. Prints the key id.")
+    boolean rotateKey;
+
+    @Option(names = "--retire-key", paramLabel = "KID", description = "Remove an older signing key: tokens it signed stop working at once.")
+    String retireKey;
   }
+
+  @Option(names = "--owner", paramLabel = "PRINCIPAL", description = "With --new-agent: the member who owns the agent (default: the bootstrap admin).")
+  UUID owner;
 
   @Option(names = "--ttl", defaultValue = "30d", description = "Lifetime, such as 3600s, 12h or 30d (default: ${DEFAULT-VALUE}).")
   String ttl;
@@ -88,6 +101,9 @@ final class TokenCommand implements Callable<Integer> {
       System.err.println("configuration error: " + e.getMessage());
       return 2;
     }
+    if (target.rotateKey || target.retireKey != null) {
+      return keys(config);
+    }
     EmbeddedPostgresServer started = null;
     PgUrl url;
     if (config.pgUrl().isPresent()) {
@@ -107,10 +123,13 @@ final class TokenCommand implements Callable<Integer> {
       Pool pool = PgPools.create(vertx, url, 2, 16);
       PrincipalStore principals = new PrincipalStore(pool);
       TokenStore store = new TokenStore(pool);
-      TokenService tokens = new TokenService(vertx, SigningSecret.resolve(config), store, new RevocationList(store),
-        Clock.systemUTC(), id -> { });
+      TokenService tokens = new TokenService(vertx, SigningKeys.resolve(config), store, new RevocationList(store),
+        Clock.systemUTC(), new LiveCredentials(vertx), TokenService.Announcer.NONE);
       Principal principal = await(resolvePrincipal(principals));
       TokenService.IssuedToken issued = await(tokens.issue(principal, lifetime));
+      AuditLog audit = new AuditLog(pool, "cli", new SimpleMeterRegistry());
+      audit.record(AuditEvent.local("cli", "cli token issue", "principal_id=" + principal.id(), "token_id=" + issued.tokenId()));
+      await(audit.flush());
       System.out.println(issued.token());
       System.err.println("token: principal=" + principal.id() + " type=" + principal.type().wire() + " name=" + principal.displayName()
         + " token-id=" + issued.tokenId() + " expires=" + issued.expiresAt());
@@ -136,19 +155,45 @@ final class TokenCommand implements Callable<Integer> {
         new IllegalArgumentException("no principal with id " + target.principal)));
     }
     if (target.newAgent != null) {
-      return create(principals, PrincipalType.AGENT, target.newAgent, List.of());
+      return create(principals, PrincipalType.AGENT, target.newAgent, List.of(),
+        Optional.of(owner != null ? owner : AdminBootstrap.ADMIN_PRINCIPAL_ID));
     }
     if (target.newPack != null) {
-      return create(principals, PrincipalType.PACK, target.newPack, List.of());
+      return create(principals, PrincipalType.PACK, target.newPack, List.of(), Optional.empty());
     }
-    return create(principals, PrincipalType.CLIENT, target.newClient, List.of(Roles.MEMBER));
+    return create(principals, PrincipalType.CLIENT, target.newClient, List.of(Roles.MEMBER), Optional.empty());
   }
 
-  private static Future<Principal> create(PrincipalStore principals, PrincipalType type, String name, List<String> roles) {
+  private static Future<Principal> create(PrincipalStore principals, PrincipalType type, String name, List<String> roles,
+                                          Optional<UUID> owner) {
     if (name.isBlank() || name.length() > 200) {
       throw new IllegalArgumentException("the name must be 1 to 200 characters");
     }
-    return principals.create(UUID.randomUUID(), type, name, PrincipalStatus.APPROVED, roles, Optional.empty());
+    return principals.create(UUID.randomUUID(), type, name, PrincipalStatus.APPROVED, roles, Optional.empty(), owner);
+  }
+
+  /** Rotates or retires a signing key in the data dir's key file; running nodes pick the change up within seconds. */
+  private int keys(ConclaveConfig config) throws java.io.IOException {
+    if (config.authSecret().isPresent()) {
+      System.err.println("token: the signing keys come from CONCLAVE_AUTH_SECRET; rotate by setting it to 'newkid:newsecret,oldkid:oldsecret'"
+        + " (newest first) on every node, and retire a key by removing it");
+      return 2;
+    }
+    try {
+      if (target.rotateKey) {
+        String kid = SigningKeys.rotate(config.dataDir(), Clock.systemUTC());
+        System.out.println(kid);
+        System.err.println("token: new signing key " + kid + " in " + SigningKeys.file(config.dataDir())
+          + "; running nodes sign with it within seconds, tokens of older keys stay valid until they expire or the key is retired");
+      } else {
+        SigningKeys.retire(config.dataDir(), target.retireKey);
+        System.err.println("token: retired signing key " + target.retireKey + "; its tokens are no longer accepted");
+      }
+      return 0;
+    } catch (IllegalArgumentException e) {
+      System.err.println("token: " + e.getMessage());
+      return 2;
+    }
   }
 
   static Duration parseTtl(String text) {

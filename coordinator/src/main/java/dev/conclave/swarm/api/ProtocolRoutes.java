@@ -56,7 +56,8 @@ final class ProtocolRoutes {
   }
 
   private void post(HttpRoutes router, String route, Operation op, BiFunction<RoutingContext, JsonObject, JsonObject> shape) {
-    router.raw(HttpMethod.POST, route, Audience.ANY_PRINCIPAL, Resource.SWARM_AGENT,
+    // registrations are audited; the high-volume operations only when refused or failed
+    router.raw(HttpMethod.POST, route, Audience.ANY_PRINCIPAL, Resource.SWARM_AGENT, op == Operation.REGISTER,
       ctx -> handle(ctx, op, () -> shape.apply(ctx, Requests.body(ctx, false))));
   }
 

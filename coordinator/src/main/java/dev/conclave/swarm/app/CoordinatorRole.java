@@ -1,6 +1,6 @@
 package dev.conclave.swarm.app;
 
-import dev.conclave.platform.auth.SigningSecret;
+import dev.conclave.platform.auth.SigningKeys;
 import dev.conclave.platform.config.RoleName;
 import dev.conclave.platform.db.SchemaMigration;
 import dev.conclave.platform.runtime.NodeContext;
@@ -60,7 +60,7 @@ public final class CoordinatorRole implements RoleModule {
     SwarmSettings settings = SwarmSettings.from(context.config());
     Clock time = clock != null ? clock : context.clock();
     Pool pool = context.pool();
-    AgentSecrets secrets = AgentSecrets.fromSigningSecret(SigningSecret.resolve(context.config()));
+    AgentSecrets secrets = AgentSecrets.fromSigningSecret(SigningKeys.resolve(context.config()).rootSecret());
     EventRelay relay = new EventRelay(context.vertx(), new EventStore(pool));
     SwarmMetrics metrics = new SwarmMetrics(context.metrics());
     SwarmEdge edge = new SwarmEdge(new SwarmEdge.Parts(context.vertx(), settings, time, secrets, new ProtocolStore(pool),

@@ -111,6 +111,18 @@ final class NodeAgentProcess implements AutoCloseable {
     }
   }
 
+  /**
+   * Starts another Node.js agent of the interop directory ({@code command} begins with {@code node}
+   * and the script) whose progress lines have coven-agent.js's form.
+   */
+  static NodeAgentProcess launch(List<String> command) {
+    try {
+      return new NodeAgentProcess(new ProcessBuilder(command).directory(interopDir().toFile()).redirectErrorStream(true).start());
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
   private void read() {
     try (BufferedReader in = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
       String text;

@@ -1,6 +1,7 @@
 package dev.conclave.e2e.support;
 
 import dev.conclave.platform.testing.FreePorts;
+import dev.conclave.platform.testing.TestNode;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -72,6 +73,8 @@ public final class NodeProcess implements AutoCloseable {
       env.put("CONCLAVE_HTTP_PORT", String.valueOf(httpPort));
       env.put("CONCLAVE_BIND_HOST", "127.0.0.1");
       env.put("CONCLAVE_EDGE_INSTANCES", "2");
+      // nodes of one test share a database (a cluster, or restarts): they share the secrets key too
+      env.put("CONCLAVE_SECRETS_KEY", TestNode.SECRETS_KEY);
       env.putAll(extraEnv);
       ProcessBuilder builder = new ProcessBuilder(command("serve"))
         .redirectErrorStream(true)

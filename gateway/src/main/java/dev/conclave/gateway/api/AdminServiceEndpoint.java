@@ -94,7 +94,7 @@ public final class AdminServiceEndpoint {
           if (!deleted) {
             return Future.failedFuture(AuthErrors.unknownPrincipal(id.toString()));
           }
-          return tokens.revokeAllOf(id, "principal deleted").map(revoked -> DeletePrincipalResponse.getDefaultInstance());
+          return tokens.revokePrincipal(id, "principal deleted").map(revoked -> DeletePrincipalResponse.getDefaultInstance());
         });
       }))
       .build();

@@ -59,39 +59,29 @@ public final class ClientServiceEndpoint {
   /** A GetEvents page also stops at this many bytes, well under what gRPC clients accept by default. */
   static final int MAX_PAGE_BYTES = 2 * 1024 * 1024;
 
-  private final Vertx vertx;
   private final Mailbox mailbox;
   private final LedgerStore ledger;
-  private final ApprovalStore approvalStore;
   private final Approvals approvals;
-  private final QuestionStore questionStore;
   private final Questions questions;
   private final AgentDirectory directory;
   private final ConversationAccess conversations;
   private final AgentAccess access;
   private final PrincipalStore principals;
   private final EdgeSecurity edge;
-  private final Followers followers;
-  private final Counter catchups;
+  private final EventStreams streams;
 
-  public ClientServiceEndpoint(Vertx vertx, Mailbox mailbox, LedgerStore ledger, ApprovalStore approvalStore, Approvals approvals,
-                               QuestionStore questionStore, Questions questions, AgentDirectory directory, ConversationAccess conversations,
-                               PrincipalStore principals,
-                               EdgeSecurity edge, Followers followers, Counter catchups) {
-    this.vertx = vertx;
+  public ClientServiceEndpoint(Mailbox mailbox, LedgerStore ledger, Approvals approvals, Questions questions, AgentDirectory directory,
+                               ConversationAccess conversations, PrincipalStore principals, EdgeSecurity edge, EventStreams streams) {
     this.mailbox = mailbox;
     this.ledger = ledger;
-    this.approvalStore = approvalStore;
     this.approvals = approvals;
-    this.questionStore = questionStore;
     this.questions = questions;
     this.directory = directory;
     this.conversations = conversations;
     this.access = conversations.agents();
     this.principals = principals;
     this.edge = edge;
-    this.followers = followers;
-    this.catchups = catchups;
+    this.streams = streams;
   }
 
   public Service service() {
@@ -104,7 +94,7 @@ public final class ClientServiceEndpoint {
       .unary(ClientServiceGrpcService.GetEvents, Audience.MEMBERS, Resource.AGENT, (caller, req) -> req.getConversationKey().isBlank()
         ? Future.failedFuture(GatewayErrors.required("conversation_key"))
         : conversations.require(caller, req.getConversationKey()).compose(v -> getEvents(req)))
-      .streaming(ClientServiceGrpcService.StreamEvents, Audience.MEMBERS, Resource.AGENT, this::streamEvents)
+      .streaming(ClientServiceGrpcService.StreamEvents, Audience.MEMBERS, Resource.AGENT, streams::follow)
       .unary(ClientServiceGrpcService.ListAgents, Audience.MEMBERS, Resource.AGENT, (caller, req) -> directory.list(caller,
           req.hasWorkspace() && !req.getWorkspace().isEmpty() ? Optional.of(req.getWorkspace()) : Optional.empty())
         .map(agents -> ListAgentsResponse.newBuilder().addAllAgents(agents).build()))
@@ -169,51 +159,6 @@ public final class ClientServiceEndpoint {
         b.setNextCursor(EventCursors.cursorAfter(lastSeq));
       }
       return b.build();
-    });
-  }
-
-  private void streamEvents(Caller caller, GrpcServerRequest<StreamEventsRequest, ClientStreamEvent> request) {
-    request.last().compose(req -> req.getConversationKey().isBlank() ? Future.succeededFuture(req)
-      : conversations.require(caller, req.getConversationKey()).map(req)).onComplete(ar -> {
-      if (ar.failed()) {
-        GrpcFailures.fail(request.response(), "coven.ClientService/StreamEvents", ar.cause());
-        return;
-      }
-      StreamEventsRequest req = ar.result();
-      try {
-        if (req.getConversationKey().isBlank()) {
-          throw GatewayErrors.required("conversation_key");
-        }
-        Optional<Long> since = req.hasSinceEventId() && !req.getSinceEventId().isEmpty()
-          ? Optional.of(EventCursors.parseEventId(req.getSinceEventId())) : Optional.empty();
-        follow(request, req.getConversationKey(), since);
-      } catch (ConclaveException e) {
-        GrpcFailures.fail(request.response(), "coven.ClientService/StreamEvents", e);
-      }
-    });
-  }
-
-  private void follow(GrpcServerRequest<StreamEventsRequest, ClientStreamEvent> request, String key, Optional<Long> since) {
-    var response = request.response();
-    ConversationFollower follower = new ConversationFollower(vertx, ledger, approvalStore, questionStore, response, key, catchups);
-    Runnable[] closer = new Runnable[1];
-    closer[0] = () -> {
-      follower.stop();
-      followers.remove(closer[0]);
-      GrpcFailures.fail(response, "coven.ClientService/StreamEvents", GatewayErrors.nodeStopping());
-    };
-    followers.add(closer[0]);
-    Runnable stop = () -> {
-      follower.stop();
-      followers.remove(closer[0]);
-    };
-    request.exceptionHandler(err -> stop.run());
-    request.errorHandler(err -> stop.run());
-    response.exceptionHandler(err -> stop.run());
-    response.writeHead();
-    follower.start(since).onFailure(err -> {
-      stop.run();
-      GrpcFailures.fail(response, "coven.ClientService/StreamEvents", err);
     });
   }
 

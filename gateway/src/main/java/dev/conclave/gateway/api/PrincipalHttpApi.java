@@ -60,6 +60,20 @@ public final class PrincipalHttpApi {
         return new JsonObject().put("principalId", id.toString()).put("status", "approved");
       });
     });
+    routes.post(BASE + "/principals/:id/disable", Audience.ADMINS, Resource.NONE, 200, (caller, ctx) -> {
+      UUID id = GatewayHttpApi.uuid(ctx.pathParam("id"), "principal id");
+      return principals.setStatus(id, PrincipalStatus.REVOKED).compose(changed -> changed
+        ? tokens.revokePrincipal(id, "principal disabled").map(ids -> new JsonObject().put("principalId", id.toString())
+          .put("status", "revoked").put("tokensRevoked", ids.size()))
+        : Future.failedFuture(AuthErrors.unknownPrincipal(id.toString())));
+    });
+    routes.delete(BASE + "/principals/:id", Audience.ADMINS, Resource.NONE, (caller, ctx) -> {
+      UUID id = GatewayHttpApi.uuid(ctx.pathParam("id"), "principal id");
+      return principals.delete(id).compose(deleted -> deleted
+        ? tokens.revokePrincipal(id, "principal deleted").map(ids -> new JsonObject().put("principalId", id.toString())
+          .put("deleted", true).put("tokensRevoked", ids.size()))
+        : Future.failedFuture(AuthErrors.unknownPrincipal(id.toString())));
+    });
     routes.get(BASE + "/agents/:agentId/grants", Audience.MEMBERS, Resource.AGENT, (caller, ctx) ->
       ownedAgent(caller, ctx.pathParam("agentId")).compose(agent -> grants.list(agentPrincipal(agent))
         .map(list -> agent.copy().put("grants", list))));

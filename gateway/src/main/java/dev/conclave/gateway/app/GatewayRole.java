@@ -3,10 +3,14 @@ package dev.conclave.gateway.app;
 import dev.conclave.gateway.GatewaySettings;
 import dev.conclave.gateway.api.AdminServiceEndpoint;
 import dev.conclave.gateway.api.AgentStreamEndpoint;
+import dev.conclave.gateway.api.AuditHttpApi;
 import dev.conclave.gateway.api.ClientServiceEndpoint;
+import dev.conclave.gateway.api.EventStreams;
 import dev.conclave.gateway.api.GatewayHttpApi;
 import dev.conclave.gateway.api.GatewayToolsEndpoint;
 import dev.conclave.gateway.api.PrincipalHttpApi;
+import dev.conclave.gateway.api.SecretsHttpApi;
+import dev.conclave.gateway.api.TokenHttpApi;
 import dev.conclave.gateway.control.ActingOwner;
 import dev.conclave.gateway.control.AgentPrompts;
 import dev.conclave.gateway.control.AgentTools;
@@ -38,6 +42,7 @@ import dev.conclave.gateway.store.UsageStore;
 import dev.conclave.gateway.streaming.Followers;
 import dev.conclave.gateway.streaming.LiveEvents;
 import dev.conclave.platform.access.AgentGrants;
+import dev.conclave.platform.audit.AuditQuery;
 import dev.conclave.platform.config.RoleName;
 import dev.conclave.platform.db.SchemaMigration;
 import dev.conclave.platform.metrics.MetricNames;
@@ -94,7 +99,7 @@ public final class GatewayRole implements RoleModule {
     ctx.metrics().gauge(MetricNames.GATEWAY_AGENTS_CONNECTED, sessions, LocalSessions::size);
     SessionServices services = new SessionServices(vertx, ctx.nodeId(), settings, pool, agents, requests, ledger, approvalStore,
       injectionStore, usage, presence, router, live, terminations, ctx.principals(), ctx.tokens(), ctx.packTools(), ctx.edge(), sessions,
-      new SessionMetrics(ctx.metrics()), ctx.metrics(), ctx.clock());
+      new SessionMetrics(ctx.metrics()), ctx.metrics(), ctx.clock(), ctx.secrets());
 
     Mailbox mailbox = new Mailbox(pool, requests, ledger, bindings, ctx.access(), live, router, ctx.clock());
     AgentDirectory directory = new AgentDirectory(agents, presence, ctx.access());
@@ -102,15 +107,19 @@ public final class GatewayRole implements RoleModule {
     Followers followers = new Followers();
     QuestionStore questionStore = new QuestionStore(pool);
     Questions questions = new Questions(vertx, pool, questionStore, requests, ledger, live, ctx.clock());
-    ClientServiceEndpoint client = new ClientServiceEndpoint(vertx, mailbox, ledger, approvalStore,
-      new Approvals(pool, approvalStore, requests, ledger, live, router, ctx.clock()), questionStore, questions, directory, conversations,
-      ctx.principals(), ctx.edge(), followers, ctx.metrics().counter(MetricNames.GATEWAY_SUBSCRIBER_CATCHUPS));
+    EventStreams streams = new EventStreams(vertx, ledger, approvalStore, questionStore, conversations, followers, ctx.tokens().live(),
+      ctx.metrics().counter(MetricNames.GATEWAY_SUBSCRIBER_CATCHUPS));
+    ClientServiceEndpoint client = new ClientServiceEndpoint(mailbox, ledger,
+      new Approvals(pool, approvalStore, requests, ledger, live, router, ctx.clock()), questions, directory, conversations,
+      ctx.principals(), ctx.edge(), streams);
     AgentGrants grants = new AgentGrants(pool);
     GatewayToolsEndpoint tools = new GatewayToolsEndpoint(questions, new AgentTools(presence, agents, ledger, usage, ctx.access()),
       new AgentPrompts(vertx, mailbox, requests, ledger, presence), new ActingOwner(grants, ctx.principals()));
     AdminServiceEndpoint admin = new AdminServiceEndpoint(bindings, ctx.principals(), ctx.tokens(), ctx.edge());
     GatewayHttpApi http = new GatewayHttpApi(new Cancellation(requests, terminations, router),
       new Injections(agents, injectionStore, router), injectionStore, requests, usage, directory, conversations);
+    TokenHttpApi tokensHttp = new TokenHttpApi(ctx.tokens());
+    AuditHttpApi auditHttp = new AuditHttpApi(new AuditQuery(pool));
     PrincipalHttpApi principalsHttp = new PrincipalHttpApi(ctx.principals(), ctx.tokens(), grants);
 
     EdgeContribution edge = new EdgeContribution() {
@@ -126,6 +135,9 @@ public final class GatewayRole implements RoleModule {
         HttpRoutes routes = new HttpRoutes(router, ctx.edge());
         http.mount(routes);
         principalsHttp.mount(routes);
+        tokensHttp.mount(routes);
+        auditHttp.mount(routes);
+        new SecretsHttpApi(ctx.secrets()).mount(routes);
       }
     };
 

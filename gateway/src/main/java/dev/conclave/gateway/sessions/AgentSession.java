@@ -1,8 +1,7 @@
 package dev.conclave.gateway.sessions;
 
 import dev.conclave.gateway.GatewayErrors;
-
-
+import dev.conclave.platform.auth.AuthErrors;
 import dev.conclave.platform.auth.Caller;
 import dev.conclave.platform.errors.ConclaveException;
 import dev.conclave.platform.errors.Failures;
@@ -51,6 +50,7 @@ public final class AgentSession {
   private boolean draining;
   private boolean responseEnded;
   private long registerTimer = -1;
+  private Runnable unwatch = () -> { };
 
   public AgentSession(SessionServices services, Caller caller, GrpcServerRequest<AgentMessage, ServerMessage> request, Context context) {
     this.services = services;
@@ -86,6 +86,7 @@ public final class AgentSession {
       fail(GatewayErrors.nodeStopping());
       return;
     }
+    unwatch = services.tokens().live().watch(caller, this::revoked);
     // Coven agents wait for response headers before they register
     response.writeHead();
     long timeout = services.settings().registerTimeout().toMillis();
@@ -134,6 +135,7 @@ public final class AgentSession {
         }
         return;
       }
+      services.edge().audit(caller, "agent.register", "agent_id=" + requestedId, ar.failed() ? ar.cause() : null, remote());
       if (ar.failed()) {
         rejected(requestedId, ar.cause());
         return;
@@ -282,6 +284,16 @@ public final class AgentSession {
     fail(new ConclaveException(dev.conclave.platform.errors.ErrorKind.UNAVAILABLE, "storage_unavailable", message));
   }
 
+  /** The caller's credentials were revoked: the agent is told to stop, then the stream ends. */
+  private void revoked(String reason) {
+    if (state == State.CLOSED) {
+      return;
+    }
+    LOG.warn("agent stream closed: credentials revoked agent={} principal={} reason={}", agentId(), caller.principalId(), reason);
+    send(ServerMessage.newBuilder().setShutdown(Shutdown.newBuilder().setReason("credentials revoked: " + reason)).build());
+    fail(AuthErrors.credentialsRevoked(reason));
+  }
+
   /** Ends the stream with a status naming what went wrong. */
   void fail(ConclaveException error) {
     close(error.code() + ": " + error.detail(), Optional.of(error));
@@ -293,6 +305,7 @@ public final class AgentSession {
     }
     State was = state;
     state = State.CLOSED;
+    unwatch.run();
     services.vertx().cancelTimer(registerTimer);
     liveness.stop();
     Future<Void> dispatchSettled = dispatcher.stop();
@@ -310,6 +323,7 @@ public final class AgentSession {
     }
     if (was == State.REGISTERED || was == State.REGISTERING && registered != null) {
       LOG.info("agent disconnected agent={} epoch={} node={} reason={}", agentId(), epoch(), services.nodeId(), reason);
+      services.edge().lifecycle(caller, "agent.disconnect", "agent_id=" + agentId(), reason, remote());
       // after any dispatch query still running has settled, so a request it took goes back to the
       // queue instead of ending as an error it never earned; the session leaves the node's table
       // only when all of this is done, so a draining node waits for it before closing its pool
@@ -371,6 +385,10 @@ public final class AgentSession {
 
   UUID principalId() {
     return caller.principalId();
+  }
+
+  private String remote() {
+    return request.connection() == null || request.connection().remoteAddress() == null ? "" : request.connection().remoteAddress().toString();
   }
 
   private static String payloadName(AgentMessage m) {

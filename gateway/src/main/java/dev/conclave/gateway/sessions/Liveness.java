@@ -44,8 +44,9 @@ final class Liveness {
     if (connection == null) {
       return;
     }
-    long deadline = services.vertx().setTimer(pingMs, t ->
-      session.failUnavailable("the agent's connection did not answer an HTTP/2 PING within " + pingMs / 1000 + " s"));
+    // the answer may queue behind a busy connection's frames: allow two intervals before giving up
+    long patience = 2 * pingMs;
+    long deadline = services.vertx().setTimer(patience, t -> session.fail(GatewayErrors.agentUnreachable(patience / 1000)));
     // a PING answer proves the connection, not the agent: it does not count as activity
     connection.ping(Buffer.buffer(new byte[8])).onComplete(ar -> services.vertx().cancelTimer(deadline));
   }

@@ -19,7 +19,8 @@ import java.util.Optional;
 
 /**
  * Registers an agent: checks the request and the principal, refuses an id that another principal
- * holds live, records a new epoch, ends requests left in flight by older sessions, and claims the
+ * holds live or owns (an agent id, its conversation and its secrets belong to the principal that
+ * registered it first), records a new epoch, ends requests left in flight by older sessions, and claims the
  * agent's presence (superseding the older session wherever it is).
  */
 final class Registration {
@@ -52,7 +53,9 @@ final class Registration {
     return services.principals().find(caller.principalId())
       .compose(found -> checkPrincipal(caller, found))
       .compose(principal -> checkNotHeldByOther(agentId, principal).map(principal))
-      .compose(principal -> services.agents().register(principal.id(), request).map(agent -> new Object[] {principal, agent}))
+      .compose(principal -> services.agents().register(principal.id(), request, caller.isAdmin()).compose(agent -> agent.isPresent()
+        ? Future.succeededFuture(new Object[] {principal, agent.get()})
+        : Future.failedFuture(new RegistrationRejected(GatewayErrors.agentIdOwned(agentId), suggestId(agentId)))))
       .compose(pair -> {
         Principal principal = (Principal) pair[0];
         AgentRecord agent = (AgentRecord) pair[1];

@@ -14,6 +14,7 @@ import dev.conclave.gateway.streaming.LiveEvents;
 import dev.conclave.platform.auth.PrincipalStore;
 import dev.conclave.platform.auth.TokenService;
 import dev.conclave.platform.packs.PackTools;
+import dev.conclave.platform.secrets.Secrets;
 import dev.conclave.platform.server.EdgeSecurity;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.vertx.core.Vertx;
@@ -44,5 +45,6 @@ public record SessionServices(
   LocalSessions sessions,
   SessionMetrics metrics,
   MeterRegistry registry,
-  Clock clock) {
+  Clock clock,
+  Secrets secrets) {
 }

@@ -14,7 +14,8 @@ import java.util.Set;
 
 /**
  * Builds the Welcome a registered agent receives: the tools its capabilities allow (built-ins and
- * live packs, cluster-wide) and an MCP token that works on the MCP endpoint only, for those tools.
+ * live packs, cluster-wide), an MCP token that works on the MCP endpoint only, for those tools, and
+ * its secrets (global ones overridden by its own), decrypted for this message only.
  */
 final class Welcomes {
 
@@ -34,13 +35,16 @@ final class Welcomes {
       LOG.warn("tool registry unreadable; welcoming without tools agent={} error={}", r.agent().agentId(), err.getMessage());
       return Future.succeededFuture(List.of());
     });
-    return Future.all(mcp, tools).map(v -> ServerMessage.newBuilder().setWelcome(Welcome.newBuilder()
+    // no secrets, no registration: an agent missing its environment would fail later and less clearly
+    var secrets = services.secrets().resolveFor(r.agent().agentId());
+    return Future.all(mcp, tools, secrets).map(v -> ServerMessage.newBuilder().setWelcome(Welcome.newBuilder()
       .setServerId(services.nodeId())
       .setAgentId(r.agent().agentId())
       .setInstanceId(r.agent().instanceId())
       .setPrincipalId(r.principal().id().toString())
       .addAllAvailableTools(tools.result())
       .setMcpToken(mcp.result().token())
-      .setMcpEndpoint(services.settings().mcpEndpoint())).build());
+      .setMcpEndpoint(services.settings().mcpEndpoint())
+      .putAllSecrets(secrets.result())).build());
   }
 }

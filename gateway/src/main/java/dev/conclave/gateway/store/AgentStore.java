@@ -32,9 +32,12 @@ public final class AgentStore {
 
   /**
    * Records a registration and starts a new epoch: the returned record's epoch is higher than that
-   * of every earlier session of this agent. A new agent gets a short, unique instance id.
+   * of every earlier session of this agent. A new agent gets a short, unique instance id. An agent
+   * id belongs to the principal that first registered it: another principal gets it (empty result)
+   * only with {@code takeOver} (an admin) or once that principal is deleted or no longer approved,
+   * decided in the same statement, so two principals racing for a free id cannot both win.
    */
-  public Future<AgentRecord> register(UUID principalId, RegisterAgent r) {
+  public Future<Optional<AgentRecord>> register(UUID principalId, RegisterAgent r, boolean takeOver) {
     AgentMetadata m = r.getMetadata();
     Tuple args = Tuple.from(new Object[] {
       r.getAgentId(), principalId, r.getName(),
@@ -43,17 +46,19 @@ public final class AgentStore {
       m.getWorkspacesList().toArray(new String[0]),
       m.getBackend(), m.getWorkingDirectory(),
       Buffer.buffer(m.toByteArray()),
-      newInstanceId()});
+      newInstanceId(), takeOver});
     return pool.preparedQuery("INSERT INTO gateway.agents AS a (agent_id, principal_id, name, capabilities, features, workspaces, backend, working_dir, metadata, instance_id)"
         + " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)"
         + " ON CONFLICT (agent_id) DO UPDATE SET principal_id = EXCLUDED.principal_id, name = EXCLUDED.name,"
         + " capabilities = EXCLUDED.capabilities, features = EXCLUDED.features, workspaces = EXCLUDED.workspaces,"
         + " backend = EXCLUDED.backend, working_dir = EXCLUDED.working_dir, metadata = EXCLUDED.metadata,"
         + " epoch = a.epoch + 1, last_seen = now()"
+        + " WHERE a.principal_id = EXCLUDED.principal_id OR $11"
+        + " OR NOT EXISTS (SELECT 1 FROM auth.principals p WHERE p.id = a.principal_id AND p.deleted_at IS NULL AND p.status = 'approved')"
         + " RETURNING " + COLUMNS)
       .execute(args)
-      .map(rows -> map(rows.iterator().next()))
-      .recover(err -> PgErrors.uniqueViolation(err, "instance_id") ? register(principalId, r) : Future.failedFuture(err));
+      .map(rows -> Rows.first(rows, AgentStore::map))
+      .recover(err -> PgErrors.uniqueViolation(err, "instance_id") ? register(principalId, r, takeOver) : Future.failedFuture(err));
   }
 
   public Future<Optional<AgentRecord>> find(String agentId) {

@@ -7,6 +7,7 @@ import dev.conclave.gateway.support.GatewayFixture;
 import dev.conclave.gateway.support.RawAgent;
 import dev.conclave.platform.auth.Principal;
 import dev.conclave.platform.testing.GrpcCalls;
+import dev.conclave.proto.coven.AgentMessage;
 import dev.conclave.proto.coven.ApproveToolRequest;
 import dev.conclave.proto.coven.ClientServiceGrpcClient;
 import dev.conclave.proto.coven.GetEventsRequest;
@@ -125,6 +126,29 @@ class AccessControlTest {
       HttpResponse<Buffer> byBob = get("/api/v1/gateway/injections/" + id, bobToken);
       assertThat(byBob.statusCode()).isEqualTo(404);
       assertThat(byBob.bodyAsJsonObject().getString("code")).isEqualTo("injection_not_found");
+    }
+  }
+
+  @Test
+  void anAgentIdCannotBeTakenOverByAnotherPrincipalWhileItsOwnerIsAway() {
+    String aliceAgentToken = gw.agentTokenOwnedBy("alice-own", alice.id());
+    try (RawAgent agent = gw.connect("alice-own", aliceAgentToken)) {
+      aliceClient.sendOk("alice-own", "private notes", "k-own");
+    }
+    // with Alice's agent gone, Bob's agent principal asks for its id: its conversation and secrets would follow
+    try (RawAgent impostor = RawAgent.open(gw.grpc().client(), gw.grpc().address(), gw.agentTokenOwnedBy("bob-agent", bob.id()))) {
+      impostor.send(AgentMessage.newBuilder().setRegister(RawAgent.registration("alice-own")).build());
+      ServerMessage answer = impostor.next();
+      assertThat(answer.hasRegistrationError()).as(answer.toString()).isTrue();
+      assertThat(answer.getRegistrationError().getReason()).contains("belongs to another principal");
+      assertThat(answer.getRegistrationError().getSuggestedId()).startsWith("alice-own-");
+    }
+    var bobReads = bobClient.grpc().unary(ClientServiceGrpcClient.GetEvents,
+      GetEventsRequest.newBuilder().setConversationKey("alice-own").build(), bobClient.authorization());
+    assertThat(bobReads.status()).isEqualTo(GrpcStatus.PERMISSION_DENIED);
+    // its own principal comes back to it
+    try (RawAgent again = gw.connect("alice-own", aliceAgentToken)) {
+      assertThat(again.ended()).isFalse();
     }
   }
 

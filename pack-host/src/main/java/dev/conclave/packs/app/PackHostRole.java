@@ -73,11 +73,12 @@ public final class PackHostRole implements RoleModule {
       MailPack.create(ctx.pool(), ctx.clock()),
       AdminPack.create(gateway),
       UiPack.create(vertx, gateway, waiters, settings.askUserTimeout())));
-    ToolCallLog calls = new ToolCallLog(ctx.pool());
+    ToolCallLog calls = new ToolCallLog(ctx.pool(), ctx.metrics());
     ToolDispatcher dispatcher = new ToolDispatcher(vertx, ctx.nodeId(), registry, local, builtins, calls, ctx.metrics(), ctx.clock());
     ResultRouter results = new ResultRouter(vertx, ctx.nodeId(), local, registry, ctx.metrics());
     PackServiceEndpoint packService = new PackServiceEndpoint(ctx.edge(),
-      new PackRegistrations(vertx, ctx.nodeId(), ctx.membership(), ctx.principals(), registry, local, settings.pingInterval()), results);
+      new PackRegistrations(vertx, ctx.nodeId(), ctx.membership(), ctx.principals(), registry, local, settings.pingInterval(),
+        ctx.tokens().live(), ctx.edge()), results);
     JacksonMcpJsonMapper json = new JacksonMcpJsonMapper(JsonMapper.shared());
     McpHttpEndpoint mcp = new McpHttpEndpoint(ctx.tokens(), ctx.edge(), new McpSessions(vertx), new McpProtocol(json, ctx.packTools()), json,
       ctx.metrics());
@@ -95,7 +96,7 @@ public final class PackHostRole implements RoleModule {
         http.mount(new HttpRoutes(router, ctx.edge()));
       }
     };
-    PackHostVerticle node = new PackHostVerticle(ctx.nodeId(), ctx.membership(), registry, builtins,
+    PackHostVerticle node = new PackHostVerticle(ctx.nodeId(), ctx.membership(), registry, builtins, calls,
       new PackNodeEndpoint(ctx.nodeId(), dispatcher, results, local), waiters);
     return vertx.deployVerticle(node).map(deployment -> {
       LOG.info("role pack-host: PackService, {} built-in tools and MCP at {} ready on node={}",

@@ -5,6 +5,7 @@ import dev.conclave.packs.builtin.Builtins;
 import dev.conclave.packs.builtin.ui.QuestionWaiters;
 import dev.conclave.packs.registry.RegistryJanitor;
 import dev.conclave.packs.registry.ToolRegistry;
+import dev.conclave.packs.store.ToolCallLog;
 import dev.conclave.platform.cluster.ClusterMembership;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
@@ -23,18 +24,21 @@ final class PackHostVerticle extends VerticleBase {
   private final ClusterMembership membership;
   private final ToolRegistry registry;
   private final Builtins builtins;
+  private final ToolCallLog calls;
   private final PackNodeEndpoint endpoint;
   private final QuestionWaiters waiters;
   private final RegistryJanitor janitor;
   private MessageConsumer<JsonObject> nodeConsumer;
   private MessageConsumer<JsonObject> answers;
 
-  PackHostVerticle(String nodeId, ClusterMembership membership, ToolRegistry registry, Builtins builtins, PackNodeEndpoint endpoint,
+  PackHostVerticle(String nodeId, ClusterMembership membership, ToolRegistry registry, Builtins builtins, ToolCallLog calls,
+                   PackNodeEndpoint endpoint,
                    QuestionWaiters waiters) {
     this.nodeId = nodeId;
     this.membership = membership;
     this.registry = registry;
     this.builtins = builtins;
+    this.calls = calls;
     this.endpoint = endpoint;
     this.waiters = waiters;
     this.janitor = new RegistryJanitor(registry);
@@ -43,6 +47,7 @@ final class PackHostVerticle extends VerticleBase {
   @Override
   public Future<?> start() {
     nodeConsumer = endpoint.register(vertx);
+    calls.start(vertx);
     answers = waiters.listen(vertx);
     membership.onLeave(member -> janitor.sweep("member " + member + " left"));
     vertx.setPeriodic(SWEEP_MS, t -> janitor.sweep("periodic"));
@@ -54,6 +59,6 @@ final class PackHostVerticle extends VerticleBase {
 
   @Override
   public Future<?> stop() {
-    return Future.join(registry.leaveNode(nodeId), nodeConsumer.unregister(), answers.unregister());
+    return Future.join(registry.leaveNode(nodeId), nodeConsumer.unregister(), answers.unregister(), calls.flush());
   }
 }

@@ -5,12 +5,15 @@ import dev.conclave.packs.PackErrors;
 import dev.conclave.packs.registry.Manifests;
 import dev.conclave.packs.registry.PackRecord;
 import dev.conclave.packs.registry.ToolRegistry;
+import dev.conclave.platform.auth.AuthErrors;
 import dev.conclave.platform.auth.Caller;
+import dev.conclave.platform.auth.LiveCredentials;
 import dev.conclave.platform.auth.Principal;
 import dev.conclave.platform.auth.PrincipalStore;
 import dev.conclave.platform.cluster.ClusterMembership;
 import dev.conclave.platform.errors.Failures;
 import dev.conclave.platform.packs.PackNodeOps;
+import dev.conclave.platform.server.EdgeSecurity;
 import dev.conclave.proto.coven.ExecuteToolRequest;
 import dev.conclave.proto.coven.PackManifest;
 import dev.conclave.proto.coven.PackWelcome;
@@ -50,9 +53,11 @@ public final class PackRegistrations {
   private final ToolRegistry registry;
   private final LocalPacks local;
   private final Duration pingInterval;
+  private final LiveCredentials live;
+  private final EdgeSecurity edge;
 
   public PackRegistrations(Vertx vertx, String nodeId, ClusterMembership membership, PrincipalStore principals, ToolRegistry registry,
-                           LocalPacks local, Duration pingInterval) {
+                           LocalPacks local, Duration pingInterval, LiveCredentials live, EdgeSecurity edge) {
     this.vertx = vertx;
     this.nodeId = nodeId;
     this.membership = membership;
@@ -60,6 +65,8 @@ public final class PackRegistrations {
     this.registry = registry;
     this.local = local;
     this.pingInterval = pingInterval;
+    this.live = live;
+    this.edge = edge;
   }
 
   public Future<Void> open(Caller caller, PackManifest manifest, GrpcServerRequest<PackManifest, ExecuteToolRequest> request) {
@@ -81,16 +88,26 @@ public final class PackRegistrations {
     });
     PackRecord mine = new PackRecord(manifest.getPackId(), manifest.getVersion(), nodeId, membership.localMember(),
       UUID.randomUUID().toString(), caller.principalId().toString(), List.of(), Instant.now());
+    String remote = request.connection() == null || request.connection().remoteAddress() == null ? ""
+      : request.connection().remoteAddress().toString();
+    String target = "pack_id=" + manifest.getPackId();
     return principals.find(caller.principalId())
       .compose(found -> approved(found.orElse(null)))
+      .onFailure(err -> edge.audit(caller, "pack.register", target, err, remote))
       .compose(p -> registry.claim(mine, manifest.getToolsList()))
       .compose(claim -> {
         if (gone[0]) {
           // the pack went away while we registered it
           return registry.release(claim.record(), goneWhy[0]);
         }
-        PackConnection connection = new PackConnection(vertx, context, claim.record(), manifest, response, c -> closed(c));
+        Runnable[] unwatch = {() -> { }};
+        PackConnection connection = new PackConnection(vertx, context, claim.record(), manifest, response, c -> {
+          unwatch[0].run();
+          closed(c);
+          edge.lifecycle(caller, "pack.disconnect", target, "", remote);
+        });
         local.add(connection);
+        unwatch[0] = live.watch(caller, reason -> connection.close("credentials revoked", AuthErrors.credentialsRevoked(reason)));
         request.errorHandler(err -> connection.close("stream reset: " + err, null));
         request.exceptionHandler(err -> connection.close("stream failed: " + err.getMessage(), null));
         request.endHandler(v -> { });
@@ -100,6 +117,7 @@ public final class PackRegistrations {
         response.writeHead();
         claim.superseded().filter(old -> !old.connection().equals(mine.connection())).ifPresent(this::supersede);
         watch(connection, request);
+        edge.audit(caller, "pack.register", target + ", tools=" + claim.accepted().size(), null, remote);
         LOG.info("pack registered pack={} version={} principal={} node={} tools={} rejected={}", manifest.getPackId(),
           manifest.getVersion(), caller.principalId(), nodeId, claim.accepted(), claim.rejected());
         return Future.succeededFuture();

@@ -136,9 +136,7 @@ public final class ToolDispatcher {
     metrics.counter(MetricNames.PACKS_TOOL_CALLS, "outcome", outcome.status().wire(), "origin", call.origin()).increment();
     metrics.timer(MetricNames.PACKS_TOOL_CALL_DURATION, "kind", packId.startsWith("builtin:") ? "builtin" : "pack")
       .record(nanos, TimeUnit.NANOSECONDS);
-    log.record(call, packId, nodeId, outcome, started, Duration.ofNanos(nanos))
-      .onFailure(err -> LOG.warn("could not record tool call call={} tool={} agent={} outcome={} error={}", call.callId(),
-        call.toolName(), call.agentId(), outcome.status().wire(), err.getMessage()));
+    log.record(call, packId, nodeId, outcome, started, Duration.ofNanos(nanos));
   }
 
   private static ToolOutcome invalidInput(ToolCall call, String why) {

@@ -1,39 +1,102 @@
 package dev.conclave.packs.store;
 
+import dev.conclave.platform.db.BatchWriter;
+import dev.conclave.platform.metrics.MetricNames;
 import dev.conclave.platform.packs.ToolCall;
 import dev.conclave.platform.packs.ToolOutcome;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.vertx.core.Future;
+import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import io.vertx.sqlclient.Pool;
-import io.vertx.sqlclient.Row;
 import io.vertx.sqlclient.Tuple;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.UUID;
 
-/** The record of pack tool calls ({@code packs.tool_calls}): one row per call, written when it ends. */
+/**
+ * The record of pack tool calls ({@code packs.tool_calls}): one row per call, written when it ends.
+ * Rows are written in batches ({@link BatchWriter}), so recording never holds a call up nor floods
+ * the pool under load; a row that cannot be kept is counted and logged, never dropped silently.
+ */
 public final class ToolCallLog {
 
   /** Error texts are stored up to this length. */
   static final int MAX_ERROR = 2000;
+  static final int MAX_QUEUED = 20_000;
+  static final int BATCH = 500;
+  static final long FLUSH_MS = 200;
 
-  private final Pool pool;
-
-  public ToolCallLog(Pool pool) {
-    this.pool = pool;
+  private record Row(UUID id, String clientRequestId, String agentId, UUID principalId, String toolName, String packId, String origin,
+                     String node, String outcome, String error, OffsetDateTime startedAt, long durationMs) {
   }
 
-  public Future<Void> record(ToolCall call, String packId, String node, ToolOutcome outcome, Instant startedAt, Duration took) {
-    String error = outcome.succeeded() ? null : truncate(outcome.error());
+  private final Pool pool;
+  private final BatchWriter<Row> writer;
+
+  public ToolCallLog(Pool pool, MeterRegistry metrics) {
+    this.pool = pool;
+    this.writer = new BatchWriter<>("tool calls (packs.tool_calls)", MAX_QUEUED, BATCH, this::insert,
+      metrics.counter(MetricNames.PACKS_TOOL_CALLS_UNRECORDED));
+  }
+
+  /** Starts the batch writer; call once, from the role's verticle. */
+  public void start(Vertx vertx) {
+    writer.start(vertx, FLUSH_MS);
+  }
+
+  public void record(ToolCall call, String packId, String node, ToolOutcome outcome, Instant startedAt, Duration took) {
+    writer.add(new Row(UUID.fromString(call.callId()), call.clientRequestId(), call.agentId(), call.principalId(), call.toolName(), packId,
+      call.origin(), node, outcome.status().wire(), outcome.succeeded() ? null : truncate(outcome.error()),
+      startedAt.atOffset(ZoneOffset.UTC), took.toMillis()));
+  }
+
+  /** Writes what is queued; also at shutdown. */
+  public Future<Void> flush() {
+    return writer.flush();
+  }
+
+  private Future<Void> insert(List<Row> rows) {
+    int n = rows.size();
+    UUID[] ids = new UUID[n];
+    String[] requests = new String[n];
+    String[] agents = new String[n];
+    UUID[] principals = new UUID[n];
+    String[] tools = new String[n];
+    String[] packs = new String[n];
+    String[] origins = new String[n];
+    String[] nodes = new String[n];
+    String[] outcomes = new String[n];
+    String[] errors = new String[n];
+    OffsetDateTime[] started = new OffsetDateTime[n];
+    Long[] durations = new Long[n];
+    for (int i = 0; i < n; i++) {
+      Row r = rows.get(i);
+      ids[i] = r.id();
+      requests[i] = r.clientRequestId();
+      agents[i] = r.agentId();
+      principals[i] = r.principalId();
+      tools[i] = r.toolName();
+      packs[i] = r.packId();
+      origins[i] = r.origin();
+      nodes[i] = r.node();
+      outcomes[i] = r.outcome();
+      errors[i] = r.error();
+      started[i] = r.startedAt();
+      durations[i] = r.durationMs();
+    }
     return pool.preparedQuery("INSERT INTO packs.tool_calls (id, client_request_id, agent_id, principal_id, tool_name, pack_id, origin,"
-        + " node, outcome, error, started_at, duration_ms) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)"
+        + " node, outcome, error, started_at, duration_ms) SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::uuid[],"
+        + " $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::timestamptz[], $12::bigint[])"
         + " ON CONFLICT (id) DO NOTHING")
-      .execute(Tuple.from(new Object[] {UUID.fromString(call.callId()), call.clientRequestId(), call.agentId(), call.principalId(),
-        call.toolName(), packId, call.origin(), node, outcome.status().wire(), error, startedAt.atOffset(ZoneOffset.UTC), took.toMillis()}))
+      .execute(Tuple.from(new Object[] {ids, requests, agents, principals, tools, packs, origins, nodes, outcomes, errors, started, durations}))
       .mapEmpty();
   }
 
@@ -44,7 +107,7 @@ public final class ToolCallLog {
       .execute(Tuple.of(agentId, limit))
       .map(rows -> {
         JsonArray out = new JsonArray();
-        for (Row r : rows) {
+        for (io.vertx.sqlclient.Row r : rows) {
           JsonObject json = new JsonObject()
             .put("callId", r.getUUID("id").toString())
             .put("requestId", r.getString("client_request_id"))

@@ -62,6 +62,11 @@ public final class AuthErrors {
       "you have no access to the agent of conversation '" + conversationKey + "'");
   }
 
+  /** An open stream ends because its credentials went away. */
+  public static ConclaveException credentialsRevoked(String reason) {
+    return new ConclaveException(ErrorKind.UNAUTHENTICATED, "credentials_revoked", "this stream was closed: " + reason);
+  }
+
   public static ConclaveException adminRequired() {
     return new ConclaveException(ErrorKind.PERMISSION_DENIED, "admin_required", "this operation needs the admin or owner role");
   }

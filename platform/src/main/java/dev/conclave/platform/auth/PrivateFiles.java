@@ -12,12 +12,12 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.util.Set;
 
 /** Writes secrets to files readable only by their owner (mode 0600), atomically. */
-final class PrivateFiles {
+public final class PrivateFiles {
 
   private PrivateFiles() {
   }
 
-  static void write(Path file, String content) throws IOException {
+  public static void write(Path file, String content) throws IOException {
     Path dir = file.toAbsolutePath().getParent();
     Files.createDirectories(dir);
     Path tmp;

@@ -42,17 +42,20 @@ public final class RevocationList {
     return revoked.size();
   }
 
-  /** Reads revocations recorded since the last refresh (all of them the first time). */
-  public Future<Integer> refresh() {
+  /** Reads revocations recorded since the last refresh (all of them the first time); returns the ids that are new here. */
+  public Future<List<UUID>> refresh() {
     Instant from = readUpTo.equals(Instant.EPOCH) ? Instant.EPOCH : readUpTo.minusSeconds(OVERLAP_SECONDS);
     return store.revokedSince(from).map(list -> {
+      List<UUID> added = new java.util.ArrayList<>();
       for (TokenStore.Revocation r : list) {
-        revoked.put(r.tokenId(), Boolean.TRUE);
+        if (revoked.put(r.tokenId(), Boolean.TRUE) == null) {
+          added.add(r.tokenId());
+        }
         if (r.revokedAt().isAfter(readUpTo)) {
           readUpTo = r.revokedAt();
         }
       }
-      return list.size();
+      return added;
     });
   }
 }

@@ -4,12 +4,7 @@ import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
-import io.vertx.ext.auth.JWTOptions;
-import io.vertx.ext.auth.PubSecKeyOptions;
 import io.vertx.ext.auth.User;
-import io.vertx.ext.auth.authentication.TokenCredentials;
-import io.vertx.ext.auth.jwt.JWTAuth;
-import io.vertx.ext.auth.jwt.JWTAuthOptions;
 
 import java.time.Clock;
 import java.time.Duration;
@@ -19,7 +14,6 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
-import java.util.function.Consumer;
 
 /**
  * Issues and verifies bearer tokens: HS256 JWTs (vertx-auth-jwt) whose {@code jti} is recorded in
@@ -36,26 +30,42 @@ public final class TokenService {
   public record IssuedToken(String token, UUID tokenId, UUID principalId, Instant expiresAt) {
   }
 
-  private final JWTAuth jwt;
+  private final Vertx vertx;
+  private volatile Keyring keyring;
+  private final TokenUse use = new TokenUse();
   private final TokenStore store;
   private final RevocationList revocations;
   private final Clock clock;
-  private final Consumer<UUID> revocationAnnouncer;
+  private final LiveCredentials live;
+  private final Announcer announcer;
 
-  /**
-   * @param revocationAnnouncer tells other nodes about a revocation made here
-   */
-  public TokenService(Vertx vertx, String secret, TokenStore store, RevocationList revocations, Clock clock,
-                      Consumer<UUID> revocationAnnouncer) {
-    // Expiry is checked below against our clock, so the library is told to skip its own check.
-    JWTOptions options = new JWTOptions().setIssuer(ISSUER).setAudience(List.of(AUDIENCE)).setIgnoreExpiration(true).setLeeway(0);
-    this.jwt = JWTAuth.create(vertx, new JWTAuthOptions()
-      .addPubSecKey(new PubSecKeyOptions().setAlgorithm("HS256").setBuffer(secret))
-      .setJWTOptions(options));
+  /** Tells every node (this one included) about a revocation made here. */
+  public interface Announcer {
+    void token(UUID tokenId);
+
+    void principal(UUID principalId);
+
+    /** For tools that run no node (the CLI): nobody to tell. */
+    Announcer NONE = new Announcer() {
+      @Override
+      public void token(UUID tokenId) {
+      }
+
+      @Override
+      public void principal(UUID principalId) {
+      }
+    };
+  }
+
+  public TokenService(Vertx vertx, SigningKeys keys, TokenStore store, RevocationList revocations, Clock clock,
+                      LiveCredentials live, Announcer announcer) {
+    this.vertx = vertx;
+    this.keyring = new Keyring(vertx, keys, ISSUER, AUDIENCE);
     this.store = store;
     this.revocations = revocations;
     this.clock = clock;
-    this.revocationAnnouncer = revocationAnnouncer;
+    this.live = live;
+    this.announcer = announcer;
   }
 
   /** Issues an API token: accepted by the gRPC services and the HTTP API. */
@@ -84,8 +94,7 @@ public final class TokenService {
       .put("iat", now.getEpochSecond())
       .put("exp", expires.getEpochSecond());
     scope.ifPresent(s -> claims.put("agt", s.agentId()).put("caps", new JsonArray(s.capabilities().stream().sorted().toList())));
-    String token = jwt.generateToken(claims, new JWTOptions().setAlgorithm("HS256").setIssuer(ISSUER)
-      .setAudience(List.of(AUDIENCE)).setNoTimestamp(true));
+    String token = keyring.sign(claims, ISSUER, AUDIENCE);
     Instant expiresAt = Instant.ofEpochSecond(expires.getEpochSecond());
     return store.record(tokenId, principal.id(), purpose.wire(), now, expiresAt)
       .map(v -> new IssuedToken(token, tokenId, principal.id(), expiresAt));
@@ -111,14 +120,9 @@ public final class TokenService {
    * {@link AuthErrors} failure otherwise.
    */
   public Caller verify(String token, TokenPurpose expected) {
-    // HS256 verification in vertx-auth-jwt completes within the call; a pending future would mean
-    // the library changed, and is treated as a rejection rather than waited on.
-    Future<User> result = jwt.authenticate(new TokenCredentials(token));
-    if (!result.succeeded()) {
-      throw AuthErrors.invalidToken();
-    }
+    User user = keyring.verify(token).orElseThrow(AuthErrors::invalidToken);
     // the decoded payload; principal() holds only a subset of it
-    JsonObject claims = result.result().attributes().getJsonObject("accessToken", new JsonObject());
+    JsonObject claims = user.attributes().getJsonObject("accessToken", new JsonObject());
     Caller caller;
     try {
       Set<String> roles = new HashSet<>();
@@ -152,6 +156,7 @@ public final class TokenService {
     if (caller.purpose() != expected) {
       throw AuthErrors.wrongPurpose(caller.purpose().wire(), expected.wire());
     }
+    use.mark(caller.tokenId().orElseThrow());
     return caller;
   }
 
@@ -159,7 +164,8 @@ public final class TokenService {
   public Future<Boolean> revoke(UUID tokenId, String reason) {
     return store.revoke(tokenId, reason).map(changed -> {
       revocations.add(tokenId);
-      revocationAnnouncer.accept(tokenId);
+      live.tokenRevoked(tokenId);
+      announcer.token(tokenId);
       return changed;
     });
   }
@@ -168,9 +174,56 @@ public final class TokenService {
   public Future<List<UUID>> revokeAllOf(UUID principalId, String reason) {
     return store.revokeAllOf(principalId, reason).map(ids -> {
       revocations.addAll(ids);
-      ids.forEach(revocationAnnouncer);
+      ids.forEach(id -> {
+        live.tokenRevoked(id);
+        announcer.token(id);
+      });
       return ids;
     });
+  }
+
+  /**
+   * A principal was deleted or disabled: its tokens are revoked and every node ends its open streams
+   * (also those it opened without a token, with an SSH key or an HMAC signature).
+   */
+  public Future<List<UUID>> revokePrincipal(UUID principalId, String reason) {
+    return revokeAllOf(principalId, reason).onSuccess(ids -> {
+      live.principalRevoked(principalId);
+      announcer.principal(principalId);
+    });
+  }
+
+  /** New keys (a rotation or retirement): new tokens are signed with the first, tokens of removed keys fail. */
+  public void useKeys(SigningKeys keys) {
+    Keyring next = new Keyring(vertx, keys, ISSUER, AUDIENCE);
+    if (!next.currentKid().equals(keyring.currentKid())) {
+      org.slf4j.LoggerFactory.getLogger(TokenService.class).info("auth: signing key changed kid={}", next.currentKid());
+    }
+    keyring = next;
+  }
+
+  /** The id of the key new tokens are signed with. */
+  public String currentKid() {
+    return keyring.currentKid();
+  }
+
+  /** When tokens were last used (written in batches). */
+  public TokenUse use() {
+    return use;
+  }
+
+  /** A principal's tokens: ids, purposes, times; never the tokens themselves. */
+  public Future<List<TokenStore.TokenInfo>> listOf(UUID principalId) {
+    return store.listOf(principalId);
+  }
+
+  public Future<java.util.Optional<TokenStore.TokenInfo>> find(UUID tokenId) {
+    return store.find(tokenId);
+  }
+
+  /** The credentials of open streams on this node, which revocations reach. */
+  public LiveCredentials live() {
+    return live;
   }
 
   public RevocationList revocations() {

@@ -10,6 +10,7 @@ import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.UUID;
 
 /** PostgreSQL record of issued tokens and their revocation (schema {@code auth}). */
@@ -29,6 +30,39 @@ public final class TokenStore {
     return pool.preparedQuery("INSERT INTO auth.tokens (id, principal_id, purpose, issued_at, expires_at) VALUES ($1, $2, $3, $4, $5)")
       .execute(Tuple.of(tokenId, principalId, purpose, utc(issuedAt), utc(expiresAt)))
       .mapEmpty();
+  }
+
+  /** A principal's tokens as listed to people: never the token itself. */
+  public record TokenInfo(UUID tokenId, UUID principalId, String purpose, Instant issuedAt, Instant expiresAt, Optional<Instant> revokedAt,
+                          Optional<Instant> lastUsedAt) {
+  }
+
+  public Future<List<TokenInfo>> listOf(UUID principalId) {
+    return pool.preparedQuery("SELECT id, principal_id, purpose, issued_at, expires_at, revoked_at, last_used_at FROM auth.tokens"
+        + " WHERE principal_id = $1 ORDER BY issued_at DESC, id")
+      .execute(Tuple.of(principalId))
+      .map(rows -> {
+        List<TokenInfo> out = new ArrayList<>();
+        for (Row r : rows) {
+          out.add(info(r));
+        }
+        return out;
+      });
+  }
+
+  public Future<Optional<TokenInfo>> find(UUID tokenId) {
+    return pool.preparedQuery("SELECT id, principal_id, purpose, issued_at, expires_at, revoked_at, last_used_at FROM auth.tokens WHERE id = $1")
+      .execute(Tuple.of(tokenId))
+      .map(rows -> {
+        var it = rows.iterator();
+        return it.hasNext() ? Optional.of(info(it.next())) : Optional.empty();
+      });
+  }
+
+  private static TokenInfo info(Row r) {
+    return new TokenInfo(r.getUUID("id"), r.getUUID("principal_id"), r.getString("purpose"), r.getOffsetDateTime("issued_at").toInstant(),
+      r.getOffsetDateTime("expires_at").toInstant(), Optional.ofNullable(r.getOffsetDateTime("revoked_at")).map(OffsetDateTime::toInstant),
+      Optional.ofNullable(r.getOffsetDateTime("last_used_at")).map(OffsetDateTime::toInstant));
   }
 
   /** Revokes one token; true when it existed and was not already revoked. */

@@ -49,11 +49,29 @@ public record ConclaveConfig(
   private static final Pattern NODE_ID = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,62}");
   private static final Pattern NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,62}");
   public static final int MIN_SECRET_LENGTH = 32;
+  public static final int SECRETS_KEY_BYTES = 32;
 
   public ConclaveConfig {
     roles = Collections.unmodifiableSet(EnumSet.copyOf(roles));
     clusterMembers = List.copyOf(clusterMembers);
     source = Map.copyOf(source);
+  }
+
+  /**
+   * The configuration without its secrets: the signing secret and the raw environment (which holds
+   * it and {@code CONCLAVE_SECRETS_KEY}) are left out; the database URL prints without its password.
+   */
+  @Override
+  public String toString() {
+    return "ConclaveConfig[roles=" + roles + ", nodeId=" + nodeId + ", grpcPort=" + grpcPort + ", httpPort=" + httpPort
+      + ", dataDir=" + dataDir + ", database=" + pgUrl.map(PgUrl::toString).orElse("embedded") + ", clusterMembers=" + clusterMembers
+      + ", clusterK8sDns=" + clusterK8sDns.orElse("") + ", authSecret=" + (authSecret.isPresent() ? "(set)" : "(unset)")
+      + ", secretsKey=" + (source.containsKey(ConfigKey.SECRETS_KEY.env()) ? "(set)" : "(unset)") + "]";
+  }
+
+  /** How long the audit log keeps entries ({@code CONCLAVE_AUDIT_RETENTION_DAYS}, default 90 days). */
+  public Duration auditRetention() {
+    return Duration.ofDays(raw(ConfigKey.AUDIT_RETENTION.env()).map(v -> Values.positive(ConfigKey.AUDIT_RETENTION.env(), v)).orElse(90));
   }
 
   /** Reads the configuration from the process environment. */
@@ -84,6 +102,8 @@ public record ConclaveConfig(
     if (secret.isPresent() && secret.get().length() < MIN_SECRET_LENGTH) {
       throw new ConfigException(ConfigKey.AUTH_SECRET.env(), "must be at least " + MIN_SECRET_LENGTH + " characters, got " + secret.get().length());
     }
+    r.text(ConfigKey.SECRETS_KEY).ifPresent(ConclaveConfig::decodeSecretsKey);
+    r.text(ConfigKey.SSH_UNKNOWN_KEYS).ifPresent(ConclaveConfig::unknownKeyPolicy);
     boolean clustered = !members.isEmpty() || k8sDns.isPresent();
     if (clustered && secret.isEmpty()) {
       throw new ConfigException(ConfigKey.AUTH_SECRET.env(), "must be set when the node runs clustered, so that every node accepts every node's tokens");
@@ -136,6 +156,37 @@ public record ConclaveConfig(
 
   public Path embeddedPgDir() {
     return dataDir.resolve("pg");
+  }
+
+  /**
+   * {@code CONCLAVE_SECRETS_KEY} decoded to its 32 bytes, when set ({@link #from} rejects other values).
+   * Required when clustered; that is checked where the key is used (the node's start), because the
+   * CLI reads this configuration too and never needs the key.
+   */
+  public Optional<byte[]> secretsKey() {
+    return raw(ConfigKey.SECRETS_KEY.env()).map(ConclaveConfig::decodeSecretsKey);
+  }
+
+  private static byte[] decodeSecretsKey(String base64) {
+    return Values.base64Key(ConfigKey.SECRETS_KEY.env(), base64, SECRETS_KEY_BYTES);
+  }
+
+  /**
+   * {@code CONCLAVE_SSH_UNKNOWN_KEYS}: what an SSH-signed agent call with an unknown key gets, one of
+   * {@link #UNKNOWN_KEY_POLICIES} ({@link #from} rejects other values); {@code pending} when unset.
+   */
+  public String sshUnknownKeys() {
+    return raw(ConfigKey.SSH_UNKNOWN_KEYS.env()).map(ConclaveConfig::unknownKeyPolicy).orElse("pending");
+  }
+
+  public static final List<String> UNKNOWN_KEY_POLICIES = List.of("reject", "pending", "approve");
+
+  private static String unknownKeyPolicy(String value) {
+    String policy = value.trim().toLowerCase(Locale.ROOT);
+    if (!UNKNOWN_KEY_POLICIES.contains(policy)) {
+      throw new ConfigException(ConfigKey.SSH_UNKNOWN_KEYS.env(), "must be one of " + String.join(", ", UNKNOWN_KEY_POLICIES) + ", got '" + value + "'");
+    }
+    return policy;
   }
 
   /** A raw variable, for service modules that read their own keys. */

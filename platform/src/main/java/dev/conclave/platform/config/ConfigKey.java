@@ -27,7 +27,10 @@ public enum ConfigKey {
   PG_POOL_WAIT_QUEUE("CONCLAVE_PG_POOL_WAIT_QUEUE", "4096", "requests that may wait for a pooled connection before new ones fail fast"),
   EDGE_INSTANCES("CONCLAVE_EDGE_INSTANCES", "number of cores", "server verticle instances sharing the gRPC and HTTP ports"),
   SHUTDOWN_GRACE("CONCLAVE_SHUTDOWN_GRACE_SECONDS", "10", "how long a stopping node lets in-flight work finish"),
-  MAX_MESSAGE_BYTES("CONCLAVE_MAX_MESSAGE_BYTES", "4194304", "largest gRPC message accepted; larger ones get RESOURCE_EXHAUSTED");
+  MAX_MESSAGE_BYTES("CONCLAVE_MAX_MESSAGE_BYTES", "4194304", "largest gRPC message accepted; larger ones get RESOURCE_EXHAUSTED"),
+  SSH_UNKNOWN_KEYS("CONCLAVE_SSH_UNKNOWN_KEYS", "pending", "what an SSH-signed agent call with an unknown key gets: reject (refused), pending (a pending agent principal an admin must approve) or approve (an approved agent principal at once)"),
+  AUDIT_RETENTION("CONCLAVE_AUDIT_RETENTION_DAYS", "90", "how long audit log entries are kept"),
+  SECRETS_KEY("CONCLAVE_SECRETS_KEY", "unset", "key that agents' secrets are encrypted with (base64 of 32 bytes); required when clustered; unset generates one into the data dir");
 
   private final String env;
   private final String documentedDefault;

@@ -24,6 +24,28 @@ public final class Values {
     return value;
   }
 
+  /**
+   * A key of exactly {@code bytes} random bytes, in base64 (standard or URL-safe alphabet). The
+   * message never echoes the text: it is (nearly) a key.
+   */
+  public static byte[] base64Key(String variable, String text, int bytes) {
+    byte[] key;
+    try {
+      key = java.util.Base64.getDecoder().decode(text.trim());
+    } catch (IllegalArgumentException notStandard) {
+      try {
+        key = java.util.Base64.getUrlDecoder().decode(text.trim());
+      } catch (IllegalArgumentException notUrlSafe) {
+        key = null;
+      }
+    }
+    if (key == null || key.length != bytes) {
+      throw new ConfigException(variable, "must be the base64 of exactly " + bytes + " random bytes"
+        + (key == null ? "" : ", got " + key.length) + " (generate one with: openssl rand -base64 " + bytes + ")");
+    }
+    return key;
+  }
+
   public static int integer(String variable, String text) {
     try {
       return Integer.parseInt(text.trim());

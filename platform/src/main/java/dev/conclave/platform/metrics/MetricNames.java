@@ -23,10 +23,14 @@ public final class MetricNames {
   public static final String PACKS_TOOL_CALLS = "conclave.packs.tool.calls";
   /** Time from a call's arrival on the running node to its outcome; tag {@code kind} (builtin or pack). */
   public static final String PACKS_TOOL_CALL_DURATION = "conclave.packs.tool.call.duration";
+  /** Tool calls that could not be written to packs.tool_calls (queue full, database down too long). */
+  public static final String PACKS_TOOL_CALLS_UNRECORDED = "conclave.packs.tool.calls.unrecorded";
   /** Pack results that matched no waiting call (late, duplicate or unknown); tag {@code reason}. */
   public static final String PACKS_RESULTS_DROPPED = "conclave.packs.results.dropped";
   /** Pack streams open on this node. */
   public static final String PACKS_CONNECTED = "conclave.packs.connected";
   /** MCP JSON-RPC requests; tag {@code method}. */
   public static final String PACKS_MCP_REQUESTS = "conclave.packs.mcp.requests";
+  /** Audit entries that could not be written (queue full, database down too long). */
+  public static final String AUDIT_ENTRIES_LOST = "conclave.audit.entries.lost";
 }

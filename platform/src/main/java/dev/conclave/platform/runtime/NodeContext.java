@@ -7,6 +7,7 @@ import dev.conclave.platform.cluster.ClusterMembership;
 import dev.conclave.platform.config.ConclaveConfig;
 import dev.conclave.platform.health.NodeHealth;
 import dev.conclave.platform.packs.PackTools;
+import dev.conclave.platform.secrets.Secrets;
 import dev.conclave.platform.server.EdgeSecurity;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.vertx.core.Vertx;
@@ -27,7 +28,8 @@ public record NodeContext(
   ClusterMembership membership,
   PackTools packTools,
   EdgeSecurity edge,
-  AgentAccess access) {
+  AgentAccess access,
+  Secrets secrets) {
 
   public String nodeId() {
     return config.nodeId();

@@ -1,13 +1,17 @@
 package dev.conclave.platform.runtime;
 
-import dev.conclave.contract.Addresses;
 import dev.conclave.platform.access.AgentAccess;
+import dev.conclave.platform.audit.AuditLog;
 import dev.conclave.platform.auth.AdminBootstrap;
+import dev.conclave.platform.auth.LiveCredentials;
 import dev.conclave.platform.auth.PrincipalStore;
+import dev.conclave.platform.auth.RevocationFeed;
 import dev.conclave.platform.auth.RevocationList;
-import dev.conclave.platform.auth.SigningSecret;
+import dev.conclave.platform.auth.SigningKeys;
 import dev.conclave.platform.auth.TokenService;
 import dev.conclave.platform.auth.TokenStore;
+import dev.conclave.platform.auth.ssh.SshAgentCredentials;
+import dev.conclave.platform.auth.ssh.UnknownKeyPolicy;
 import dev.conclave.platform.cluster.ClusterMembership;
 import dev.conclave.platform.cluster.VertxBootstrap;
 import dev.conclave.platform.config.ConclaveConfig;
@@ -21,6 +25,8 @@ import dev.conclave.platform.metrics.NodeMetrics;
 import dev.conclave.platform.packs.EventBusPackTools;
 import dev.conclave.platform.server.EdgeContribution;
 import dev.conclave.platform.server.EdgeSecurity;
+import dev.conclave.platform.secrets.Secrets;
+import dev.conclave.platform.secrets.SecretsKey;
 import dev.conclave.platform.server.EdgeVerticle;
 import io.vertx.core.DeploymentOptions;
 import io.vertx.core.Future;
@@ -33,7 +39,6 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.stream.Collectors;
@@ -46,8 +51,8 @@ import java.util.stream.Collectors;
 public final class NodeRuntime {
 
   private static final Logger LOG = LoggerFactory.getLogger(NodeRuntime.class);
-  private static final Duration REVOCATION_REFRESH = Duration.ofSeconds(10);
   private static final long STEP_TIMEOUT_SECONDS = 60;
+  private static final Duration KEY_FILE_CHECK = Duration.ofSeconds(5);
 
   private final ConclaveConfig config;
   private final NodeDatabase database;
@@ -78,6 +83,7 @@ public final class NodeRuntime {
     long t0 = System.nanoTime();
     LOG.info("starting node={} roles={} data={}", config.nodeId(),
       config.roles().stream().map(Object::toString).collect(Collectors.joining(",")), config.dataDir());
+    SecretsKey.Resolved secretsKey = SecretsKey.resolve(config);
     NodeDatabase database = NodeDatabase.open(config);
     Vertx vertx = null;
     try {
@@ -89,6 +95,7 @@ public final class NodeRuntime {
       NodeMetrics metrics = new NodeMetrics();
       vertx = await(VertxBootstrap.create(config, metrics), "start Vert.x");
       Pool pool = PgPools.create(vertx, database.url(), config.pgPoolSize(), config.pgPoolWaitQueue());
+      Secrets secrets = await(Secrets.start(pool, secretsKey), "check the secrets key");
       Readiness readiness = new Readiness();
       NodeHealth health = new NodeHealth(vertx, pool, readiness);
       if (vertx.isClustered()) {
@@ -101,11 +108,16 @@ public final class NodeRuntime {
         LOG.info("auth: admin token written file={}", config.adminTokenFile());
       }
       ClusterMembership membership = ClusterMembership.of(vertx);
+      AuditLog audit = new AuditLog(pool, config.nodeId(), metrics.registry());
+      audit.start(vertx, config.auditRetention());
       NodeContext context = new NodeContext(vertx, config, pool, tokens, principals, metrics.registry(), health, clock,
-        membership, new EventBusPackTools(vertx, membership, config.nodeId()), EdgeSecurity.create(), new AgentAccess(pool));
+        membership, new EventBusPackTools(vertx, membership, config.nodeId()), EdgeSecurity.create(audit), new AgentAccess(pool),
+        secrets);
 
       List<RunningRole> running = new ArrayList<>();
       List<EdgeContribution> contributions = new ArrayList<>();
+      // coven agents sign their calls with SSH keys (x-ssh-* headers) instead of sending a token
+      contributions.add(SshAgentCredentials.start(vertx, pool, principals, clock, UnknownKeyPolicy.of(config.sshUnknownKeys())));
       for (RoleModule module : modules) {
         RunningRole role = await(module.start(context), "start role " + module.role());
         running.add(role);
@@ -146,13 +158,15 @@ public final class NodeRuntime {
   private static TokenService startAuth(Vertx vertx, ConclaveConfig config, Pool pool, Clock clock) {
     TokenStore store = new TokenStore(pool);
     RevocationList revocations = new RevocationList(store);
-    await(revocations.refresh(), "load token revocations");
-    vertx.eventBus().<String>consumer(Addresses.AUTH_TOKEN_REVOKED, msg -> revocations.add(UUID.fromString(msg.body())));
-    vertx.setPeriodic(REVOCATION_REFRESH.toMillis(), id -> revocations.refresh()
-      .onFailure(err -> LOG.warn("auth: revocation refresh failed error={}", err.getMessage())));
-    String secret = SigningSecret.resolve(config);
-    return new TokenService(vertx, secret, store, revocations, clock,
-      tokenId -> vertx.eventBus().publish(Addresses.AUTH_TOKEN_REVOKED, tokenId.toString()));
+    LiveCredentials live = new LiveCredentials(vertx);
+    RevocationFeed feed = new RevocationFeed(vertx, pool, revocations, live);
+    await(feed.start(), "load token revocations");
+    TokenService tokens = new TokenService(vertx, SigningKeys.resolve(config), store, revocations, clock, live, feed);
+    if (config.authSecret().isEmpty()) {
+      SigningKeys.watch(vertx, config.dataDir(), KEY_FILE_CHECK, tokens::useKeys);
+    }
+    tokens.use().start(vertx, pool);
+    return tokens;
   }
 
   /**
@@ -175,6 +189,7 @@ public final class NodeRuntime {
     for (RunningRole role : roles) {
       bounded(role.stop(), grace, "stop role");
     }
+    bounded(context.edge().audit().flush(), Duration.ofSeconds(5), "write the audit log");
     bounded(pool.close(), Duration.ofSeconds(5), "close the database pool");
     bounded(vertx.close(), grace, "close Vert.x");
     database.close();

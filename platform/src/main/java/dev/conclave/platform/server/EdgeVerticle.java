@@ -56,8 +56,11 @@ public final class EdgeVerticle extends VerticleBase {
     // the body is read first (bounded) because some credentials sign it
     router.route("/api/*").handler(BodyHandler.create(false).setBodyLimit(MAX_HTTP_BODY_BYTES));
     List<HttpCredentials> credentials = setup.contributions().stream().flatMap(c -> c.httpCredentials().stream()).toList();
-    router.route("/api/*").handler(new HttpAuthHandler(setup.tokens(), credentials));
+    router.route("/api/*").handler(new HttpAuthHandler(setup.tokens(), credentials, setup.edge()));
     setup.contributions().forEach(c -> c.bindHttp(router));
+    undeclared(router).ifPresent(route -> {
+      throw new IllegalStateException("HTTP route " + route + " was mounted without declaring who may call it (use HttpRoutes)");
+    });
     router.route().last().handler(ctx -> Problems.send(ctx.response(),
       ConclaveException.notFound("route_not_found", "no route for " + ctx.request().method() + " " + ctx.request().path())));
     router.route().failureHandler(ctx -> {
@@ -73,9 +76,27 @@ public final class EdgeVerticle extends VerticleBase {
     });
 
     grpcHttp = vertx.createHttpServer(ServerOptions.grpc(config)).requestHandler(new GrpcAuthGate(grpc, setup.tokens(),
-      setup.contributions().stream().flatMap(c -> c.grpcCredentials().stream()).toList(), setup.edge().callers()));
+      setup.contributions().stream().flatMap(c -> c.grpcCredentials().stream()).toList(), setup.edge()));
     http = vertx.createHttpServer(ServerOptions.http(config)).requestHandler(router);
     return Future.all(grpcHttp.listen(), http.listen());
+  }
+
+  /** An authenticated route ({@code /api/…}) mounted directly on the router instead of through {@link HttpRoutes}. */
+  private java.util.Optional<String> undeclared(Router router) {
+    java.util.Set<String> declared = new java.util.HashSet<>();
+    setup.edge().routes().all().forEach(r -> declared.add(r.method() + " " + r.path()));
+    for (io.vertx.ext.web.Route route : router.getRoutes()) {
+      String path = route.getPath();
+      if (path == null || !path.startsWith("/api/") || route.methods() == null || route.methods().isEmpty()) {
+        continue;
+      }
+      for (io.vertx.core.http.HttpMethod m : route.methods()) {
+        if (!declared.contains(m.name() + " " + path)) {
+          return java.util.Optional.of(m.name() + " " + path);
+        }
+      }
+    }
+    return java.util.Optional.empty();
   }
 
   /** Stops accepting and lets in-flight calls finish, bounded by the shutdown grace. */

@@ -31,13 +31,24 @@ public final class GrpcAuthGate implements Handler<HttpServerRequest> {
   private final GrpcServer server;
   private final TokenService tokens;
   private final List<GrpcCredentials> alternatives;
-  private final CallerHandoff handoff;
+  private final Gatekeeping handoff;
 
-  public GrpcAuthGate(GrpcServer server, TokenService tokens, List<GrpcCredentials> alternatives, CallerHandoff handoff) {
+  /** What the gate reports to: the caller hand-over, and the audit of failed authentications. */
+  private record Gatekeeping(EdgeSecurity edge) {
+    void put(io.vertx.core.MultiMap headers, Caller caller) {
+      edge.callers().put(headers, caller);
+    }
+
+    void authenticationFailed(HttpServerRequest request, ConclaveException e) {
+      edge.authenticationFailed(request.path(), e, request.remoteAddress() == null ? "" : request.remoteAddress().toString());
+    }
+  }
+
+  public GrpcAuthGate(GrpcServer server, TokenService tokens, List<GrpcCredentials> alternatives, EdgeSecurity edge) {
     this.server = server;
     this.tokens = tokens;
     this.alternatives = List.copyOf(alternatives);
-    this.handoff = handoff;
+    this.handoff = new Gatekeeping(edge);
   }
 
   @Override
@@ -64,7 +75,9 @@ public final class GrpcAuthGate implements Handler<HttpServerRequest> {
               server.handle(request);
               request.resume();
             } else {
-              GrpcFailures.reject(request.response(), Failures.classify(ar.cause()));
+              ConclaveException e = Failures.classify(ar.cause());
+              handoff.authenticationFailed(request, e);
+              GrpcFailures.reject(request.response(), e);
             }
           });
           return;
@@ -74,6 +87,7 @@ public final class GrpcAuthGate implements Handler<HttpServerRequest> {
     try {
       handoff.put(request.headers(), tokens.verifyHeader(authorization));
     } catch (ConclaveException e) {
+      handoff.authenticationFailed(request, e);
       GrpcFailures.reject(request.response(), e);
       return;
     }

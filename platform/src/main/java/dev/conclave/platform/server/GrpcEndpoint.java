@@ -3,6 +3,7 @@ package dev.conclave.platform.server;
 import com.google.protobuf.Descriptors.ServiceDescriptor;
 import dev.conclave.platform.access.Audience;
 import dev.conclave.platform.access.Resource;
+import dev.conclave.platform.audit.AuditTargets;
 import dev.conclave.platform.auth.AuthErrors;
 import dev.conclave.platform.auth.Caller;
 import io.vertx.core.Future;
@@ -47,6 +48,7 @@ public final class GrpcEndpoint {
 
   public <Req, Resp> GrpcEndpoint unary(ServiceMethod<Req, Resp> method, Audience audience, Resource resource, Unary<Req, Resp> handler) {
     edge.routes().grpc(method.fullMethodName(), audience, resource);
+    boolean audited = AuditTargets.audited(method.fullMethodName());
     builder.bind(method, request -> {
       Caller caller;
       try {
@@ -55,9 +57,17 @@ public final class GrpcEndpoint {
         GrpcFailures.fail(request.response(), method.fullMethodName(), e);
         return;
       }
+      Object[] message = {null};
       request.last()
-        .compose(message -> handler.call(caller, message))
+        .compose(m -> {
+          message[0] = m;
+          return handler.call(caller, m);
+        })
         .onComplete(ar -> {
+          if (audited) {
+            edge.audit(caller, "grpc " + method.fullMethodName(), AuditTargets.of(message[0]), ar.failed() ? ar.cause() : null,
+              remote(request));
+          }
           if (ar.succeeded()) {
             request.response().end(ar.result());
           } else {
@@ -85,10 +95,20 @@ public final class GrpcEndpoint {
     return builder.build();
   }
 
-  /** The caller the gate verified, if the method's audience admits it; a call that bypassed the gate has none. */
+  /** The caller the gate verified, if the method's audience admits it (refusals are audited); a call that bypassed the gate has none. */
   private Caller caller(GrpcServerRequest<?, ?> request, ServiceMethod<?, ?> method, Audience audience) {
     Caller caller = edge.callers().take(request.headers()).orElseThrow(AuthErrors::missingToken);
-    audience.check(caller, method.fullMethodName());
+    try {
+      audience.check(caller, method.fullMethodName());
+    } catch (RuntimeException refused) {
+      edge.audit(caller, "grpc " + method.fullMethodName(), "", refused, remote(request));
+      throw refused;
+    }
     return caller;
+  }
+
+  static String remote(GrpcServerRequest<?, ?> request) {
+    return request.connection() == null || request.connection().remoteAddress() == null ? ""
+      : request.connection().remoteAddress().toString();
   }
 }

@@ -22,14 +22,12 @@ public final class HttpAuthHandler implements Handler<RoutingContext> {
 
   private final TokenService tokens;
   private final List<HttpCredentials> alternatives;
+  private final EdgeSecurity edge;
 
-  public HttpAuthHandler(TokenService tokens) {
-    this(tokens, List.of());
-  }
-
-  public HttpAuthHandler(TokenService tokens, List<HttpCredentials> alternatives) {
+  public HttpAuthHandler(TokenService tokens, List<HttpCredentials> alternatives, EdgeSecurity edge) {
     this.tokens = tokens;
     this.alternatives = List.copyOf(alternatives);
+    this.edge = edge;
   }
 
   @Override
@@ -44,7 +42,7 @@ public final class HttpAuthHandler implements Handler<RoutingContext> {
               ctx.next();
             } else {
               ConclaveException e = Failures.classify(ar.cause());
-              Problems.send(ctx.response(), e);
+              refused(ctx, e);
             }
           });
           return;
@@ -55,8 +53,14 @@ public final class HttpAuthHandler implements Handler<RoutingContext> {
       ctx.put(CALLER_KEY, tokens.verifyHeader(header));
       ctx.next();
     } catch (ConclaveException e) {
-      Problems.send(ctx.response(), e);
+      refused(ctx, e);
     }
+  }
+
+  private void refused(RoutingContext ctx, ConclaveException e) {
+    edge.authenticationFailed(ctx.request().method() + " " + ctx.request().path(), e,
+      ctx.request().remoteAddress() == null ? "" : ctx.request().remoteAddress().toString());
+    Problems.send(ctx.response(), e);
   }
 
   /** The caller the handler verified; fails if the route was not behind this handler. */

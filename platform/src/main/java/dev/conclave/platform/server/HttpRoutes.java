@@ -2,6 +2,9 @@ package dev.conclave.platform.server;
 
 import dev.conclave.platform.access.Audience;
 import dev.conclave.platform.access.Resource;
+import dev.conclave.platform.audit.AuditTargets;
+import dev.conclave.platform.errors.ConclaveException;
+import dev.conclave.platform.errors.ErrorKind;
 import dev.conclave.platform.auth.Caller;
 import io.vertx.core.Future;
 import io.vertx.core.http.HttpMethod;
@@ -60,30 +63,65 @@ public final class HttpRoutes {
    * the audience is still checked and the route still declared.
    */
   public void raw(HttpMethod method, String path, Audience audience, Resource resource, io.vertx.core.Handler<RoutingContext> handler) {
+    raw(method, path, audience, resource, AuditTargets.audited(method), handler);
+  }
+
+  /**
+   * A raw route that says whether its successes are audited: high-volume protocol operations
+   * (heartbeats, claims, progress) are not, though their refusals (401, 403) and 5xx failures are.
+   */
+  public void raw(HttpMethod method, String path, Audience audience, Resource resource, boolean auditSuccesses,
+                  io.vertx.core.Handler<RoutingContext> handler) {
     edge.routes().http(method.name(), path, audience, resource);
+    boolean audited = auditSuccesses;
     router.route(method, path).handler(ctx -> {
+      Caller caller = HttpAuthHandler.caller(ctx);
       try {
-        audience.check(HttpAuthHandler.caller(ctx), method.name() + " " + path);
+        audience.check(caller, method.name() + " " + path);
       } catch (RuntimeException e) {
+        edge.audit(caller, "http " + method.name() + " " + path, ctx.request().path(), e, remote(ctx));
         problems.accept(ctx, e);
         return;
       }
+      ctx.addEndHandler(v -> {
+        int code = ctx.response().getStatusCode();
+        if (audited || code == 401 || code == 403 || code >= 500) {
+          edge.audit(caller, "http " + method.name() + " " + path, ctx.request().path(), code < 400 ? null : statusFailure(code), remote(ctx));
+        }
+      });
       handler.handle(ctx);
     });
   }
 
+  private static String remote(RoutingContext ctx) {
+    return ctx.request().remoteAddress() == null ? "" : ctx.request().remoteAddress().toString();
+  }
+
+  /** A failure standing for an HTTP error status a raw handler wrote (for the audit outcome). */
+  private static Throwable statusFailure(int status) {
+    ErrorKind kind = status == 401 ? ErrorKind.UNAUTHENTICATED : status == 403 ? ErrorKind.PERMISSION_DENIED : ErrorKind.INVALID_ARGUMENT;
+    return new ConclaveException(kind, "http_" + status, "status " + status);
+  }
+
   private void route(HttpMethod method, String path, Audience audience, Resource resource, int status, Handler handler) {
     edge.routes().http(method.name(), path, audience, resource);
+    boolean audited = AuditTargets.audited(method);
     router.route(method, path).handler(ctx -> {
       Future<JsonObject> result;
+      Caller caller = HttpAuthHandler.caller(ctx);
+      boolean admitted = false;
       try {
-        Caller caller = HttpAuthHandler.caller(ctx);
         audience.check(caller, method.name() + " " + path);
+        admitted = true;
         result = handler.handle(caller, ctx);
       } catch (RuntimeException e) {
         result = Future.failedFuture(e);
       }
+      boolean record = audited || !admitted;
       result.onComplete(ar -> {
+        if (record) {
+          edge.audit(caller, "http " + method.name() + " " + path, ctx.request().path(), ar.failed() ? ar.cause() : null, remote(ctx));
+        }
         if (ar.succeeded()) {
           ctx.response().setStatusCode(status).putHeader("content-type", "application/json").end(ar.result().encode());
         } else {

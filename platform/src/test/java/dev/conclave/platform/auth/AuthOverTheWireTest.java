@@ -153,7 +153,7 @@ class AuthOverTheWireTest {
 
   private static String secret() {
     try {
-      return Files.readString(node.dataDir().resolve(SigningSecret.FILE_NAME)).trim();
+      return Files.readString(SigningKeys.file(node.dataDir())).trim();
     } catch (Exception e) {
       throw new IllegalStateException(e);
     }
@@ -161,7 +161,8 @@ class AuthOverTheWireTest {
 
   private static TokenService tokenService(String secret, Clock clock) {
     TokenStore store = new TokenStore(node.runtime().context().pool());
-    return new TokenService(vertx, secret, store, new RevocationList(store), clock, id -> { });
+    return new TokenService(vertx, new SigningKeys(List.of(new SigningKeys.Key(SigningKeys.LEGACY_KID, secret))), store,
+      new RevocationList(store), clock, new LiveCredentials(vertx), TokenService.Announcer.NONE);
   }
 
   private static String issue(TokenService service, Duration ttl) {

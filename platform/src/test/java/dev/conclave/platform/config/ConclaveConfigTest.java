@@ -48,6 +48,15 @@ class ConclaveConfigTest {
   }
 
   @Test
+  void printingTheConfigurationRevealsNoSecret() {
+    String printed = parse("CONCLAVE_AUTH_SECRET", "s3cret-signing-key-0123456789abcdef0123",
+      "CONCLAVE_SECRETS_KEY", "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=",
+      "CONCLAVE_PG_URL", "postgresql://conclave:pg-pass-123@db.example:5432/conclave").toString();
+    assertThat(printed).doesNotContain("s3cret-signing-key").doesNotContain("AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=")
+      .doesNotContain("pg-pass-123").contains("authSecret=(set)").contains("secretsKey=(set)");
+  }
+
+  @Test
   void twoDefaultNodeIdsDiffer() {
     assertThat(parse().nodeId()).isNotEqualTo(parse().nodeId());
   }

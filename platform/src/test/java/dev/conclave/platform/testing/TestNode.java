@@ -20,6 +20,9 @@ import java.util.Map;
  */
 public final class TestNode implements AutoCloseable {
 
+  /** The CONCLAVE_SECRETS_KEY every test node gets unless its builder says otherwise. */
+  public static final String SECRETS_KEY = "Y29uY2xhdmUtdGVzdC1zZWNyZXRzLWtleS0zMmJ5dGU=";
+
   private final NodeRuntime runtime;
   private final Path dataDir;
   private final PgUrl database;
@@ -112,6 +115,8 @@ public final class TestNode implements AutoCloseable {
         vars.put("CONCLAVE_EDGE_INSTANCES", "2");
         vars.put("CONCLAVE_SHUTDOWN_GRACE_SECONDS", "3");
         vars.put("CONCLAVE_PG_POOL_SIZE", "8");
+        // test nodes on one database are a cluster's nodes: they share the secrets key (set it to "" for a generated one)
+        vars.put("CONCLAVE_SECRETS_KEY", SECRETS_KEY);
         vars.putAll(env);
         ConclaveConfig config = ConclaveConfig.from(vars);
         return new TestNode(NodeRuntime.start(config, modules), dir, db);

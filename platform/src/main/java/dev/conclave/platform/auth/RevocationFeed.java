@@ -1,0 +1,79 @@
+package dev.conclave.platform.auth;
+
+import dev.conclave.contract.Addresses;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.sqlclient.Pool;
+import io.vertx.sqlclient.Tuple;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Set;
+import java.util.UUID;
+
+/**
+ * Carries revocations to every node: announcements on the event bus (a token, or a whole principal)
+ * reach the revocation list and the live credentials at once; a periodic re-read of PostgreSQL
+ * catches anything an announcement missed, for tokens and for the principals of open streams.
+ */
+public final class RevocationFeed implements TokenService.Announcer {
+
+  private static final Logger LOG = LoggerFactory.getLogger(RevocationFeed.class);
+  static final Duration REFRESH = Duration.ofSeconds(10);
+
+  private final Vertx vertx;
+  private final Pool pool;
+  private final RevocationList revocations;
+  private final LiveCredentials live;
+
+  public RevocationFeed(Vertx vertx, Pool pool, RevocationList revocations, LiveCredentials live) {
+    this.vertx = vertx;
+    this.pool = pool;
+    this.revocations = revocations;
+    this.live = live;
+  }
+
+  /** Loads the revocation list, then listens and re-reads periodically. */
+  public Future<Void> start() {
+    vertx.eventBus().<String>consumer(Addresses.AUTH_TOKEN_REVOKED, msg -> {
+      UUID id = UUID.fromString(msg.body());
+      revocations.add(id);
+      live.tokenRevoked(id);
+    });
+    vertx.eventBus().<String>consumer(Addresses.AUTH_PRINCIPAL_REVOKED, msg -> live.principalRevoked(UUID.fromString(msg.body())));
+    vertx.setPeriodic(REFRESH.toMillis(), id -> refresh()
+      .onFailure(err -> LOG.warn("auth: revocation refresh failed error={}", err.getMessage())));
+    return revocations.refresh().mapEmpty();
+  }
+
+  @Override
+  public void token(UUID tokenId) {
+    vertx.eventBus().publish(Addresses.AUTH_TOKEN_REVOKED, tokenId.toString());
+  }
+
+  @Override
+  public void principal(UUID principalId) {
+    vertx.eventBus().publish(Addresses.AUTH_PRINCIPAL_REVOKED, principalId.toString());
+  }
+
+  private Future<Void> refresh() {
+    Future<Void> tokens = revocations.refresh().map(added -> {
+      added.forEach(live::tokenRevoked);
+      return null;
+    });
+    Set<UUID> watched = live.watchedPrincipals();
+    if (watched.isEmpty()) {
+      return tokens;
+    }
+    Future<Void> principals = pool.preparedQuery("SELECT id FROM auth.principals WHERE id = ANY($1)"
+        + " AND (status <> 'approved' OR deleted_at IS NOT NULL)")
+      .execute(Tuple.of(new ArrayList<>(watched).toArray(new UUID[0])))
+      .map(rows -> {
+        rows.forEach(r -> live.principalRevoked(r.getUUID("id")));
+        return null;
+      });
+    return Future.join(tokens, principals).mapEmpty();
+  }
+}
