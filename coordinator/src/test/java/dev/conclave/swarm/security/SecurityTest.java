@@ -1,8 +1,10 @@
 package dev.conclave.swarm.security;
 
+import dev.conclave.platform.auth.PrincipalStatus;
 import dev.conclave.swarm.support.Reply;
 import dev.conclave.swarm.support.SwarmApi;
 import dev.conclave.swarm.support.SwarmNode;
+import io.vertx.core.Future;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.json.JsonArray;
@@ -11,8 +13,6 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
-import javax.crypto.Mac;
-import javax.crypto.spec.SecretKeySpec;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.time.Duration;
@@ -21,6 +21,9 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import javax.crypto.Mac;
+import javax.crypto.spec.SecretKeySpec;
 
 import static dev.conclave.swarm.support.SwarmApi.v1;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -187,6 +190,30 @@ class SecurityTest {
     }
     assertThat(admin.register(agent, List.of("x")).status()).as("an admin may act for any agent").isEqualTo(200);
     assertThat(member.heartbeat(agent, "idle").status()).as("and the agent still belongs to its owner").isEqualTo(200);
+  }
+
+  @Test
+  void aDisabledPrincipalsSwarmAgentsCanNoLongerSign() throws Exception {
+    String token = swarm.memberToken("soon-disabled");
+    var context = swarm.node().runtime().context();
+    UUID principal = context.tokens().verify(token).principalId();
+    String agent = "agent-" + UUID.randomUUID().toString().substring(0, 8);
+    String secret;
+    try (SwarmApi owner = admin.as(token)) {
+      secret = owner.register(agent, List.of("x")).json().getString("agentSecret");
+    }
+    assertThat(signedHeartbeat(agent, secret, swarm.clock().instant()).status()).isEqualTo(200);
+
+    await(context.principals().setStatus(principal, PrincipalStatus.REVOKED));
+    await(context.tokens().revokePrincipal(principal, "disabled by the test"));
+
+    Reply refused = signedHeartbeat(agent, secret, swarm.clock().instant().plusMillis(1));
+    assertThat(refused.status()).as(refused.toString()).isEqualTo(401);
+    assertThat(refused.code()).isEqualTo("signer_revoked");
+  }
+
+  private static <T> T await(Future<T> future) throws Exception {
+    return future.toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
   }
 
   @Test

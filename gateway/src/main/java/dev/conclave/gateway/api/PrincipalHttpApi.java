@@ -10,6 +10,7 @@ import dev.conclave.platform.auth.PrincipalStatus;
 import dev.conclave.platform.auth.PrincipalStore;
 import dev.conclave.platform.auth.PrincipalType;
 import dev.conclave.platform.auth.Roles;
+import dev.conclave.platform.auth.TokenPurpose;
 import dev.conclave.platform.auth.TokenService;
 import dev.conclave.platform.server.HttpRoutes;
 import io.vertx.core.Future;
@@ -45,11 +46,19 @@ public final class PrincipalHttpApi {
     routes.post(BASE + "/principals", Audience.ADMINS, Resource.NONE, 201, (caller, ctx) -> create(caller, GatewayHttpApi.body(ctx)));
     routes.post(BASE + "/principals/:id/tokens", Audience.ADMINS, Resource.NONE, 201, (caller, ctx) -> {
       UUID id = GatewayHttpApi.uuid(ctx.pathParam("id"), "principal id");
-      long ttl = GatewayHttpApi.body(ctx).getLong("ttlSeconds", TokenService.DEFAULT_TTL.toSeconds());
+      JsonObject body = GatewayHttpApi.body(ctx);
+      Object ttlValue = body.getValue("ttlSeconds", TokenService.DEFAULT_TTL.toSeconds());
+      if (!(ttlValue instanceof Number ttlNumber)) {
+        throw GatewayErrors.invalid("ttlSeconds", "must be a number of seconds");
+      }
+      long ttl = ttlNumber.longValue();
+      Object purposeValue = body.getValue("purpose", TokenPurpose.API.wire());
+      TokenPurpose purpose = TokenPurpose.of(String.valueOf(purposeValue)).filter(p -> p != TokenPurpose.MCP)
+        .orElseThrow(() -> AuthErrors.purposeNotIssuable(String.valueOf(purposeValue)));
       return principals.find(id)
-        .compose(p -> tokens.issue(p.orElseThrow(() -> AuthErrors.unknownPrincipal(id.toString())), Duration.ofSeconds(ttl)))
+        .compose(p -> tokens.issue(p.orElseThrow(() -> AuthErrors.unknownPrincipal(id.toString())), Duration.ofSeconds(ttl), purpose))
         .map(t -> new JsonObject().put("token", t.token()).put("tokenId", t.tokenId().toString()).put("principalId", id.toString())
-          .put("expiresAt", DateTimeFormatter.ISO_INSTANT.format(t.expiresAt())));
+          .put("purpose", purpose.wire()).put("expiresAt", DateTimeFormatter.ISO_INSTANT.format(t.expiresAt())));
     });
     routes.post(BASE + "/principals/:id/approve", Audience.ADMINS, Resource.NONE, 200, (caller, ctx) -> {
       UUID id = GatewayHttpApi.uuid(ctx.pathParam("id"), "principal id");

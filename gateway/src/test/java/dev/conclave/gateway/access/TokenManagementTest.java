@@ -75,6 +75,31 @@ class TokenManagementTest {
   }
 
   @Test
+  void aBridgeTokenIsIssuedForItsPurposeAndWorksNowhereElse() {
+    Principal erin = gw.newMember("erin");
+    String admin = gw.node().adminToken();
+    HttpResponse<Buffer> issued = send(http.post(port(), "127.0.0.1", "/api/v1/gateway/principals/" + erin.id() + "/tokens")
+      .bearerTokenAuthentication(admin), new JsonObject().put("purpose", "bridge"));
+    assertThat(issued.statusCode()).as(issued.bodyAsString()).isEqualTo(201);
+    assertThat(issued.bodyAsJsonObject().getString("purpose")).isEqualTo("bridge");
+    String bridge = issued.bodyAsJsonObject().getString("token");
+
+    assertThat(me(bridge)).isEqualTo(GrpcStatus.UNAUTHENTICATED);
+    HttpResponse<Buffer> onApi = send(http.get(port(), "127.0.0.1", "/api/v1/gateway/agents").bearerTokenAuthentication(bridge), null);
+    assertThat(onApi.statusCode()).isEqualTo(401);
+    assertThat(onApi.bodyAsJsonObject().getString("code")).isEqualTo("token_wrong_purpose");
+
+    for (Object bad : new Object[] {"mcp", "root", 7}) {
+      HttpResponse<Buffer> refused = send(http.post(port(), "127.0.0.1", "/api/v1/gateway/principals/" + erin.id() + "/tokens")
+        .bearerTokenAuthentication(admin), new JsonObject().put("purpose", bad));
+      assertThat(refused.statusCode()).as("purpose %s", bad).isEqualTo(400);
+      assertThat(refused.bodyAsJsonObject().getString("code")).isEqualTo("purpose_invalid");
+    }
+    assertThat(send(http.post(port(), "127.0.0.1", "/api/v1/gateway/principals/" + erin.id() + "/tokens")
+      .bearerTokenAuthentication(admin), new JsonObject().put("ttlSeconds", "soon")).statusCode()).isEqualTo(400);
+  }
+
+  @Test
   void anAdminListsAnyonesTokensIncludingTheMcpOnes() {
     Principal dan = gw.newMember("dan");
     gw.token(dan);

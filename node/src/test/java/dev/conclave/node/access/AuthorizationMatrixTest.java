@@ -105,7 +105,7 @@ class AuthorizationMatrixTest {
   }
 
   private static String expected(Route route, Probes.Probe probe, Who who) {
-    if (who == Who.NOBODY) {
+    if (who == Who.NOBODY || who == Who.BRIDGE_TOKEN) {
       return UNAUTHENTICATED;
     }
     // an MCP token is good only at the MCP endpoint, and only an MCP token is good there

@@ -9,6 +9,7 @@ import dev.conclave.platform.auth.Principal;
 import dev.conclave.platform.auth.PrincipalStatus;
 import dev.conclave.platform.auth.PrincipalType;
 import dev.conclave.platform.auth.Roles;
+import dev.conclave.platform.auth.TokenPurpose;
 import dev.conclave.platform.testing.GrpcCalls;
 import dev.conclave.platform.testing.TestNode;
 import dev.conclave.proto.coven.Welcome;
@@ -36,7 +37,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 /**
  * One node with every role, and a caller of each kind ({@link Who}): an agent principal, a pack
  * principal, a member who owns the connected agent {@value #AGENT_ID}, a member without access to
- * it, an admin, and that agent's MCP token. Calls report what access control made of them.
+ * it, an admin, that agent's MCP token, and a bridge token. Calls report what access control made of them.
  */
 final class MatrixFixture implements AutoCloseable {
 
@@ -65,6 +66,8 @@ final class MatrixFixture implements AutoCloseable {
     http = WebClient.create(vertx);
     Principal withAccess = create(PrincipalType.CLIENT, "mx-owner", List.of(Roles.MEMBER), Optional.empty());
     put(Who.MEMBER_WITH_ACCESS, withAccess);
+    tokens.put(Who.BRIDGE_TOKEN, GatewayFixture.await(node.runtime().context().tokens().issue(withAccess, Duration.ofHours(1),
+      TokenPurpose.BRIDGE)).token());
     put(Who.MEMBER_WITHOUT_ACCESS, create(PrincipalType.CLIENT, "mx-stranger", List.of(Roles.MEMBER), Optional.empty()));
     put(Who.AGENT, create(PrincipalType.AGENT, "mx-other-agent", List.of(), Optional.empty()));
     put(Who.PACK, create(PrincipalType.PACK, "mx-pack", List.of(), Optional.empty()));

@@ -17,7 +17,9 @@ enum Who {
   MEMBER_WITHOUT_ACCESS,
   ADMIN,
   /** The MCP token from the fixture agent's Welcome. */
-  MCP_TOKEN;
+  MCP_TOKEN,
+  /** A bridge token of the member with access: no route accepts one until the event-bus bridge exists. */
+  BRIDGE_TOKEN;
 
   /** Everyone holding an API token. */
   static final Set<Who> API_CALLERS = EnumSet.of(AGENT, PACK, MEMBER_WITH_ACCESS, MEMBER_WITHOUT_ACCESS, ADMIN);

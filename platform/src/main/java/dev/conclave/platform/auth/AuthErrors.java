@@ -37,6 +37,11 @@ public final class AuthErrors {
       "this is an '" + purpose + "' token; only '" + expected + "' tokens are accepted here");
   }
 
+  public static ConclaveException purposeNotIssuable(String purpose) {
+    return new ConclaveException(ErrorKind.INVALID_ARGUMENT, "purpose_invalid",
+      "purpose must be 'api' or 'bridge', got '" + purpose + "' (MCP tokens come only in an agent's Welcome)");
+  }
+
   public static ConclaveException memberRequired(String route) {
     return new ConclaveException(ErrorKind.PERMISSION_DENIED, "member_required", route + " needs the member, admin or owner role");
   }

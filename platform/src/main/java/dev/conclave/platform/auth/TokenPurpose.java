@@ -12,7 +12,12 @@ public enum TokenPurpose {
   /** gRPC services and the HTTP API under {@code /api/}. */
   API("api"),
   /** The MCP endpoint, scoped to one agent's tools. */
-  MCP("mcp");
+  MCP("mcp"),
+  /**
+   * The event-bus bridge that dashboards follow the platform through. Until the bridge is served
+   * no route accepts it; it can be issued now so that a dashboard's token is never an API token.
+   */
+  BRIDGE("bridge");
 
   private final String wire;
 

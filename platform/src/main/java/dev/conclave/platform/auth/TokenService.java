@@ -73,6 +73,14 @@ public final class TokenService {
     return issue(principal, ttl, TokenPurpose.API, Optional.empty());
   }
 
+  /** Issues a token for {@code purpose}, which must not need a scope (an MCP token does: {@link #issueMcp}). */
+  public Future<IssuedToken> issue(Principal principal, Duration ttl, TokenPurpose purpose) {
+    if (purpose == TokenPurpose.MCP) {
+      return Future.failedFuture(AuthErrors.purposeNotIssuable(purpose.wire()));
+    }
+    return issue(principal, ttl, purpose, Optional.empty());
+  }
+
   /** Issues an MCP token: accepted only by the MCP endpoint, scoped to {@code scope}'s tools. */
   public Future<IssuedToken> issueMcp(Principal principal, Duration ttl, AgentScope scope) {
     return issue(principal, ttl, TokenPurpose.MCP, Optional.of(scope));
