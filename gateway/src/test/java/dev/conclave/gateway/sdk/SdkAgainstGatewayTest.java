@@ -27,7 +27,9 @@ import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -38,13 +40,18 @@ class SdkAgainstGatewayTest {
   static final class ScriptedHandler implements AgentHandler {
     final List<String> injected = new CopyOnWriteArrayList<>();
     final List<String> cancelled = new CopyOnWriteArrayList<>();
+    /** Completed when the agent holds the "wait" request, so that cancelling it finds it in flight. */
+    final CompletableFuture<Void> waiting = new CompletableFuture<>();
 
     @Override
     public Future<Void> handle(IncomingMessage message, ResponseStream response) {
       return switch (message.content()) {
         case "approve" -> response.requestApproval("tool-1", "deploy", "{}")
           .compose(decision -> response.done(decision.approved() ? "deployed" : "not deployed"));
-        case "wait" -> response.cancellation().compose(reason -> response.cancelled(reason));
+        case "wait" -> {
+          waiting.complete(null);
+          yield response.cancellation().compose(reason -> response.cancelled(reason));
+        }
         default -> new EchoHandler().handle(message, response);
       };
     }
@@ -75,7 +82,7 @@ class SdkAgainstGatewayTest {
   }
 
   @Test
-  void theSdkDoesTheWholeProtocolWithTheGateway() {
+  void theSdkDoesTheWholeProtocolWithTheGateway() throws Exception {
     try (GatewayFixture gw = GatewayFixture.start()) {
       Clients admin = gw.admin();
       ScriptedHandler handler = new ScriptedHandler();
@@ -100,6 +107,7 @@ class SdkAgainstGatewayTest {
         assertThat(rest.get(rest.size() - 1).getDone().getFullResponse()).isEqualTo("deployed");
 
         String waiting = admin.sendOk("sdk-1", "wait", "sdk-3");
+        handler.waiting.get(10, TimeUnit.SECONDS);
         var cancel = GatewayFixture.await(web.post(gw.node().httpPort(), "127.0.0.1", "/api/v1/gateway/requests/" + waiting + "/cancel")
           .putHeader("authorization", admin.authorization()).sendJsonObject(new JsonObject().put("reason", "enough")));
         assertThat(cancel.bodyAsJsonObject().getString("state")).isEqualTo("cancelling");
