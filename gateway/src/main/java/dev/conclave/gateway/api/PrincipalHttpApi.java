@@ -83,17 +83,17 @@ public final class PrincipalHttpApi {
           .put("deleted", true).put("tokensRevoked", ids.size()))
         : Future.failedFuture(AuthErrors.unknownPrincipal(id.toString())));
     });
-    routes.get(BASE + "/agents/:agentId/grants", Audience.MEMBERS, Resource.AGENT, (caller, ctx) ->
+    routes.get(BASE + "/agents/:agentId/grants", Audience.MEMBERS, Resource.AGENT_OWNER, (caller, ctx) ->
       ownedAgent(caller, ctx.pathParam("agentId")).compose(agent -> grants.list(agentPrincipal(agent))
         .map(list -> agent.copy().put("grants", list))));
-    routes.post(BASE + "/agents/:agentId/grants", Audience.MEMBERS, Resource.AGENT, 200, (caller, ctx) -> {
+    routes.post(BASE + "/agents/:agentId/grants", Audience.MEMBERS, Resource.AGENT_OWNER, 200, (caller, ctx) -> {
       UUID grantee = GatewayHttpApi.uuid(GatewayHttpApi.body(ctx).getString("principalId", ""), "principalId");
       return ownedAgent(caller, ctx.pathParam("agentId")).compose(agent -> principals.find(grantee).compose(found -> found.isEmpty()
         ? Future.failedFuture(AuthErrors.unknownPrincipal(grantee.toString()))
         : grants.grant(agentPrincipal(agent), grantee, caller.principalId())
           .map(added -> new JsonObject().put("agentId", ctx.pathParam("agentId")).put("principalId", grantee.toString()).put("granted", true))));
     });
-    routes.delete(BASE + "/agents/:agentId/grants/:principalId", Audience.MEMBERS, Resource.AGENT, (caller, ctx) -> {
+    routes.delete(BASE + "/agents/:agentId/grants/:principalId", Audience.MEMBERS, Resource.AGENT_OWNER, (caller, ctx) -> {
       UUID grantee = GatewayHttpApi.uuid(ctx.pathParam("principalId"), "principal id");
       return ownedAgent(caller, ctx.pathParam("agentId")).compose(agent -> grants.revoke(agentPrincipal(agent), grantee))
         .map(removed -> new JsonObject().put("agentId", ctx.pathParam("agentId")).put("principalId", grantee.toString())

@@ -10,8 +10,8 @@ public enum Resource {
   NONE("-"),
   /** A named agent (or its conversation): the caller must own it, be granted it, or be an admin. */
   AGENT("the agent's owner, grantees, admins"),
-  /** Something the caller created (a request, an injection): only its creator, or an admin. */
-  OWN("its creator, admins"),
+  /** A named agent's management (its grants): its owner, or an admin; grantees may not re-grant. */
+  AGENT_OWNER("the agent's owner, admins"),
   /** The caller's own identity (its agent stream, its pack, its tokens). */
   SELF("the caller itself"),
   /** A swarm agent: the principal that registered it (or the agent signing the request), admins. */
