@@ -96,8 +96,15 @@ public final class EventStreams {
     request.exceptionHandler(err -> stop.run());
     request.errorHandler(err -> stop.run());
     response.exceptionHandler(err -> stop.run());
-    response.writeHead();
-    follower.start(since).onFailure(err -> {
+    // the headers go out once the follower is live, so a client that waits for them misses nothing
+    // sent after that (an event written earlier already carried them)
+    follower.start(since).onSuccess(v -> {
+      try {
+        response.writeHead();
+      } catch (IllegalStateException alreadySent) {
+        // a resent approval or question went first
+      }
+    }).onFailure(err -> {
       stop.run();
       GrpcFailures.fail(response, METHOD, err);
     });

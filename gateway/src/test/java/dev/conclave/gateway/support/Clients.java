@@ -54,6 +54,9 @@ public final class Clients {
       RawAgent.await(grpc.open(ClientServiceGrpcClient.StreamEvents, authorization()));
     EventTap tap = new EventTap(request);
     request.end(req.build());
+    // the gateway answers with headers once the stream is live (or with a refusal): wait for that,
+    // so that what the test sends next is followed
+    RawAgent.await(request.response());
     return tap;
   }
 }
