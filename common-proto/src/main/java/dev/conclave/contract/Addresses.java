@@ -123,6 +123,23 @@ public final class Addresses {
     return PACK_HOST_NODE_PREFIX + nodeId;
   }
 
+  private static final String DASHBOARD_CONVERSATION_PREFIX = "conclave.events.conversation.";
+
+  /**
+   * Publish, for dashboards, node-local: a conversation's committed events as JSON, fed on a node only
+   * while a bridge socket there follows the conversation (relayed from {@link #conversation}). Body:
+   * {@code {"seq": <ledger sequence number>, "event": <ClientStreamEvent in protobuf's JSON form>}}.
+   */
+  public static String dashboardConversation(String conversationKey) {
+    return DASHBOARD_CONVERSATION_PREFIX + conversationKey;
+  }
+
+  /** The conversation key of a {@link #dashboardConversation} address, or null for any other address. */
+  public static String conversationOfDashboardAddress(String address) {
+    return address.startsWith(DASHBOARD_CONVERSATION_PREFIX) && address.length() > DASHBOARD_CONVERSATION_PREFIX.length()
+      ? address.substring(DASHBOARD_CONVERSATION_PREFIX.length()) : null;
+  }
+
   /**
    * Publish. A conversation's ledger gained an event (after it was committed). Body: a buffer of
    * the event's sequence number (8 bytes, big-endian) followed by the ClientStreamEvent protobuf.

@@ -1,5 +1,8 @@
 package dev.conclave.swarm.api;
 
+import dev.conclave.contract.Addresses;
+import dev.conclave.platform.access.Audience;
+import dev.conclave.platform.bridge.BridgeTopic;
 import dev.conclave.platform.server.EdgeContribution;
 import dev.conclave.platform.server.EdgeSecurity;
 import dev.conclave.platform.server.HttpCredentials;
@@ -51,6 +54,12 @@ public final class SwarmEdge implements EdgeContribution {
     new ProtocolRoutes(service, parts.secrets(), settings).bind(routes);
     new TaskRoutes(parts.tasks(), settings, parts.clock(), parts.onStateChange()).bind(routes);
     new AgentRoutes(parts.agents(), parts.clock(), parts.onStateChange()).bind(routes);
+  }
+
+  @Override
+  public List<BridgeTopic> bridgeTopics() {
+    // every member may watch the swarm live; acting on it goes through the HTTP API's own rules
+    return List.of(BridgeTopic.exact(Addresses.SWARM_EVENTS, Audience.MEMBERS));
   }
 
   @Override

@@ -85,13 +85,21 @@ public final class GatewayHttpApi {
     routes.get(BASE + "/usage/conversations/:key", Audience.MEMBERS, Resource.AGENT, (caller, ctx) ->
       conversations.require(caller, ctx.pathParam("key")).compose(v -> usage.totals(false, ctx.pathParam("key"))));
     routes.get(BASE + "/agents", Audience.MEMBERS, Resource.AGENT, (caller, ctx) ->
-      directory.list(caller, Optional.ofNullable(ctx.queryParams().get("workspace"))).map(agents -> {
+      directory.list(caller, Optional.ofNullable(ctx.queryParams().get("workspace"))).compose(agents -> directory.online().map(online -> {
         JsonArray out = new JsonArray();
-        agents.forEach(a -> out.add(new JsonObject().put("id", a.getId()).put("name", a.getName()).put("backend", a.getBackend())
-          .put("workingDir", a.getWorkingDir()).put("connected", a.getConnected())
-          .put("workspaces", new JsonArray(a.getMetadata().getWorkspacesList()))));
+        agents.forEach(a -> {
+          JsonObject json = new JsonObject().put("id", a.getId()).put("name", a.getName()).put("backend", a.getBackend())
+            .put("workingDir", a.getWorkingDir()).put("connected", a.getConnected())
+            .put("workspaces", new JsonArray(a.getMetadata().getWorkspacesList()));
+          var session = online.get(a.getId());
+          if (session != null) {
+            json.put("node", session.node()).put("capabilities", new JsonArray(session.capabilities()))
+              .put("features", new JsonArray(session.features())).put("connectedAt", session.connectedAt().toString());
+          }
+          out.add(json);
+        });
         return new JsonObject().put("agents", out);
-      }));
+      })));
   }
 
   /**

@@ -60,6 +60,22 @@ public final class PrincipalHttpApi {
         .map(t -> new JsonObject().put("token", t.token()).put("tokenId", t.tokenId().toString()).put("principalId", id.toString())
           .put("purpose", purpose.wire()).put("expiresAt", DateTimeFormatter.ISO_INSTANT.format(t.expiresAt())));
     });
+    routes.get(BASE + "/principals", Audience.ADMINS, Resource.NONE, (caller, ctx) -> {
+      java.util.Optional<PrincipalStatus> status = java.util.Optional.ofNullable(ctx.queryParams().get("status")).map(s -> PrincipalStatus.of(s)
+        .orElseThrow(() -> GatewayErrors.invalid("status", "must be one of pending, approved, revoked, got '" + s + "'")));
+      return principals.list(java.util.Optional.empty(), status).map(list -> {
+        io.vertx.core.json.JsonArray out = new io.vertx.core.json.JsonArray();
+        list.forEach(p -> {
+          JsonObject json = new JsonObject().put("id", p.id().toString()).put("type", p.type().wire()).put("displayName", p.displayName())
+            .put("status", p.status().wire()).put("roles", new io.vertx.core.json.JsonArray(p.roles()))
+            .put("createdAt", DateTimeFormatter.ISO_INSTANT.format(p.createdAt()));
+          p.ownerId().ifPresent(o -> json.put("ownerId", o.toString()));
+          p.pubkeyFingerprint().ifPresent(f -> json.put("fingerprint", f));
+          out.add(json);
+        });
+        return new JsonObject().put("principals", out);
+      });
+    });
     routes.post(BASE + "/principals/:id/approve", Audience.ADMINS, Resource.NONE, 200, (caller, ctx) -> {
       UUID id = GatewayHttpApi.uuid(ctx.pathParam("id"), "principal id");
       return principals.setStatus(id, PrincipalStatus.APPROVED).map(changed -> {

@@ -5,6 +5,9 @@ import dev.conclave.gateway.api.AdminServiceEndpoint;
 import dev.conclave.gateway.api.AgentStreamEndpoint;
 import dev.conclave.gateway.api.AuditHttpApi;
 import dev.conclave.gateway.api.ClientServiceEndpoint;
+import dev.conclave.gateway.api.ClusterHttpApi;
+import dev.conclave.gateway.api.ConversationHttpApi;
+import dev.conclave.gateway.api.DashboardTopics;
 import dev.conclave.gateway.api.EventStreams;
 import dev.conclave.gateway.api.GatewayHttpApi;
 import dev.conclave.gateway.api.GatewayToolsEndpoint;
@@ -39,10 +42,12 @@ import dev.conclave.gateway.store.LedgerStore;
 import dev.conclave.gateway.store.QuestionStore;
 import dev.conclave.gateway.store.RequestStore;
 import dev.conclave.gateway.store.UsageStore;
+import dev.conclave.gateway.streaming.ConversationRelay;
 import dev.conclave.gateway.streaming.Followers;
 import dev.conclave.gateway.streaming.LiveEvents;
 import dev.conclave.platform.access.AgentGrants;
 import dev.conclave.platform.audit.AuditQuery;
+import dev.conclave.platform.bridge.BridgeTopic;
 import dev.conclave.platform.config.RoleName;
 import dev.conclave.platform.db.SchemaMigration;
 import dev.conclave.platform.metrics.MetricNames;
@@ -109,9 +114,12 @@ public final class GatewayRole implements RoleModule {
     Questions questions = new Questions(vertx, pool, questionStore, requests, ledger, live, ctx.clock());
     EventStreams streams = new EventStreams(vertx, ledger, approvalStore, questionStore, conversations, followers, ctx.tokens().live(),
       ctx.metrics().counter(MetricNames.GATEWAY_SUBSCRIBER_CATCHUPS));
-    ClientServiceEndpoint client = new ClientServiceEndpoint(mailbox, ledger,
-      new Approvals(pool, approvalStore, requests, ledger, live, router, ctx.clock()), questions, directory, conversations,
+    Approvals approvals = new Approvals(pool, approvalStore, requests, ledger, live, router, ctx.clock());
+    ClientServiceEndpoint client = new ClientServiceEndpoint(mailbox, ledger, approvals, questions, directory, conversations,
       ctx.principals(), ctx.edge(), streams);
+    ConversationHttpApi conversationsHttp = new ConversationHttpApi(mailbox, ledger, approvals, questions, conversations);
+    ClusterHttpApi clusterHttp = new ClusterHttpApi(nodes, presence, bindings);
+    ConversationRelay relay = new ConversationRelay(vertx);
     AgentGrants grants = new AgentGrants(pool);
     GatewayToolsEndpoint tools = new GatewayToolsEndpoint(questions, new AgentTools(presence, agents, ledger, usage, ctx.access()),
       new AgentPrompts(vertx, mailbox, requests, ledger, presence), new ActingOwner(grants, ctx.principals()));
@@ -138,6 +146,13 @@ public final class GatewayRole implements RoleModule {
         tokensHttp.mount(routes);
         auditHttp.mount(routes);
         new SecretsHttpApi(ctx.secrets()).mount(routes);
+        conversationsHttp.mount(routes);
+        clusterHttp.mount(routes);
+      }
+
+      @Override
+      public List<BridgeTopic> bridgeTopics() {
+        return DashboardTopics.of(conversations, relay);
       }
     };
 

@@ -50,4 +50,10 @@ public final class AgentDirectory {
         .build()).toList());
     }));
   }
+
+  /** The sessions the cluster holds now, by agent id. */
+  public Future<Map<String, PresenceEntry>> online() {
+    return presence.all().map(present -> present.stream()
+      .collect(Collectors.toMap(PresenceEntry::agentId, Function.identity(), (a, b) -> a)));
+  }
 }

@@ -25,10 +25,13 @@ public final class LedgerViews {
     return b.build();
   }
 
-  /** A just-committed entry as live subscribers receive it: the same view a ledger read gives. */
+  /**
+   * A just-committed entry as live subscribers receive it: the same view a ledger read gives (its time
+   * at PostgreSQL's microsecond precision, as stored).
+   */
   public static ClientStreamEvent streamEvent(String conversationKey, long seq, LedgerEntry e) {
     return streamEvent(new LedgerEvent(conversationKey, seq, e.requestId(), e.kind(), e.author(), e.text(),
-      e.view().toByteArray(), e.actorPrincipalId(), e.at()));
+      e.view().toByteArray(), e.actorPrincipalId(), e.at().truncatedTo(java.time.temporal.ChronoUnit.MICROS)));
   }
 
   /** The event as {@code GetEvents} lists it. */

@@ -81,6 +81,14 @@ public final class LedgerStore {
       .map(rows -> Rows.all(rows, LedgerStore::map));
   }
 
+  /** The {@code limit} events before {@code before} (the newest ones when it is empty), oldest first. */
+  public Future<List<LedgerEvent>> before(String conversationKey, Optional<Long> before, int limit) {
+    return pool.preparedQuery("SELECT * FROM (SELECT " + COLUMNS + " FROM gateway.events WHERE conversation_key = $1"
+        + " AND ($2::bigint IS NULL OR seq < $2) ORDER BY seq DESC LIMIT $3) newest ORDER BY seq")
+      .execute(Tuple.of(conversationKey, before.orElse(null), limit))
+      .map(rows -> Rows.all(rows, LedgerStore::map));
+  }
+
   /** A page for GetEvents: after a sequence number, optionally within a time range. */
   public Future<List<LedgerEvent>> page(String conversationKey, long after, Optional<Instant> since, Optional<Instant> until, int limit) {
     return pool.preparedQuery("SELECT " + COLUMNS + " FROM gateway.events WHERE conversation_key = $1 AND seq > $2"

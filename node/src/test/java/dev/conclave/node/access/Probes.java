@@ -270,6 +270,18 @@ final class Probes {
     http("GET", GW + "/usage/conversations/:key", Who.OWNER_OR_ADMIN, (f, who) ->
       f.http(HttpMethod.GET, GW + "/usage/conversations/" + AGENT_ID, null, who));
     http("GET", GW + "/agents", Who.MEMBERS, (f, who) -> f.http(HttpMethod.GET, GW + "/agents", null, who));
+    http("GET", GW + "/nodes", Who.MEMBERS, (f, who) -> f.http(HttpMethod.GET, GW + "/nodes", null, who));
+    http("GET", GW + "/bindings", Who.ADMIN_ONLY, (f, who) -> f.http(HttpMethod.GET, GW + "/bindings", null, who));
+    http("GET", GW + "/principals", Who.ADMIN_ONLY, (f, who) -> f.http(HttpMethod.GET, GW + "/principals", null, who));
+    // the console's conversation routes: the same rules as ClientService
+    http("POST", GW + "/conversations/:key/messages", Who.OWNER_OR_ADMIN, (f, who) -> f.http(HttpMethod.POST,
+      GW + "/conversations/" + AGENT_ID + "/messages", new JsonObject().put("content", "hello").put("idempotencyKey", f.unique("k")), who));
+    http("GET", GW + "/conversations/:key/events", Who.OWNER_OR_ADMIN, (f, who) ->
+      f.http(HttpMethod.GET, GW + "/conversations/" + AGENT_ID + "/events?limit=5", null, who));
+    http("POST", GW + "/approvals", Who.OWNER_OR_ADMIN, (f, who) -> f.http(HttpMethod.POST, GW + "/approvals",
+      new JsonObject().put("agentId", AGENT_ID).put("toolId", "no-such-tool").put("approved", true), who));
+    http("POST", GW + "/questions/:questionId/answer", Who.OWNER_OR_ADMIN, (f, who) -> f.http(HttpMethod.POST,
+      GW + "/questions/no-such-question/answer", new JsonObject().put("agentId", AGENT_ID).put("selected", new JsonArray().add("yes")), who));
 
     http("POST", GW + "/principals", Who.ADMIN_ONLY, (f, who) -> f.http(HttpMethod.POST, GW + "/principals",
       new JsonObject().put("type", "client").put("displayName", f.unique("mx-http")), who));

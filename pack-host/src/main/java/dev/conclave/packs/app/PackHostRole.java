@@ -1,5 +1,6 @@
 package dev.conclave.packs.app;
 
+import dev.conclave.contract.Addresses;
 import dev.conclave.packs.PackErrors;
 import dev.conclave.packs.PackSettings;
 import dev.conclave.packs.api.McpHttpEndpoint;
@@ -22,6 +23,8 @@ import dev.conclave.packs.mcp.McpProtocol;
 import dev.conclave.packs.mcp.McpSessions;
 import dev.conclave.packs.registry.ToolRegistry;
 import dev.conclave.packs.store.ToolCallLog;
+import dev.conclave.platform.access.Audience;
+import dev.conclave.platform.bridge.BridgeTopic;
 import dev.conclave.platform.config.RoleName;
 import dev.conclave.platform.db.SchemaMigration;
 import dev.conclave.platform.metrics.MetricNames;
@@ -94,6 +97,12 @@ public final class PackHostRole implements RoleModule {
       public void bindHttp(Router router) {
         mcp.mount(router);
         http.mount(new HttpRoutes(router, ctx.edge()));
+      }
+
+      @Override
+      public List<BridgeTopic> bridgeTopics() {
+        // the packs view is part of the admin console
+        return List.of(BridgeTopic.exact(Addresses.PACK_EVENTS, Audience.ADMINS));
       }
     };
     PackHostVerticle node = new PackHostVerticle(ctx.nodeId(), ctx.membership(), registry, builtins, calls,

@@ -89,4 +89,18 @@ public final class AuthErrors {
     return new ConclaveException(ErrorKind.INVALID_ARGUMENT, "ttl_invalid",
       "ttl_seconds must be between 1 and " + max + ", got " + seconds);
   }
+
+  public static ConclaveException csrfHeaderRequired() {
+    return new ConclaveException(ErrorKind.PERMISSION_DENIED, "csrf_header_required",
+      "a request authenticated by the session cookie that changes something must carry the header 'X-Conclave-Csrf: 1'");
+  }
+
+  public static ConclaveException readOnlySession() {
+    return new ConclaveException(ErrorKind.PERMISSION_DENIED, "session_read_only",
+      "this session was opened with a 'bridge' token: it may subscribe and read, never act (log in with an 'api' token)");
+  }
+
+  public static ConclaveException missingSession() {
+    return new ConclaveException(ErrorKind.UNAUTHENTICATED, "session_missing", "not logged in: POST /auth/session {\"token\": \"…\"} first");
+  }
 }

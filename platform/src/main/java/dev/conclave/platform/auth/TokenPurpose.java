@@ -14,8 +14,8 @@ public enum TokenPurpose {
   /** The MCP endpoint, scoped to one agent's tools. */
   MCP("mcp"),
   /**
-   * The event-bus bridge that dashboards follow the platform through. Until the bridge is served
-   * no route accepts it; it can be issued now so that a dashboard's token is never an API token.
+   * Dashboards: the event-bus bridge and the console's session cookie, for subscribing and reading
+   * ({@code GET} under {@code /api/}), never for acting. See docs/dashboard.md.
    */
   BRIDGE("bridge");
 

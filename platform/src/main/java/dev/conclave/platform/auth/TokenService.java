@@ -128,6 +128,11 @@ public final class TokenService {
    * {@link AuthErrors} failure otherwise.
    */
   public Caller verify(String token, TokenPurpose expected) {
+    return verify(token, java.util.EnumSet.of(expected));
+  }
+
+  /** Verifies a token that may have any of the {@code accepted} purposes. */
+  public Caller verify(String token, java.util.EnumSet<TokenPurpose> accepted) {
     User user = keyring.verify(token).orElseThrow(AuthErrors::invalidToken);
     // the decoded payload; principal() holds only a subset of it
     JsonObject claims = user.attributes().getJsonObject("accessToken", new JsonObject());
@@ -161,8 +166,9 @@ public final class TokenService {
     if (revocations.contains(caller.tokenId().orElseThrow())) {
       throw AuthErrors.revoked();
     }
-    if (caller.purpose() != expected) {
-      throw AuthErrors.wrongPurpose(caller.purpose().wire(), expected.wire());
+    if (!accepted.contains(caller.purpose())) {
+      throw AuthErrors.wrongPurpose(caller.purpose().wire(),
+        String.join("' or '", accepted.stream().map(TokenPurpose::wire).toList()));
     }
     use.mark(caller.tokenId().orElseThrow());
     return caller;

@@ -33,4 +33,11 @@ public final class MetricNames {
   public static final String PACKS_MCP_REQUESTS = "conclave.packs.mcp.requests";
   /** Audit entries that could not be written (queue full, database down too long). */
   public static final String AUDIT_ENTRIES_LOST = "conclave.audit.entries.lost";
+
+  /** Bridge subscriptions refused (REGISTER frames); tag {@code reason}: unauthenticated, forbidden, unknown_address, invalid. */
+  public static final String BRIDGE_REFUSALS = "conclave.bridge.refusals";
+  /** Bridge sockets the node closed; tag {@code reason}: slow_consumer, revoked. */
+  public static final String BRIDGE_DROPPED_SOCKETS = "conclave.bridge.dropped.sockets";
+  /** Bridge subscriptions accepted. */
+  public static final String BRIDGE_SUBSCRIPTIONS = "conclave.bridge.subscriptions";
 }

@@ -23,10 +23,10 @@ import dev.conclave.platform.health.NodeHealth;
 import dev.conclave.platform.health.Readiness;
 import dev.conclave.platform.metrics.NodeMetrics;
 import dev.conclave.platform.packs.EventBusPackTools;
-import dev.conclave.platform.server.EdgeContribution;
-import dev.conclave.platform.server.EdgeSecurity;
 import dev.conclave.platform.secrets.Secrets;
 import dev.conclave.platform.secrets.SecretsKey;
+import dev.conclave.platform.server.EdgeContribution;
+import dev.conclave.platform.server.EdgeSecurity;
 import dev.conclave.platform.server.EdgeVerticle;
 import io.vertx.core.DeploymentOptions;
 import io.vertx.core.Future;
@@ -124,7 +124,7 @@ public final class NodeRuntime {
         contributions.addAll(role.contributions());
       }
 
-      EdgeVerticle.Setup setup = new EdgeVerticle.Setup(config, tokens, context.edge(), health, metrics, List.copyOf(contributions));
+      EdgeVerticle.Setup setup = new EdgeVerticle.Setup(config, tokens, principals, clock, context.edge(), health, metrics, List.copyOf(contributions));
       List<EdgeVerticle> edges = new ArrayList<>();
       String edgeId = await(vertx.deployVerticle(() -> {
         EdgeVerticle edge = new EdgeVerticle(setup);

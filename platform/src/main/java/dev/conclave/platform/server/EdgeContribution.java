@@ -31,4 +31,9 @@ public interface EdgeContribution {
   default List<HttpCredentials> httpCredentials() {
     return List.of();
   }
+
+  /** Addresses dashboards may follow over the event-bus bridge, with who may (called per edge instance). */
+  default List<dev.conclave.platform.bridge.BridgeTopic> bridgeTopics() {
+    return List.of();
+  }
 }

@@ -1,6 +1,8 @@
 package dev.conclave.platform.server;
 
+import dev.conclave.platform.auth.PrincipalStore;
 import dev.conclave.platform.auth.TokenService;
+import dev.conclave.platform.bridge.EventBusBridge;
 import dev.conclave.platform.config.ConclaveConfig;
 import dev.conclave.platform.errors.ConclaveException;
 import dev.conclave.platform.errors.ErrorKind;
@@ -25,8 +27,8 @@ import java.util.concurrent.TimeUnit;
 public final class EdgeVerticle extends VerticleBase {
 
   /** What every edge instance is built from. */
-  public record Setup(ConclaveConfig config, TokenService tokens, EdgeSecurity edge, NodeHealth health, NodeMetrics metrics,
-                      List<EdgeContribution> contributions) {
+  public record Setup(ConclaveConfig config, TokenService tokens, PrincipalStore principals, java.time.Clock clock, EdgeSecurity edge,
+                      NodeHealth health, NodeMetrics metrics, List<EdgeContribution> contributions) {
   }
 
   /** Largest HTTP request body the REST API accepts. */
@@ -58,6 +60,10 @@ public final class EdgeVerticle extends VerticleBase {
     List<HttpCredentials> credentials = setup.contributions().stream().flatMap(c -> c.httpCredentials().stream()).toList();
     router.route("/api/*").handler(new HttpAuthHandler(setup.tokens(), credentials, setup.edge()));
     setup.contributions().forEach(c -> c.bindHttp(router));
+    new SessionEndpoint(setup.tokens(), setup.principals(), setup.edge(), setup.clock()).mount(router);
+    new EventBusBridge(vertx, setup.tokens(), setup.contributions().stream().flatMap(c -> c.bridgeTopics().stream()).toList(),
+      setup.metrics().registry()).mount(router);
+    ConsoleAssets.mount(router);
     undeclared(router).ifPresent(route -> {
       throw new IllegalStateException("HTTP route " + route + " was mounted without declaring who may call it (use HttpRoutes)");
     });

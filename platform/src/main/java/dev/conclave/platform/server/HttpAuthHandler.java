@@ -2,6 +2,7 @@ package dev.conclave.platform.server;
 
 import dev.conclave.platform.auth.AuthErrors;
 import dev.conclave.platform.auth.Caller;
+import dev.conclave.platform.auth.TokenPurpose;
 import dev.conclave.platform.auth.TokenService;
 import dev.conclave.platform.errors.ConclaveException;
 import dev.conclave.platform.errors.Failures;
@@ -13,7 +14,7 @@ import java.util.List;
 /**
  * The one HTTP authentication handler. It accepts {@code authorization: Bearer <token>} (an API
  * token), and, for requests without an authorization header, the {@link HttpCredentials} roles
- * contribute. Tokens are never taken from a URL.
+ * contribute, then the console's {@link SessionCookie}. Tokens are never taken from a URL.
  * The verified {@link Caller} is left on the routing context for handlers to read.
  */
 public final class HttpAuthHandler implements Handler<RoutingContext> {
@@ -50,11 +51,33 @@ public final class HttpAuthHandler implements Handler<RoutingContext> {
       }
     }
     try {
+      if (header == null) {
+        java.util.Optional<String> session = SessionCookie.token(ctx.request().headers());
+        if (session.isPresent()) {
+          ctx.put(CALLER_KEY, viaSession(ctx, session.get()));
+          ctx.next();
+          return;
+        }
+      }
       ctx.put(CALLER_KEY, tokens.verifyHeader(header));
       ctx.next();
     } catch (ConclaveException e) {
       refused(ctx, e);
     }
+  }
+
+  /** The console's cookie: read-only for bridge tokens, and changes need the CSRF header. */
+  private Caller viaSession(RoutingContext ctx, String token) {
+    Caller caller = SessionCookie.verify(tokens, token);
+    if (SessionCookie.changes(ctx.request().method())) {
+      if (caller.purpose() != TokenPurpose.API) {
+        throw AuthErrors.readOnlySession();
+      }
+      if (!"1".equals(ctx.request().getHeader(SessionCookie.CSRF_HEADER))) {
+        throw AuthErrors.csrfHeaderRequired();
+      }
+    }
+    return caller;
   }
 
   private void refused(RoutingContext ctx, ConclaveException e) {

@@ -1,0 +1,49 @@
+package dev.conclave.platform.bridge;
+
+import dev.conclave.platform.auth.Caller;
+import io.vertx.ext.web.handler.sockjs.SockJSSocket;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.UUID;
+
+/** What the bridge knows about one socket: who it is, what it follows, and the revocation watches. */
+final class BridgeSocket {
+
+  final SockJSSocket socket;
+  /** The caller of the session cookie the socket opened with, if any. */
+  final Optional<Caller> session;
+  /** Address → the topic feeding it, for subscriptions the bridge accepted. */
+  final Map<String, BridgeTopic> subscriptions = new HashMap<>();
+  /** Addresses whose REGISTER is being checked, so a second one in the meantime is refused. */
+  final Set<String> pending = new HashSet<>();
+  private final Set<UUID> watchedTokens = new HashSet<>();
+  private final List<Runnable> releases = new ArrayList<>();
+  /** Characters written to the socket that it has not taken yet. */
+  long unwritten;
+  boolean closed;
+
+  BridgeSocket(SockJSSocket socket, Optional<Caller> session) {
+    this.socket = socket;
+    this.session = session;
+  }
+
+  /** True when the caller's credentials are not watched yet (each token is watched once). */
+  boolean firstWatchOf(Caller caller) {
+    return watchedTokens.add(caller.tokenId().orElse(caller.principalId()));
+  }
+
+  void onRelease(Runnable release) {
+    releases.add(release);
+  }
+
+  void releaseAll() {
+    releases.forEach(Runnable::run);
+    releases.clear();
+  }
+}

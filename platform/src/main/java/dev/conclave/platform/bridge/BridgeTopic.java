@@ -1,0 +1,50 @@
+package dev.conclave.platform.bridge;
+
+import dev.conclave.platform.access.Audience;
+import dev.conclave.platform.auth.Caller;
+import io.vertx.core.Future;
+
+/**
+ * Addresses a role lets dashboards subscribe to over the event-bus bridge, with who may. Roles
+ * contribute topics through their edge contribution; the bridge refuses every address no topic owns.
+ * A topic may feed its addresses only while someone here listens ({@link #subscribed}).
+ */
+public interface BridgeTopic {
+
+  /** True when this topic decides about {@code address}. */
+  boolean owns(String address);
+
+  /** Succeeds when {@code caller} may follow {@code address}; fails with the reason otherwise. */
+  Future<Void> authorize(Caller caller, String address);
+
+  /**
+   * A socket on this edge instance is about to listen to {@code address}; completes once what feeds
+   * the address here is live. Each call is matched by one {@link #unsubscribed}.
+   */
+  default Future<Void> subscribed(String address) {
+    return Future.succeededFuture();
+  }
+
+  default void unsubscribed(String address) {
+  }
+
+  /** One fixed address that every caller of {@code audience} may follow. */
+  static BridgeTopic exact(String address, Audience audience) {
+    return new BridgeTopic() {
+      @Override
+      public boolean owns(String candidate) {
+        return address.equals(candidate);
+      }
+
+      @Override
+      public Future<Void> authorize(Caller caller, String candidate) {
+        try {
+          audience.check(caller, "subscribing to " + address);
+          return Future.succeededFuture();
+        } catch (RuntimeException e) {
+          return Future.failedFuture(e);
+        }
+      }
+    };
+  }
+}

@@ -1,0 +1,251 @@
+package dev.conclave.platform.bridge;
+
+import dev.conclave.platform.auth.AuthErrors;
+import dev.conclave.platform.auth.Bearer;
+import dev.conclave.platform.auth.Caller;
+import dev.conclave.platform.auth.LiveCredentials;
+import dev.conclave.platform.auth.TokenService;
+import dev.conclave.platform.errors.ConclaveException;
+import dev.conclave.platform.errors.ErrorKind;
+import dev.conclave.platform.errors.Failures;
+import dev.conclave.platform.metrics.MetricNames;
+import dev.conclave.platform.server.SessionCookie;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.json.JsonObject;
+import io.vertx.ext.bridge.BridgeEventType;
+import io.vertx.ext.bridge.PermittedOptions;
+import io.vertx.ext.web.Router;
+import io.vertx.ext.web.handler.sockjs.BridgeEvent;
+import io.vertx.ext.web.handler.sockjs.SockJSBridgeOptions;
+import io.vertx.ext.web.handler.sockjs.SockJSHandler;
+import io.vertx.ext.web.handler.sockjs.SockJSHandlerOptions;
+import io.vertx.ext.web.handler.sockjs.SockJSSocket;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * The event-bus bridge dashboards follow the cluster through ({@code /eventbus}, SockJS and its raw
+ * WebSocket transport). Browsers only subscribe: no inbound address is permitted. Every REGISTER is
+ * authenticated (session cookie, or a token in the frame's headers) and authorized by the topic that
+ * owns the address; refusals get an error frame naming the address. A socket that cannot keep up is
+ * closed rather than buffered without bound, and a revoked caller's sockets close. docs/dashboard.md.
+ */
+public final class EventBusBridge {
+
+  private static final Logger LOG = LoggerFactory.getLogger(EventBusBridge.class);
+
+  public static final String PATH = "/eventbus";
+  /** Only these addresses ever leave the cluster; topics decide which of them a caller gets. */
+  public static final String OUTBOUND = "conclave\\.events\\..+";
+  public static final int MAX_ADDRESS_LENGTH = 300;
+  public static final int MAX_SUBSCRIPTIONS_PER_SOCKET = 64;
+  /** Outbound characters a socket may have waiting before it counts as a slow consumer. */
+  public static final int MAX_QUEUED = 1024 * 1024;
+  public static final short CLOSE_SLOW_CONSUMER = 4008;
+  public static final short CLOSE_REVOKED = 4001;
+
+  private final Vertx vertx;
+  private final TokenService tokens;
+  private final LiveCredentials live;
+  private final List<BridgeTopic> topics;
+  private final MeterRegistry metrics;
+  private final Map<SockJSSocket, BridgeSocket> sockets = new HashMap<>();
+
+  public EventBusBridge(Vertx vertx, TokenService tokens, List<BridgeTopic> topics, MeterRegistry metrics) {
+    this.vertx = vertx;
+    this.tokens = tokens;
+    this.live = tokens.live();
+    this.topics = List.copyOf(topics);
+    this.metrics = metrics;
+  }
+
+  public void mount(Router router) {
+    SockJSBridgeOptions options = new SockJSBridgeOptions()
+      .addOutboundPermitted(new PermittedOptions().setAddressRegex(OUTBOUND))
+      .setMaxAddressLength(MAX_ADDRESS_LENGTH)
+      .setMaxHandlersPerSocket(MAX_SUBSCRIPTIONS_PER_SOCKET);
+    SockJSHandler sockJS = SockJSHandler.create(vertx, new SockJSHandlerOptions().setRegisterWriteHandler(false));
+    router.route(PATH + "/*").subRouter(sockJS.bridge(options, this::onEvent));
+  }
+
+  private void onEvent(BridgeEvent event) {
+    SockJSSocket socket = event.socket();
+    BridgeEventType type = event.type();
+    switch (type) {
+      case SOCKET_CREATED -> opened(socket);
+      case REGISTER -> {
+        register(sockets.get(socket), event);
+        return;
+      }
+      case REGISTERED -> subscribedMarker(socket, event.getRawMessage().getString("address"));
+      case UNREGISTER -> unsubscribe(sockets.get(socket), event.getRawMessage().getString("address"));
+      case SOCKET_CLOSED -> closed(socket);
+      case RECEIVE -> {
+        deliver(sockets.get(socket), event);
+        return;
+      }
+      case SEND, PUBLISH -> {
+        event.complete(false);
+        return;
+      }
+      default -> {
+      }
+    }
+    event.complete(true);
+  }
+
+  /**
+   * Writes an outbound message itself (then tells the bridge not to), counting what the socket has
+   * not yet taken: Vert.x's own write-queue check does not see a reader that stalls, the write
+   * futures do. Past the bound the socket is closed, never buffered further.
+   */
+  private void deliver(BridgeSocket state, BridgeEvent event) {
+    event.complete(false);
+    if (state == null || state.closed) {
+      return;
+    }
+    if (state.socket.writeQueueFull() || state.unwritten > MAX_QUEUED) {
+      drop(state.socket, CLOSE_SLOW_CONSUMER, "slow consumer", "slow_consumer");
+      return;
+    }
+    String frame = event.getRawMessage().encode();
+    state.unwritten += frame.length();
+    state.socket.write(frame).onComplete(ar -> state.unwritten -= frame.length());
+  }
+
+  private void opened(SockJSSocket socket) {
+    socket.setWriteQueueMaxSize(MAX_QUEUED);
+    Optional<Caller> session = Optional.empty();
+    // SockJS strips cookies from the socket's own headers; the request that opened it has them
+    Optional<String> cookie = socket.routingContext() == null ? Optional.empty()
+      : SessionCookie.token(socket.routingContext().request().headers());
+    if (cookie.isPresent()) {
+      try {
+        session = Optional.of(SessionCookie.verify(tokens, cookie.get()));
+      } catch (ConclaveException e) {
+        LOG.info("bridge socket with an unusable session cookie remote={} code={}", socket.remoteAddress(), e.code());
+      }
+    }
+    BridgeSocket state = new BridgeSocket(socket, session);
+    sockets.put(socket, state);
+    session.ifPresent(caller -> watch(state, caller));
+  }
+
+  private void register(BridgeSocket state, BridgeEvent event) {
+    JsonObject frame = event.getRawMessage();
+    String address = frame.getString("address", "");
+    if (state == null || state.closed) {
+      event.complete(false);
+      return;
+    }
+    Caller caller;
+    try {
+      caller = caller(state, frame);
+    } catch (ConclaveException e) {
+      refuse(state, event, address, "unauthenticated", e);
+      return;
+    }
+    if (address.length() > MAX_ADDRESS_LENGTH || state.subscriptions.containsKey(address) || !state.pending.add(address)) {
+      refuse(state, event, address, "invalid", ConclaveException.invalid("address_invalid",
+        "already subscribed to '" + address + "', or the address is longer than " + MAX_ADDRESS_LENGTH + " characters"));
+      return;
+    }
+    Optional<BridgeTopic> topic = topics.stream().filter(t -> t.owns(address)).findFirst();
+    if (topic.isEmpty() || !address.matches(OUTBOUND)) {
+      state.pending.remove(address);
+      refuse(state, event, address, "unknown_address", ConclaveException.notFound("address_unknown",
+        "no dashboard address '" + address + "' (docs/dashboard.md lists them)"));
+      return;
+    }
+    topic.get().authorize(caller, address)
+      .compose(v -> topic.get().subscribed(address).map(v))
+      .onComplete(ar -> {
+        state.pending.remove(address);
+        if (ar.failed()) {
+          ConclaveException e = Failures.classify(ar.cause());
+          refuse(state, event, address, e.kind() == ErrorKind.PERMISSION_DENIED ? "forbidden" : "failed", e);
+        } else if (state.closed) {
+          topic.get().unsubscribed(address);
+          event.complete(false);
+        } else {
+          state.subscriptions.put(address, topic.get());
+          watch(state, caller);
+          metrics.counter(MetricNames.BRIDGE_SUBSCRIPTIONS).increment();
+          event.complete(true);
+        }
+      });
+  }
+
+  /** The frame's own token wins over the session cookie, so a program without a cookie can subscribe. */
+  private Caller caller(BridgeSocket state, JsonObject frame) {
+    JsonObject headers = frame.getJsonObject("headers");
+    String authorization = headers == null ? null : headers.getString("authorization");
+    if (authorization != null) {
+      return tokens.verify(Bearer.token(authorization), SessionCookie.PURPOSES);
+    }
+    return state.session.orElseThrow(() -> new ConclaveException(ErrorKind.UNAUTHENTICATED, "bridge_unauthenticated",
+      "not authenticated: log in (POST /auth/session) or send 'authorization: Bearer <token>' in the register frame's headers"));
+  }
+
+  private void refuse(BridgeSocket state, BridgeEvent event, String address, String reason, ConclaveException why) {
+    metrics.counter(MetricNames.BRIDGE_REFUSALS, "reason", reason).increment();
+    LOG.warn("bridge subscription refused address={} reason={} code={} remote={}", address, reason, why.code(), state.socket.remoteAddress());
+    if (!state.closed) {
+      state.socket.write(new JsonObject().put("type", "err").put("address", address)
+        .put("failureCode", why.kind().httpStatus()).put("failureType", "rejected").put("message", why.detail()).encode());
+    }
+    event.complete(false);
+  }
+
+  private void subscribedMarker(SockJSSocket socket, String address) {
+    BridgeSocket state = sockets.get(socket);
+    if (state != null && !state.closed) {
+      socket.write(new JsonObject().put("type", "rec").put("address", address)
+        .put("body", new JsonObject().put("subscribed", true)).encode());
+    }
+  }
+
+  private void unsubscribe(BridgeSocket state, String address) {
+    if (state != null && address != null) {
+      BridgeTopic topic = state.subscriptions.remove(address);
+      if (topic != null) {
+        topic.unsubscribed(address);
+      }
+    }
+  }
+
+  private void watch(BridgeSocket state, Caller caller) {
+    if (state.firstWatchOf(caller)) {
+      state.onRelease(live.watch(caller, reason -> drop(state.socket, CLOSE_REVOKED, "credentials revoked: " + reason, "revoked")));
+    }
+  }
+
+  private void drop(SockJSSocket socket, short code, String reason, String metric) {
+    BridgeSocket state = sockets.get(socket);
+    if (state == null || state.closed) {
+      return;
+    }
+    metrics.counter(MetricNames.BRIDGE_DROPPED_SOCKETS, "reason", metric).increment();
+    LOG.info("bridge socket closed by the node remote={} reason={}", socket.remoteAddress(), reason);
+    closed(socket);
+    socket.close(code, reason);
+  }
+
+  private void closed(SockJSSocket socket) {
+    BridgeSocket state = sockets.remove(socket);
+    if (state == null || state.closed) {
+      return;
+    }
+    state.closed = true;
+    state.subscriptions.forEach((address, topic) -> topic.unsubscribed(address));
+    state.subscriptions.clear();
+    state.releaseAll();
+  }
+}

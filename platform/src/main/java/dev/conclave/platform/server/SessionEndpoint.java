@@ -1,0 +1,112 @@
+package dev.conclave.platform.server;
+
+import dev.conclave.platform.auth.AuthErrors;
+import dev.conclave.platform.auth.Caller;
+import dev.conclave.platform.auth.PrincipalStore;
+import dev.conclave.platform.auth.TokenService;
+import dev.conclave.platform.errors.ConclaveException;
+import dev.conclave.platform.errors.Failures;
+import io.vertx.core.json.DecodeException;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import io.vertx.ext.web.Router;
+import io.vertx.ext.web.RoutingContext;
+import io.vertx.ext.web.handler.BodyHandler;
+
+import java.time.Clock;
+
+/**
+ * {@code /auth/session}: the console's login. {@code POST} exchanges a token (in the body, never the
+ * URL) for the session cookie, {@code GET} says who the cookie is, {@code DELETE} forgets it. It sits
+ * outside {@code /api/} because it takes its credentials in the body; failures are audited as
+ * authentication failures like any other.
+ */
+public final class SessionEndpoint {
+
+  public static final String PATH = "/auth/session";
+  private static final long MAX_BODY = 16 * 1024;
+
+  private final TokenService tokens;
+  private final PrincipalStore principals;
+  private final EdgeSecurity edge;
+  private final Clock clock;
+
+  public SessionEndpoint(TokenService tokens, PrincipalStore principals, EdgeSecurity edge, Clock clock) {
+    this.tokens = tokens;
+    this.principals = principals;
+    this.edge = edge;
+    this.clock = clock;
+  }
+
+  public void mount(Router router) {
+    router.post(PATH).handler(BodyHandler.create(false).setBodyLimit(MAX_BODY));
+    router.post(PATH).handler(this::login);
+    router.get(PATH).handler(ctx -> answer(ctx, () -> {
+      String token = SessionCookie.token(ctx.request().headers()).orElseThrow(AuthErrors::missingSession);
+      return SessionCookie.verify(tokens, token);
+    }, null));
+    router.delete(PATH).handler(ctx -> ctx.response().setStatusCode(204)
+      .putHeader("set-cookie", SessionCookie.clear(ctx.request().isSSL())).end());
+  }
+
+  private void login(RoutingContext ctx) {
+    answer(ctx, () -> {
+      JsonObject body;
+      try {
+        body = ctx.body().length() == 0 ? new JsonObject() : ctx.body().asJsonObject();
+      } catch (DecodeException | ClassCastException e) {
+        throw ConclaveException.invalid("body_invalid", "the body must be a JSON object {\"token\": \"…\"}");
+      }
+      Object token = body == null ? null : body.getValue("token");
+      if (!(token instanceof String s) || s.isBlank()) {
+        throw ConclaveException.invalid("token_required", "the body must carry the token: {\"token\": \"…\"}");
+      }
+      return SessionCookie.verify(tokens, s.trim());
+    }, body -> body.getString("token").trim());
+  }
+
+  private interface Verification {
+    Caller verify();
+  }
+
+  /** Verifies, then answers with the session (setting the cookie when {@code cookieToken} is given). */
+  private void answer(RoutingContext ctx, Verification verification, java.util.function.Function<JsonObject, String> cookieToken) {
+    Caller caller;
+    try {
+      caller = verification.verify();
+    } catch (ConclaveException e) {
+      if (e.kind() == dev.conclave.platform.errors.ErrorKind.UNAUTHENTICATED) {
+        edge.authenticationFailed(ctx.request().method() + " " + PATH, e,
+          ctx.request().remoteAddress() == null ? "" : ctx.request().remoteAddress().toString());
+      }
+      Problems.send(ctx.response(), e);
+      return;
+    }
+    principals.find(caller.principalId()).onComplete(ar -> {
+      if (ar.failed()) {
+        Problems.send(ctx.response(), Failures.classify(ar.cause()));
+        return;
+      }
+      if (ar.result().isEmpty()) {
+        Problems.send(ctx.response(), AuthErrors.unknownPrincipal(caller.principalId().toString()));
+        return;
+      }
+      var p = ar.result().get();
+      JsonObject session = new JsonObject()
+        .put("principalId", p.id().toString())
+        .put("displayName", p.displayName())
+        .put("type", p.type().wire())
+        .put("roles", new JsonArray(caller.roles().stream().sorted().toList()))
+        .put("admin", caller.isAdmin())
+        .put("purpose", caller.purpose().wire())
+        .put("expiresAt", caller.expiresAt().toString());
+      if (cookieToken != null) {
+        ctx.response().putHeader("set-cookie", SessionCookie.set(cookieToken.apply(ctx.body().asJsonObject()), caller.expiresAt(),
+          clock.instant(), ctx.request().isSSL()));
+        edge.lifecycle(caller, "session.login", p.id().toString(), "console login (" + caller.purpose().wire() + " token)",
+          ctx.request().remoteAddress() == null ? "" : ctx.request().remoteAddress().toString());
+      }
+      ctx.response().putHeader("content-type", "application/json").putHeader("cache-control", "no-store").end(session.encode());
+    });
+  }
+}
