@@ -37,9 +37,15 @@ final class BridgeSocketClient implements AutoCloseable {
   }
 
   static BridgeSocketClient connect(Vertx vertx, int port, Optional<String> cookie) {
+    return connect(vertx, port, cookie, Optional.empty());
+  }
+
+  /** With {@code origin}, as a browser showing a page of that origin would open it. */
+  static BridgeSocketClient connect(Vertx vertx, int port, Optional<String> cookie, Optional<String> origin) {
     WebSocketClient client = vertx.createWebSocketClient();
     WebSocketConnectOptions options = new WebSocketConnectOptions().setHost("127.0.0.1").setPort(port).setURI("/eventbus/websocket");
     cookie.ifPresent(c -> options.addHeader("cookie", c));
+    origin.ifPresent(o -> options.addHeader("origin", o));
     try {
       return new BridgeSocketClient(client, client.connect(options).toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS));
     } catch (Exception e) {

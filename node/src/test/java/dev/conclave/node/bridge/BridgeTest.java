@@ -108,6 +108,20 @@ class BridgeTest {
   }
 
   @Test
+  void a_page_of_another_origin_cannot_ride_on_the_session_cookie() {
+    String cookie = login(ownerToken);
+    try (BridgeSocketClient foreign = BridgeSocketClient.connect(vertx, node.httpPort(), Optional.of(cookie),
+           Optional.of("http://evil.example:8080"));
+         BridgeSocketClient own = BridgeSocketClient.connect(vertx, node.httpPort(), Optional.of(cookie),
+           Optional.of("http://127.0.0.1:" + node.httpPort()))) {
+      foreign.register(Addresses.PRESENCE_EVENTS);
+      assertThat(foreign.awaitRefusal(Addresses.PRESENCE_EVENTS).getInteger("failureCode")).isEqualTo(401);
+      own.register(Addresses.PRESENCE_EVENTS);
+      own.awaitSubscribed(Addresses.PRESENCE_EVENTS);
+    }
+  }
+
+  @Test
   void admin_addresses_are_for_admins_and_a_token_may_come_in_the_register_frame() {
     try (BridgeSocketClient socket = BridgeSocketClient.connect(vertx, node.httpPort(), Optional.empty())) {
       socket.register(Addresses.PACK_EVENTS, node.adminToken());

@@ -123,9 +123,10 @@ public final class EventBusBridge {
   private void opened(SockJSSocket socket) {
     socket.setWriteQueueMaxSize(MAX_QUEUED);
     Optional<Caller> session = Optional.empty();
-    // SockJS strips cookies from the socket's own headers; the request that opened it has them
-    Optional<String> cookie = socket.routingContext() == null ? Optional.empty()
-      : SessionCookie.token(socket.routingContext().request().headers());
+    // SockJS strips cookies from the socket's own headers; the request that opened it has them.
+    // A page of another origin must not ride on the user's cookie (cross-site WebSocket hijacking).
+    Optional<String> cookie = socket.routingContext() == null || !sameOrigin(socket.routingContext().request().headers())
+      ? Optional.empty() : SessionCookie.token(socket.routingContext().request().headers());
     if (cookie.isPresent()) {
       try {
         session = Optional.of(SessionCookie.verify(tokens, cookie.get()));
@@ -136,6 +137,17 @@ public final class EventBusBridge {
     BridgeSocket state = new BridgeSocket(socket, session);
     sockets.put(socket, state);
     session.ifPresent(caller -> watch(state, caller));
+  }
+
+  /** True when the request has no Origin (not a browser) or one whose host and port are the Host it was sent to. */
+  static boolean sameOrigin(io.vertx.core.MultiMap headers) {
+    String origin = headers.get("origin");
+    if (origin == null) {
+      return true;
+    }
+    String host = headers.get("host");
+    int scheme = origin.indexOf("://");
+    return host != null && scheme > 0 && origin.substring(scheme + 3).equalsIgnoreCase(host);
   }
 
   private void register(BridgeSocket state, BridgeEvent event) {
