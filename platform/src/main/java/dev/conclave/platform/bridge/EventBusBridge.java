@@ -71,7 +71,7 @@ public final class EventBusBridge {
       .addOutboundPermitted(new PermittedOptions().setAddressRegex(OUTBOUND))
       .setMaxAddressLength(MAX_ADDRESS_LENGTH)
       .setMaxHandlersPerSocket(MAX_SUBSCRIPTIONS_PER_SOCKET);
-    SockJSHandler sockJS = SockJSHandler.create(vertx, new SockJSHandlerOptions().setRegisterWriteHandler(false));
+    SockJSHandler sockJS = SockJSHandler.create(vertx, new SockJSHandlerOptions().setRegisterWriteHandler(false).setInsertJSESSIONID(false));
     router.route(PATH + "/*").subRouter(sockJS.bridge(options, this::onEvent));
   }
 

@@ -136,7 +136,7 @@ public final class NodeRuntime {
       int grpcPort = edges.get(0).grpcPort();
       int httpPort = edges.get(0).httpPort();
       LOG.info("grpc: listening on {}:{} services={}", config.bindHost(), grpcPort, String.join(",", edges.get(0).grpcServices()));
-      LOG.info("http: listening on {}:{} (/api, /health/live, /health/ready, /metrics)", config.bindHost(), httpPort);
+      LOG.info("http: listening on {}:{} (console /, /api, /auth/session, /eventbus, /health/live, /health/ready, /metrics)", config.bindHost(), httpPort);
 
       readiness.started();
       LOG.info("ready node={} grpc={}:{} http=http://{}:{} admin-token={} took={}ms", config.nodeId(), config.advertisedHost(), grpcPort,
