@@ -108,6 +108,7 @@ export const api = {
 
   tasks: (query) => get('/api/v1/tasks', query),
   task: (id) => get(`/api/v1/tasks/${seg(id)}`),
+  taskHistory: (id) => get(`/api/v1/tasks/${seg(id)}/history`),
   createTask: (task) => post('/api/v1/tasks', task),
   cancelTask: (id, reason) => post(`/api/v1/tasks/${seg(id)}/cancel`, reason ? { reason } : {}),
   reviewTask: (id, decision, reason) => post(`/api/v1/tasks/${seg(id)}/review`, { decision, reason }),

@@ -1,6 +1,6 @@
 // #/swarm/task/<id> (admins): one task as GET /api/v1/tasks/:id gives it (status, retries and
-// backoff, progress, result, quality gate), kept current by the swarm's events, with the events
-// about it (history, leases, its agent's messages) seen since the page opened.
+// backoff, progress, result, quality gate) and its stored history (GET /api/v1/tasks/:id/history:
+// its events, leases and messages), both kept current by the swarm's events.
 import { html } from '../lib/html.js';
 import { useEffect, useState } from 'preact/hooks';
 import { api } from '../lib/api.js';
@@ -15,7 +15,14 @@ import { Code } from '../components/Code.js';
 import { Empty } from '../components/Empty.js';
 import { RelTime } from '../components/RelTime.js';
 
-const HISTORY_MAX = 200;
+const HISTORY_MAX = 1000;
+
+/** Newest first, each event once (the stored history and live events overlap). */
+function mergeHistory(a, b) {
+  const bySeq = new Map();
+  for (const e of [...a, ...b]) bySeq.set(e.seq, e);
+  return [...bySeq.values()].sort((x, y) => y.seq - x.seq).slice(0, HISTORY_MAX);
+}
 
 function List({ items, mono = true }) {
   if (!items || !items.length) return html`<span class="muted">—</span>`;
@@ -55,8 +62,9 @@ export function TaskDetail({ taskId }) {
     let id = taskId;
     const load = async () => {
       try {
-        const t = await api.task(id);
+        const [t, h] = await Promise.all([api.task(id), api.taskHistory(id)]);
         setTask(t);
+        setHistory((live) => mergeHistory(live, (h && h.history) || []));
         setMissing(null);
       } catch (e) {
         if (e.status === 404) setMissing(e);
@@ -89,7 +97,7 @@ export function TaskDetail({ taskId }) {
       || (ev.kind === 'lease' && d.taskId === taskId)
       || (ev.kind === 'message' && agent && (d.from === agent || d.to === agent));
     if (!mine) return;
-    setHistory((h) => [ev, ...h].slice(0, HISTORY_MAX));
+    setHistory((h) => mergeHistory(h, [ev]));
     if (ev.kind === 'task') ops.loadSoon();
   });
 
@@ -155,7 +163,7 @@ export function TaskDetail({ taskId }) {
         ${task.cancelReason ? html`<${Row} label="Cancelled">${task.cancelReason}<//>` : null}
       </dl>
       <h2>Leases</h2>
-      ${leases.length === 0 ? html`<p class="muted small">No lease events since this page opened.</p>`
+      ${leases.length === 0 ? html`<p class="muted small">No leases.</p>`
         : html`<ul class="plain">${leases.map((e) => html`<li><span class="tag">${e.event}</span> ${e.data && e.data.filePath ? html`<span class="mono">${e.data.filePath}</span>` : null} ${describe(e)} · <${RelTime} at=${e.at} /></li>`)}</ul>`}
       </section>
     </div>
@@ -176,11 +184,11 @@ export function TaskDetail({ taskId }) {
             <tbody>${quality.regressions.map((r) => html`<tr><td>${r.metric}</td><td>${r.baseline}</td><td>${r.current}</td><td>${r.severity}</td></tr>`)}</tbody></table>` : null}` : null}
       </section>
       <section class="card"><h2>History</h2>
-        ${history.filter((e) => e.kind === 'task').length === 0 ? html`<p class="muted small">No events since this page opened; they appear here live.</p>`
+        ${history.filter((e) => e.kind === 'task').length === 0 ? html`<p class="muted small">No events yet; they appear here live.</p>`
           : html`<ol class="timeline">${history.filter((e) => e.kind === 'task').map((e) => html`<li key=${`${e.seq}-${e.event}`}>
               <span class="tag">${e.event}</span> ${describe(e)} · <${RelTime} at=${e.at} /></li>`)}</ol>`}
-        <h3>Messages of its agent</h3>
-        ${messages.length === 0 ? html`<p class="muted small">None since this page opened (message contents stay with the agents).</p>`
+        <h3>Messages about it</h3>
+        ${messages.length === 0 ? html`<p class="muted small">None (message contents stay with the agents).</p>`
           : html`<ul class="plain">${messages.map((e) => html`<li><span class="tag">${e.event}</span> ${describe(e)} · <${RelTime} at=${e.at} /></li>`)}</ul>`}
         ${learnings.length ? html`<h3>Related learnings</h3><ul class="plain">${learnings.map((l) => html`<li>${l.learning}
           <span class="muted small"> — ${l.agentId}, task <a class="mono" href=${links.task(l.taskId)}>${l.taskId}</a></span></li>`)}</ul>` : null}

@@ -29,6 +29,9 @@ import java.util.function.Function;
  */
 final class TaskRoutes {
 
+  /** History entries one read returns: a task's lifetime, retries included, stays far below it. */
+  static final int HISTORY_LIMIT = 1000;
+
   private final TaskStore store;
   private final SwarmSettings settings;
   private final Clock clock;
@@ -52,6 +55,11 @@ final class TaskRoutes {
     router.raw(HttpMethod.GET, "/api/v1/tasks/:id", Audience.ADMINS, Resource.NONE, ctx -> admin(ctx, 200, false, () -> store.get(ctx.pathParam("id"))
       .compose(found -> found.map(Future::succeededFuture)
         .orElseGet(() -> Future.failedFuture(SwarmErrors.taskNotFound(ctx.pathParam("id")))))));
+    router.raw(HttpMethod.GET, "/api/v1/tasks/:id/history", Audience.ADMINS, Resource.NONE, ctx -> admin(ctx, 200, false, () ->
+      store.get(ctx.pathParam("id")).compose(found -> found.isEmpty()
+        ? Future.failedFuture(SwarmErrors.taskNotFound(ctx.pathParam("id")))
+        : store.history(ctx.pathParam("id"), HISTORY_LIMIT).map(history -> new JsonObject().put("taskId", ctx.pathParam("id"))
+          .put("history", history)))));
     router.raw(HttpMethod.POST, "/api/v1/tasks/:id/cancel", Audience.ADMINS, Resource.NONE, ctx -> admin(ctx, 200, true, () -> {
       JsonFields body = JsonFields.of(Requests.body(ctx, true));
       return store.cancel(ctx.pathParam("id"), body.string("reason", false, Limits.SHORT_TEXT), clock.instant());

@@ -38,6 +38,22 @@ public final class TaskStore {
       .map(rows -> rows.size() == 0 ? Optional.<JsonObject>empty() : Optional.of(rows.iterator().next().getJsonObject("task")));
   }
 
+  /**
+   * The task's history, oldest first: {@code [{"seq", "kind", "event", "at", "data"}]} for its own
+   * events and the lease and message events that name it; empty when the task does not exist.
+   */
+  public Future<JsonArray> history(String id, int limit) {
+    return pool.preparedQuery("SELECT jsonb_build_object('seq', seq, 'kind', kind, 'event', event, 'at', "
+        + "to_char(at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"'), 'data', data) AS entry "
+        + "FROM swarm.task_history WHERE task_id = $1 ORDER BY seq LIMIT $2")
+      .execute(Tuple.of(id, limit))
+      .map(rows -> {
+        JsonArray out = new JsonArray();
+        rows.forEach(r -> out.add(r.getJsonObject("entry")));
+        return out;
+      });
+  }
+
   /** {tasks: [...], nextCursor: "<seq>" | absent} in creation order. */
   public Future<JsonObject> list(TaskQuery q) {
     return pool.preparedQuery("SELECT t.seq, swarm.task_json(t) AS task FROM swarm.tasks t "

@@ -69,6 +69,30 @@ class TaskManagementTest {
   }
 
   @Test
+  void aTasksHistoryKeepsEveryStepItsRetryAndItsLeases() {
+    Scenario s = new Scenario(api);
+    String agent = s.agent();
+    String task = s.claimedBy(agent, s.task("history"));
+    assertThat(api.acquire(agent, task, "src/" + task + ".java", 60_000).status()).isEqualTo(200);
+    assertThat(api.fail(agent, task, "task_error", true).json().getBoolean("willRetry")).isTrue();
+
+    Reply reply = api.get("/api/v1/tasks/" + task + "/history");
+    assertThat(reply.status()).as(reply.toString()).isEqualTo(200);
+    List<String> steps = reply.json().getJsonArray("history").stream().map(e -> (JsonObject) e)
+      .map(e -> e.getString("kind") + ":" + e.getString("event")).toList();
+    assertThat(steps).containsSubsequence("task:created", "task:claimed", "lease:acquired", "lease:released");
+    assertThat(steps).containsSubsequence("task:claimed", "task:failed");
+    JsonObject failed = reply.json().getJsonArray("history").stream().map(e -> (JsonObject) e)
+      .filter(e -> "failed".equals(e.getString("event"))).findFirst().orElseThrow();
+    assertThat(failed.getJsonObject("data").getString("status")).isEqualTo("pending_retry");
+    assertThat(failed.getJsonObject("data").containsKey("nextRetryAt")).isTrue();
+    List<Long> seqs = reply.json().getJsonArray("history").stream().map(e -> ((JsonObject) e).getLong("seq")).toList();
+    assertThat(seqs).isSorted();
+
+    assertThat(api.get("/api/v1/tasks/no-such-task/history").status()).isEqualTo(404);
+  }
+
+  @Test
   void badTasksAreRejectedNamingTheField() {
     String p = UUID.randomUUID().toString().substring(0, 6);
     Reply forward = api.createTasks(new JsonArray()

@@ -351,6 +351,8 @@ final class Probes {
     http("POST", "/api/v1/tasks", Who.ADMIN_ONLY, (f, who) -> f.http(HttpMethod.POST, "/api/v1/tasks", Swarm.task(f, Swarm.skill(f)), who));
     http("GET", "/api/v1/tasks", Who.ADMIN_ONLY, (f, who) -> f.http(HttpMethod.GET, "/api/v1/tasks?limit=5", null, who));
     http("GET", "/api/v1/tasks/:id", Who.ADMIN_ONLY, (f, who) -> f.http(HttpMethod.GET, "/api/v1/tasks/" + Swarm.newTask(f), null, who));
+    http("GET", "/api/v1/tasks/:id/history", Who.ADMIN_ONLY, (f, who) ->
+      f.http(HttpMethod.GET, "/api/v1/tasks/" + Swarm.newTask(f) + "/history", null, who));
     http("POST", "/api/v1/tasks/:id/cancel", Who.ADMIN_ONLY, (f, who) ->
       f.http(HttpMethod.POST, "/api/v1/tasks/" + Swarm.newTask(f) + "/cancel", new JsonObject(), who));
     http("POST", "/api/v1/tasks/:id/review", Who.ADMIN_ONLY, (f, who) ->
