@@ -85,7 +85,8 @@ public final class GatewayHttpApi {
     routes.get(BASE + "/usage/conversations/:key", Audience.MEMBERS, Resource.AGENT, (caller, ctx) ->
       conversations.require(caller, ctx.pathParam("key")).compose(v -> usage.totals(false, ctx.pathParam("key"))));
     routes.get(BASE + "/agents", Audience.MEMBERS, Resource.AGENT, (caller, ctx) ->
-      directory.list(caller, Optional.ofNullable(ctx.queryParams().get("workspace"))).compose(agents -> directory.online().map(online -> {
+      directory.list(caller, Optional.ofNullable(ctx.queryParams().get("workspace"))).compose(agents -> directory.online()
+        .compose(online -> requests.allInFlight().map(inFlight -> {
         JsonArray out = new JsonArray();
         agents.forEach(a -> {
           JsonObject json = new JsonObject().put("id", a.getId()).put("name", a.getName()).put("backend", a.getBackend())
@@ -96,10 +97,14 @@ public final class GatewayHttpApi {
             json.put("node", session.node()).put("capabilities", new JsonArray(session.capabilities()))
               .put("features", new JsonArray(session.features())).put("connectedAt", session.connectedAt().toString());
           }
+          UUID request = inFlight.get(a.getId());
+          if (request != null) {
+            json.put("requestInFlight", request.toString());
+          }
           out.add(json);
         });
         return new JsonObject().put("agents", out);
-      })));
+      }))));
   }
 
   /**

@@ -168,6 +168,15 @@ public final class RequestStore {
       .map(rows -> Rows.first(rows, RequestStore::map));
   }
 
+  /** Every request in flight, by agent id (one per agent at most). */
+  public Future<java.util.Map<String, UUID>> allInFlight() {
+    return pool.query("SELECT agent_id, id FROM gateway.requests WHERE state = 'dispatched'").execute().map(rows -> {
+      java.util.Map<String, UUID> out = new java.util.HashMap<>();
+      rows.forEach(r -> out.put(r.getString("agent_id"), r.getUUID("id")));
+      return out;
+    });
+  }
+
   public Future<Optional<RequestRecord>> find(UUID id) {
     return pool.preparedQuery("SELECT " + COLUMNS + " FROM gateway.requests WHERE id = $1")
       .execute(Tuple.of(id))

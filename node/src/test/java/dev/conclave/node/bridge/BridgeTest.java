@@ -154,6 +154,18 @@ class BridgeTest {
       assertThat(live.getJsonObject("event").getJsonObject("event").getString("text")).isEqualTo("hello from the console");
       assertThat(stranger.poll(BridgeSocketClient.event(address), 1)).isEmpty();
 
+      // the agents list says where the agent is and what it works on
+      String requestId = sent.bodyAsJsonObject().getString("requestId");
+      JsonObject listed = null;
+      for (int i = 0; i < 50 && (listed == null || !requestId.equals(listed.getString("requestInFlight"))); i++) {
+        listed = call(HttpMethod.GET, "/api/v1/gateway/agents", cookie, false, null).bodyAsJsonObject().getJsonArray("agents").stream()
+          .map(a -> (JsonObject) a).filter(a -> AGENT_ID.equals(a.getString("id"))).findFirst().orElseThrow();
+        sleep(100);
+      }
+      assertThat(listed.getString("requestInFlight")).isEqualTo(requestId);
+      assertThat(listed.getBoolean("connected")).isTrue();
+      assertThat(listed.getString("node")).isEqualTo(node.runtime().context().nodeId());
+
       // the ledger over HTTP gives the same event, forwards (catch up) and backwards (scroll back)
       JsonObject after = call(HttpMethod.GET, "/api/v1/gateway/conversations/" + AGENT_ID + "/events?after=" + (seq - 1), cookie, false, null)
         .bodyAsJsonObject();
@@ -245,6 +257,14 @@ class BridgeTest {
   }
 
   // ---- helpers -----------------------------------------------------------------------------
+
+  private static void sleep(long ms) {
+    try {
+      Thread.sleep(ms);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
 
   private static void publish(String address, JsonObject body) {
     node.runtime().context().vertx().eventBus().publish(address, body);
