@@ -108,6 +108,30 @@ class BridgeTest {
   }
 
   @Test
+  void the_sockjs_transport_browsers_use_is_authenticated_by_the_cookie_too() throws Exception {
+    // SockJS framing over its WebSocket transport, as sockjs-client speaks it: "o", then a["<frame>", …]
+    java.util.concurrent.LinkedBlockingQueue<String> received = new java.util.concurrent.LinkedBlockingQueue<>();
+    var client = vertx.createWebSocketClient();
+    var ws = client.connect(new io.vertx.core.http.WebSocketConnectOptions().setHost("127.0.0.1").setPort(node.httpPort())
+        .setURI("/eventbus/123/" + UUID.randomUUID().toString().substring(0, 8) + "/websocket").addHeader("cookie", login(ownerToken)))
+      .toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+    ws.textMessageHandler(received::add);
+    try {
+      assertThat(received.poll(10, TimeUnit.SECONDS)).isEqualTo("o");
+      ws.writeTextMessage(new io.vertx.core.json.JsonArray().add(new JsonObject().put("type", "register")
+        .put("address", Addresses.PRESENCE_EVENTS).encode()).encode());
+      String frame = received.poll(10, TimeUnit.SECONDS);
+      assertThat(frame).startsWith("a[");
+      JsonObject marker = new JsonObject(new io.vertx.core.json.JsonArray(frame.substring(1)).getString(0));
+      assertThat(marker.getString("address")).isEqualTo(Addresses.PRESENCE_EVENTS);
+      assertThat(marker.getJsonObject("body").getBoolean("subscribed")).isTrue();
+    } finally {
+      ws.close();
+      client.close();
+    }
+  }
+
+  @Test
   void a_page_of_another_origin_cannot_ride_on_the_session_cookie() {
     String cookie = login(ownerToken);
     try (BridgeSocketClient foreign = BridgeSocketClient.connect(vertx, node.httpPort(), Optional.of(cookie),

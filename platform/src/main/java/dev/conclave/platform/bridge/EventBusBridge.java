@@ -50,6 +50,8 @@ public final class EventBusBridge {
   public static final int MAX_QUEUED = 1024 * 1024;
   public static final short CLOSE_SLOW_CONSUMER = 4008;
   public static final short CLOSE_REVOKED = 4001;
+  /** Where the session cookie's token waits on the routing context for the socket it opens. */
+  private static final String SESSION_TOKEN = "conclave.bridge.session";
 
   private final Vertx vertx;
   private final TokenService tokens;
@@ -72,6 +74,15 @@ public final class EventBusBridge {
       .setMaxAddressLength(MAX_ADDRESS_LENGTH)
       .setMaxHandlersPerSocket(MAX_SUBSCRIPTIONS_PER_SOCKET);
     SockJSHandler sockJS = SockJSHandler.create(vertx, new SockJSHandlerOptions().setRegisterWriteHandler(false).setInsertJSESSIONID(false));
+    // SockJS strips cookies from the headers its sockets see (and, for its own transports, from the
+    // request); the session cookie is taken here first. A page of another origin must not ride on the
+    // user's cookie (cross-site WebSocket hijacking), so its cookie is ignored.
+    router.route(PATH + "/*").handler(ctx -> {
+      if (sameOrigin(ctx.request().headers())) {
+        SessionCookie.token(ctx.request().headers()).ifPresent(t -> ctx.put(SESSION_TOKEN, t));
+      }
+      ctx.next();
+    });
     router.route(PATH + "/*").subRouter(sockJS.bridge(options, this::onEvent));
   }
 
@@ -123,10 +134,8 @@ public final class EventBusBridge {
   private void opened(SockJSSocket socket) {
     socket.setWriteQueueMaxSize(MAX_QUEUED);
     Optional<Caller> session = Optional.empty();
-    // SockJS strips cookies from the socket's own headers; the request that opened it has them.
-    // A page of another origin must not ride on the user's cookie (cross-site WebSocket hijacking).
-    Optional<String> cookie = socket.routingContext() == null || !sameOrigin(socket.routingContext().request().headers())
-      ? Optional.empty() : SessionCookie.token(socket.routingContext().request().headers());
+    Optional<String> cookie = socket.routingContext() == null ? Optional.empty()
+      : Optional.ofNullable(socket.routingContext().<String>get(SESSION_TOKEN));
     if (cookie.isPresent()) {
       try {
         session = Optional.of(SessionCookie.verify(tokens, cookie.get()));
