@@ -51,8 +51,8 @@ public final class Addresses {
 
   /**
    * Publish, for dashboards. An agent connected or disconnected somewhere in the cluster.
-   * Body: JSON {@code {"agentId", "connected": true|false, "node", "epoch", "name", "capabilities",
-   * "features", "workspaces", "at"}}.
+   * Body: JSON {@code {"agentId", "principalId", "connected": true|false, "node", "epoch", "name",
+   * "capabilities", "features", "workspaces", "at"}}; dashboards get only the agents they may act on.
    */
   public static final String PRESENCE_EVENTS = "conclave.events.presence";
 

@@ -33,15 +33,21 @@ public final class ClusterHttpApi {
 
   public void mount(HttpRoutes routes) {
     routes.get(GatewayHttpApi.BASE + "/nodes", Audience.MEMBERS, Resource.NONE, (caller, ctx) ->
-      nodes.entries().compose(registered -> presence.all().map(present -> {
+      nodes.all().compose(registered -> presence.all().map(present -> {
         Map<String, Integer> agents = new TreeMap<>();
         registered.keySet().forEach(node -> agents.put(node, 0));
         for (PresenceEntry e : present) {
           agents.merge(e.node(), 1, Integer::sum);
         }
         JsonArray out = new JsonArray();
-        agents.forEach((node, count) -> out.add(new JsonObject().put("node", node).put("agents", count)
-          .put("status", registered.containsKey(node) ? "up" : "leaving")));
+        agents.forEach((node, count) -> {
+          JsonObject entry = registered.get(node);
+          JsonObject json = new JsonObject().put("node", node).put("agents", count).put("status", entry != null ? "up" : "leaving");
+          if (entry != null && entry.getString("startedAt") != null) {
+            json.put("startedAt", entry.getString("startedAt"));
+          }
+          out.add(json);
+        });
         return new JsonObject().put("nodes", out);
       })));
     routes.get(GatewayHttpApi.BASE + "/bindings", Audience.ADMINS, Resource.NONE, (caller, ctx) ->

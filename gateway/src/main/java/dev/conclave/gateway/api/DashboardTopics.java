@@ -3,24 +3,34 @@ package dev.conclave.gateway.api;
 import dev.conclave.contract.Addresses;
 import dev.conclave.gateway.directory.ConversationAccess;
 import dev.conclave.gateway.streaming.ConversationRelay;
+import dev.conclave.platform.access.AgentAccess;
 import dev.conclave.platform.access.Audience;
 import dev.conclave.platform.auth.Caller;
 import dev.conclave.platform.bridge.BridgeTopic;
 import io.vertx.core.Future;
+import io.vertx.core.json.JsonObject;
 
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
 
 /**
- * What dashboards may follow of the gateway over the bridge: presence (members), and each
- * conversation's live events (whoever may read the conversation, as for {@code StreamEvents}).
+ * What dashboards may follow of the gateway over the bridge: presence (members, each for the agents
+ * it may act on), and each conversation's live events (whoever may read the conversation, as for
+ * {@code StreamEvents}).
  */
 public final class DashboardTopics {
 
   private DashboardTopics() {
   }
 
+  /** How long a member's set of visible agents is reused before it is read again. */
+  static final long VISIBLE_AGENTS_TTL_MS = 5_000;
+
   public static List<BridgeTopic> of(ConversationAccess conversations, ConversationRelay relay) {
-    return List.of(BridgeTopic.exact(Addresses.PRESENCE_EVENTS, Audience.MEMBERS), new BridgeTopic() {
+    return List.of(presence(conversations.agents()), new BridgeTopic() {
       @Override
       public boolean owns(String address) {
         return Addresses.conversationOfDashboardAddress(address) != null;
@@ -46,5 +56,49 @@ public final class DashboardTopics {
         relay.release(Addresses.conversationOfDashboardAddress(address));
       }
     });
+  }
+
+  /**
+   * Presence for members: each sees the agents it may act on, as {@code ListAgents} lists them (an
+   * admin, all). The agents a member may act on are read once per {@link #VISIBLE_AGENTS_TTL_MS}
+   * per member on this edge instance, not per event.
+   */
+  static BridgeTopic presence(AgentAccess access) {
+    BridgeTopic audience = BridgeTopic.exact(Addresses.PRESENCE_EVENTS, Audience.MEMBERS);
+    Map<UUID, Future<Set<UUID>>> visible = new HashMap<>();
+    Map<UUID, Long> readAt = new HashMap<>();
+    return new BridgeTopic() {
+      @Override
+      public boolean owns(String address) {
+        return audience.owns(address);
+      }
+
+      @Override
+      public Future<Void> authorize(Caller caller, String address) {
+        return audience.authorize(caller, address);
+      }
+
+      @Override
+      public Future<Boolean> visible(Caller caller, String address, Object body) {
+        if (caller.isAdmin()) {
+          return ALWAYS;
+        }
+        if (!(body instanceof JsonObject event) || event.getString("principalId") == null) {
+          return Future.succeededFuture(false);
+        }
+        long now = System.currentTimeMillis();
+        Future<Set<UUID>> agents = visible.get(caller.principalId());
+        if (agents == null || now - readAt.get(caller.principalId()) > VISIBLE_AGENTS_TTL_MS || agents.failed()) {
+          if (visible.size() > 10_000) {
+            visible.clear();
+            readAt.clear();
+          }
+          agents = access.agentPrincipalsOf(caller);
+          visible.put(caller.principalId(), agents);
+          readAt.put(caller.principalId(), now);
+        }
+        return agents.map(set -> set.contains(UUID.fromString(event.getString("principalId"))));
+      }
+    };
   }
 }

@@ -33,6 +33,11 @@ public final class NodeRegistry {
     return map.compose(AsyncMap::keys).map(ArrayList::new);
   }
 
+  /** Every registered gateway node and its entry ({@code vertxNodeId}, {@code startedAt}). */
+  public Future<Map<String, JsonObject>> all() {
+    return map.compose(AsyncMap::entries).map(java.util.HashMap::new);
+  }
+
   /** Every registered gateway node and its Vert.x cluster node id. */
   public Future<Map<String, String>> entries() {
     return map.compose(AsyncMap::entries).map(entries -> {

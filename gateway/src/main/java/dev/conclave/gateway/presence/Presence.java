@@ -72,6 +72,7 @@ public final class Presence {
   private void publish(PresenceEntry entry, boolean connected) {
     vertx.eventBus().publish(Addresses.PRESENCE_EVENTS, new JsonObject()
       .put("agentId", entry.agentId())
+      .put("principalId", entry.principalId().toString())
       .put("connected", connected)
       .put("node", entry.node())
       .put("epoch", entry.epoch())

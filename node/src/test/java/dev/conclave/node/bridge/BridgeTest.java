@@ -86,9 +86,12 @@ class BridgeTest {
   @Test
   void a_logged_in_member_follows_presence_and_the_swarm_but_not_admin_addresses() {
     String cookie = login(ownerToken);
-    try (BridgeSocketClient socket = BridgeSocketClient.connect(vertx, node.httpPort(), Optional.of(cookie))) {
+    try (BridgeSocketClient socket = BridgeSocketClient.connect(vertx, node.httpPort(), Optional.of(cookie));
+         BridgeSocketClient stranger = BridgeSocketClient.connect(vertx, node.httpPort(), Optional.of(login(strangerToken)))) {
       socket.register(Addresses.PRESENCE_EVENTS);
       socket.awaitSubscribed(Addresses.PRESENCE_EVENTS);
+      stranger.register(Addresses.PRESENCE_EVENTS);
+      stranger.awaitSubscribed(Addresses.PRESENCE_EVENTS);
       socket.register(Addresses.SWARM_EVENTS);
       socket.awaitSubscribed(Addresses.SWARM_EVENTS);
       socket.register(Addresses.PACK_EVENTS);
@@ -101,6 +104,8 @@ class BridgeTest {
         JsonObject event = socket.await(f -> BridgeSocketClient.event(Addresses.PRESENCE_EVENTS).test(f)
           && "br-second-agent".equals(f.getJsonObject("body").getString("agentId")), 5);
         assertThat(event.getJsonObject("body").getBoolean("connected")).isTrue();
+        // a member sees the presence of the agents it may act on, as ListAgents lists them
+        assertThat(stranger.poll(BridgeSocketClient.event(Addresses.PRESENCE_EVENTS), 1.5)).isEmpty();
       }
       publish(Addresses.PACK_EVENTS, new JsonObject().put("event", "registered").put("packId", "p"));
       assertThat(socket.poll(BridgeSocketClient.event(Addresses.PACK_EVENTS), 1)).isEmpty();
@@ -200,6 +205,16 @@ class BridgeTest {
       assertThat(call(HttpMethod.GET, "/api/v1/gateway/conversations/" + AGENT_ID + "/events", login(strangerToken), false, null)
         .statusCode()).isEqualTo(403);
     }
+  }
+
+  @Test
+  void the_cluster_view_lists_the_node_with_its_agents() {
+    JsonObject nodes = call(HttpMethod.GET, "/api/v1/gateway/nodes", login(strangerToken), false, null).bodyAsJsonObject();
+    JsonObject self = nodes.getJsonArray("nodes").getJsonObject(0);
+    assertThat(self.getString("node")).isEqualTo(node.runtime().context().nodeId());
+    assertThat(self.getString("status")).isEqualTo("up");
+    assertThat(self.getInteger("agents")).isGreaterThanOrEqualTo(1);
+    assertThat(java.time.Instant.parse(self.getString("startedAt"))).isBefore(java.time.Instant.now());
   }
 
   @Test

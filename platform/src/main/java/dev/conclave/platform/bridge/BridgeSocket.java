@@ -18,8 +18,14 @@ final class BridgeSocket {
   final SockJSSocket socket;
   /** The caller of the session cookie the socket opened with, if any. */
   final Optional<Caller> session;
-  /** Address → the topic feeding it, for subscriptions the bridge accepted. */
-  final Map<String, BridgeTopic> subscriptions = new HashMap<>();
+  /** A subscription the bridge accepted: the topic feeding it and who subscribed. */
+  record Subscription(BridgeTopic topic, Caller caller) {
+  }
+
+  /** Address → its accepted subscription. */
+  final Map<String, Subscription> subscriptions = new HashMap<>();
+  /** The last delivery that waits for a visibility check; later ones queue behind it, so order holds. */
+  io.vertx.core.Future<Void> deliveries = io.vertx.core.Future.succeededFuture();
   /** Addresses whose REGISTER is being checked, so a second one in the meantime is refused. */
   final Set<String> pending = new HashSet<>();
   private final Set<UUID> watchedTokens = new HashSet<>();

@@ -28,6 +28,17 @@ public interface BridgeTopic {
   default void unsubscribed(String address) {
   }
 
+  /**
+   * Whether one message on {@code address} may reach {@code caller}, who subscribed to it; for
+   * addresses whose messages are not all for everyone who may subscribe. The bridge keeps each
+   * socket's messages in order whatever this takes.
+   */
+  default Future<Boolean> visible(Caller caller, String address, Object body) {
+    return ALWAYS;
+  }
+
+  Future<Boolean> ALWAYS = Future.succeededFuture(true);
+
   /** One fixed address that every caller of {@code audience} may follow. */
   static BridgeTopic exact(String address, Audience audience) {
     return new BridgeTopic() {

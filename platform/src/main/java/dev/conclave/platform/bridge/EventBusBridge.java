@@ -126,8 +126,29 @@ public final class EventBusBridge {
       drop(state.socket, CLOSE_SLOW_CONSUMER, "slow consumer", "slow_consumer");
       return;
     }
-    String frame = event.getRawMessage().encode();
+    JsonObject message = event.getRawMessage();
+    BridgeSocket.Subscription subscription = state.subscriptions.get(message.getString("address"));
+    if (subscription == null) {
+      return;
+    }
+    String frame = message.encode();
     state.unwritten += frame.length();
+    Future<Boolean> visible = subscription.topic().visible(subscription.caller(), message.getString("address"), message.getValue("body"));
+    if (state.deliveries.isComplete() && visible.isComplete()) {
+      write(state, frame, visible.result() == Boolean.TRUE);
+    } else {
+      state.deliveries = state.deliveries.transform(v -> visible).transform(ar -> {
+        write(state, frame, ar.succeeded() && ar.result() == Boolean.TRUE);
+        return Future.succeededFuture();
+      });
+    }
+  }
+
+  private static void write(BridgeSocket state, String frame, boolean visible) {
+    if (!visible || state.closed) {
+      state.unwritten -= frame.length();
+      return;
+    }
     state.socket.write(frame).onComplete(ar -> state.unwritten -= frame.length());
   }
 
@@ -196,7 +217,7 @@ public final class EventBusBridge {
           topic.get().unsubscribed(address);
           event.complete(false);
         } else {
-          state.subscriptions.put(address, topic.get());
+          state.subscriptions.put(address, new BridgeSocket.Subscription(topic.get(), caller));
           watch(state, caller);
           metrics.counter(MetricNames.BRIDGE_SUBSCRIPTIONS).increment();
           event.complete(true);
@@ -235,9 +256,9 @@ public final class EventBusBridge {
 
   private void unsubscribe(BridgeSocket state, String address) {
     if (state != null && address != null) {
-      BridgeTopic topic = state.subscriptions.remove(address);
-      if (topic != null) {
-        topic.unsubscribed(address);
+      BridgeSocket.Subscription subscription = state.subscriptions.remove(address);
+      if (subscription != null) {
+        subscription.topic().unsubscribed(address);
       }
     }
   }
@@ -265,7 +286,7 @@ public final class EventBusBridge {
       return;
     }
     state.closed = true;
-    state.subscriptions.forEach((address, topic) -> topic.unsubscribed(address));
+    state.subscriptions.forEach((address, subscription) -> subscription.topic().unsubscribed(address));
     state.subscriptions.clear();
     state.releaseAll();
   }
