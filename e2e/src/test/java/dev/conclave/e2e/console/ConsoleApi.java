@@ -30,6 +30,11 @@ final class ConsoleApi {
     this.token = token;
   }
 
+  /** The bearer token these calls carry. */
+  String token() {
+    return token;
+  }
+
   JsonObject get(String path) {
     return call("GET", path, null, 200);
   }

@@ -98,6 +98,9 @@ final class ScriptedAgent implements AutoCloseable {
             .recover(e -> Future.succeededFuture()))
           .compose(v -> chunks(out, label, STREAMED / 2 + 1, STREAMED, 250))
           .compose(v -> out.done(reply(label, STREAMED)));
+      case "many":
+        // a long reply: the given number of text chunks, as fast as the stream takes them
+        return many(out, 1, Integer.parseInt(label));
       case "burst":
         return chunks(out, label, 1, STREAMED, 100).compose(v -> out.done(reply(label, STREAMED)));
       case "approve":
@@ -119,6 +122,19 @@ final class ScriptedAgent implements AutoCloseable {
       chain = chain.compose(v -> pause(n == from ? 0 : spacingMs)).compose(v -> out.text(chunk(label, n)));
     }
     return chain;
+  }
+
+  /** Chunks {@code next..total}, a hundred written at a time, then done. */
+  private Future<Void> many(ResponseStream out, int next, int total) {
+    if (next > total) {
+      return out.done();
+    }
+    int end = Math.min(total, next + 99);
+    Future<Void> last = Future.succeededFuture();
+    for (int i = next; i <= end; i++) {
+      last = out.text(chunk("many", i));
+    }
+    return last.compose(v -> many(out, end + 1, total));
   }
 
   private Future<Void> pause(long ms) {
