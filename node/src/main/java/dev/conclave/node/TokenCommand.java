@@ -109,9 +109,9 @@ final class TokenCommand implements Callable<Integer> {
     if (config.pgUrl().isPresent()) {
       url = config.pgUrl().get();
     } else {
-      Optional<Integer> running = EmbeddedPostgresServer.runningPort(config.embeddedPgDir());
+      Optional<PgUrl> running = EmbeddedPostgresServer.runningUrl(config.embeddedPgDir());
       if (running.isPresent()) {
-        url = PgUrl.local(running.get());
+        url = running.get();
       } else {
         started = EmbeddedPostgresServer.start(config.embeddedPgDir(), 0, Map.of());
         url = started.url();

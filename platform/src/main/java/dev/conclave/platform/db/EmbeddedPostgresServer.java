@@ -16,7 +16,8 @@ import java.util.Optional;
 
 /**
  * A PostgreSQL server run from zonky's embedded binaries, with its cluster in a directory that
- * outlives the process: the same directory on the next start holds the same data.
+ * outlives the process: the same directory on the next start holds the same data. Only the holder of
+ * its generated password gets in ({@link EmbeddedPostgresAccess}).
  *
  * <p>A process killed with SIGKILL leaves its postmaster running. Starting again on the same
  * directory first stops that orphan, so a crashed node restarts without help.
@@ -31,10 +32,12 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
 
   private final EmbeddedPostgres postgres;
   private final Path directory;
+  private final String password;
 
-  private EmbeddedPostgresServer(EmbeddedPostgres postgres, Path directory) {
+  private EmbeddedPostgresServer(EmbeddedPostgres postgres, Path directory, String password) {
     this.postgres = postgres;
     this.directory = directory;
+    this.password = password;
   }
 
   /**
@@ -47,19 +50,39 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
     try {
       Files.createDirectories(directory);
       stopOrphan(directory);
+      EmbeddedPostgresAccess access = new EmbeddedPostgresAccess(directory);
+      boolean fresh = !Files.exists(directory.resolve("postgresql.conf"));
+      boolean trusting = access.trusting();
+      if (!fresh && !trusting && EmbeddedPostgresAccess.password(directory).isEmpty()) {
+        throw new IllegalStateException("the embedded PostgreSQL in " + directory + " takes only its password, and "
+          + access.passwordFile() + " (where it is kept) is missing: restore it from a backup of the data dir");
+      }
+      String password = access.ensurePassword();
       EmbeddedPostgres.Builder builder = EmbeddedPostgres.builder()
         .setDataDirectory(directory)
         .setCleanDataDirectory(false)
         .setPort(port == 0 ? freePort() : port)
         .setPGStartupWait(Duration.ofSeconds(60))
         .setServerConfig("max_connections", "300")
-        .setServerConfig("listen_addresses", "127.0.0.1");
+        .setServerConfig("listen_addresses", "127.0.0.1")
+        .setServerConfig("unix_socket_directories", access.ensureSocketDirectory().toString())
+        .setServerConfig("password_encryption", "scram-sha-256")
+        // what zonky's own readiness check connects with
+        .setConnectConfig("password", password);
+      if (fresh) {
+        // initdb's later --auth overrides zonky's "-A trust": the new cluster never trusts anyone
+        builder.setLocaleConfig("auth", "scram-sha-256").setLocaleConfig("pwfile", access.passwordFile().toString());
+      }
       // zonky is made for tests: it starts postgres with -F (fsync off) and synchronous_commit off.
       // This server holds users' data, so a commit must be on disk before it is acknowledged;
       // these -c options come after -F on the command line and win.
       DURABLE.forEach(builder::setServerConfig);
       settings.forEach(builder::setServerConfig);
-      return new EmbeddedPostgresServer(builder.start(), directory);
+      EmbeddedPostgres postgres = builder.start();
+      if (trusting) {
+        access.lock(postgres, password);
+      }
+      return new EmbeddedPostgresServer(postgres, directory, password);
     } catch (IOException e) {
       throw new UncheckedIOException("embedded PostgreSQL did not start in " + directory + ": " + e.getMessage(), e);
     }
@@ -73,8 +96,14 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
     return directory;
   }
 
+  /** The URL with the superuser's password: only it gets in. */
   public PgUrl url() {
-    return PgUrl.local(port());
+    return PgUrl.local(port(), password);
+  }
+
+  /** Where the superuser's password is kept (0600), for people and tools that connect by hand. */
+  public static Path passwordFile(Path directory) {
+    return EmbeddedPostgresAccess.passwordFile(directory);
   }
 
   /** Stops the server (fast shutdown: sessions end, data is flushed). */
@@ -94,6 +123,13 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
   public static Optional<Integer> runningPort(Path directory) {
     Optional<PidFile> pid = PidFile.read(directory);
     return pid.filter(PidFile::alive).map(PidFile::port);
+  }
+
+  /** The URL (with the password) of a postmaster running on {@code directory} right now, if any. */
+  public static Optional<PgUrl> runningUrl(Path directory) {
+    return runningPort(directory).map(port -> PgUrl.local(port, EmbeddedPostgresAccess.password(directory)
+      .orElseThrow(() -> new IllegalStateException("the embedded PostgreSQL in " + directory + " runs, but "
+        + EmbeddedPostgresAccess.passwordFile(directory) + " is missing"))));
   }
 
   private static void stopOrphan(Path directory) {

@@ -55,8 +55,9 @@ public record PgUrl(String host, int port, String database, String user, Optiona
     return new PgUrl(uri.getHost(), uri.getPort() < 0 ? 5432 : uri.getPort(), database, user, password, sslMode);
   }
 
-  public static PgUrl local(int port) {
-    return new PgUrl("127.0.0.1", port, "postgres", "postgres", Optional.empty(), Optional.empty());
+  /** The embedded server's superuser on 127.0.0.1. */
+  public static PgUrl local(int port, String password) {
+    return new PgUrl("127.0.0.1", port, "postgres", "postgres", Optional.of(password), Optional.empty());
   }
 
   public PgConnectOptions connectOptions() {

@@ -84,7 +84,7 @@ public final class TestDatabase {
     try {
       Path dir = Files.createTempDirectory("conclave-test-pg");
       // test data is disposable: trade durability for speed
-      EmbeddedPostgresServer pg = EmbeddedPostgresServer.start(dir, 0,
+      EmbeddedPostgresServer pg = EmbeddedPostgresServer.start(dir.resolve("pg"), 0,
         Map.of("fsync", "off", "synchronous_commit", "off", "full_page_writes", "off"));
       Runtime.getRuntime().addShutdownHook(new Thread(() -> {
         pg.close();
