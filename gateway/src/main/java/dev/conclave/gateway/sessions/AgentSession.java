@@ -313,7 +313,7 @@ public final class AgentSession {
       responseEnded = true;
       try {
         if (status.isPresent()) {
-          response.status(status.get().kind().grpcStatus()).statusMessage(status.get().code() + ": " + status.get().detail()).end();
+          dev.conclave.platform.server.GrpcFailures.end(response, status.get());
         } else {
           response.end();
         }

@@ -33,7 +33,12 @@ import java.util.concurrent.TimeUnit;
 public final class RawAgent implements AutoCloseable {
 
   /** How the gateway ended the stream. */
-  public record End(GrpcStatus status, String message) {
+  /** How the stream ended; {@code rawMessage} is grpc-message as it came over the wire (or empty). */
+  public record End(GrpcStatus status, String message, String rawMessage) {
+
+    public End(GrpcStatus status, String message) {
+      this(status, message, "");
+    }
   }
 
   private static final ServiceMethod<Buffer, Buffer> RAW = ServiceMethod.client(
@@ -63,10 +68,19 @@ public final class RawAgent implements AutoCloseable {
       }
       GrpcClientResponse<AgentMessage, ServerMessage> resp = ar.result();
       resp.handler(agent.received::add);
-      resp.endHandler(v -> agent.end.complete(new End(resp.status(), message(resp))));
+      resp.endHandler(v -> agent.end.complete(new End(resp.status(), message(resp), rawMessage(resp))));
       resp.exceptionHandler(err -> agent.end.complete(new End(resp.status() == null ? GrpcStatus.UNKNOWN : resp.status(), String.valueOf(err.getMessage()))));
     });
     return agent;
+  }
+
+  /** grpc-message exactly as sent, from the trailers or (trailers-only answer) the headers. */
+  static String rawMessage(GrpcClientResponse<?, ?> resp) {
+    String raw = resp.trailers() == null ? null : resp.trailers().get("grpc-message");
+    if (raw == null && resp.headers() != null) {
+      raw = resp.headers().get("grpc-message");
+    }
+    return raw == null ? "" : raw;
   }
 
   /** The status message, from the headers (trailers-only answer) or the trailers. */
@@ -96,7 +110,7 @@ public final class RawAgent implements AutoCloseable {
           throw new IllegalStateException(e);
         }
       });
-      resp.endHandler(v -> agent.end.complete(new End(resp.status(), message(resp))));
+      resp.endHandler(v -> agent.end.complete(new End(resp.status(), message(resp), rawMessage(resp))));
       resp.exceptionHandler(err -> agent.end.complete(new End(resp.status() == null ? GrpcStatus.UNKNOWN : resp.status(), String.valueOf(err.getMessage()))));
     });
     return agent;

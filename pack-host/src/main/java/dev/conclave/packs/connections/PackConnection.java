@@ -139,7 +139,7 @@ public final class PackConnection {
       pending.clear();
       try {
         if (status != null) {
-          stream.status(status.kind().grpcStatus()).statusMessage(status.code() + ": " + status.detail()).end();
+          dev.conclave.platform.server.GrpcFailures.end(stream, status);
         } else {
           stream.end();
         }

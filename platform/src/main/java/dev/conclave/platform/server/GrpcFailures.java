@@ -6,7 +6,6 @@ import io.vertx.core.http.HttpHeaders;
 import io.vertx.core.http.HttpServerResponse;
 import io.vertx.grpc.common.GrpcHeaderNames;
 import io.vertx.grpc.server.GrpcServerResponse;
-import io.vertx.grpc.server.StatusException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -18,11 +17,6 @@ public final class GrpcFailures {
   private GrpcFailures() {
   }
 
-  public static StatusException toStatus(Throwable failure) {
-    ConclaveException e = Failures.classify(failure);
-    return new StatusException(e.kind().grpcStatus(), e.code() + ": " + e.detail());
-  }
-
   /** Ends the call with the status for {@code failure}; logs failures nobody anticipated. */
   public static void fail(GrpcServerResponse<?, ?> response, String method, Throwable failure) {
     ConclaveException e = Failures.classify(failure);
@@ -30,12 +24,29 @@ public final class GrpcFailures {
       LOG.error("grpc call failed method={}", method, failure);
     }
     try {
-      response.status(e.kind().grpcStatus()).statusMessage(e.code() + ": " + e.detail()).end();
+      end(response, e);
     } catch (RuntimeException alreadyEnded) {
       // the stream ended in the meantime (peer reset, or an earlier end; Vert.x 5.0.7 may throw an
       // NPE from a stream closed under it): nothing left to tell
       LOG.debug("grpc call already ended method={} error={}", method, alreadyEnded.toString());
     }
+  }
+
+  /**
+   * Ends a call with the status of {@code e} and its message encoded as the gRPC spec says: only
+   * bytes outside printable ASCII, and '%', are percent-encoded. (Vert.x 5.0.7 form-encodes the
+   * status message, so clients such as grpc-js show {@code superseded%3A a%20newer…}; a message we
+   * put in the headers or trailers ourselves it leaves alone.)
+   */
+  public static void end(GrpcServerResponse<?, ?> response, ConclaveException e) {
+    String message = percentEncode(e.code() + ": " + e.detail());
+    // before any message the answer is trailers-only: the status goes in the headers
+    if (response instanceof io.vertx.grpc.common.impl.GrpcWriteStreamBase<?, ?> stream && stream.isHeadersSent()) {
+      response.trailers().set(GrpcHeaderNames.GRPC_MESSAGE, message);
+    } else {
+      response.headers().set(GrpcHeaderNames.GRPC_MESSAGE, message);
+    }
+    response.status(e.kind().grpcStatus()).end();
   }
 
   /**
