@@ -9,14 +9,22 @@ import java.time.Instant;
 import java.util.Optional;
 import java.util.UUID;
 
-/** What verifying an HMAC-signed request needs from PostgreSQL (swarm.signature_check), in one round trip. */
+/**
+ * What verifying an HMAC-signed request needs from PostgreSQL: the signer (read only), then, once
+ * the signature matched, remembering it against replay (swarm.signature_record). Nothing is
+ * written for a signature that did not verify.
+ */
 public final class SignatureStore {
 
+  /** The agent's secret salt (null: it has no secret) and the principal that owns it. */
+  public record Signer(String secretSalt, UUID owner) {
+  }
+
   /**
-   * The agent's secret salt and owner, whether the signature had not been seen before, and whether
-   * the owner principal is still approved (a deleted or revoked principal's agents sign in vain).
+   * Whether the verified signature had not been seen before, whether the agent's owner is still
+   * approved, and the agent's secret salt now (to catch a salt cached before a rotation).
    */
-  public record SignerRecord(String secretSalt, UUID owner, boolean fresh, boolean ownerActive) {
+  public record Recorded(boolean fresh, boolean ownerActive, String secretSalt) {
   }
 
   private final Pool pool;
@@ -25,11 +33,23 @@ public final class SignatureStore {
     this.pool = pool;
   }
 
-  /** Empty when the agent does not exist. Records the signature until {@code forgetAfter}. */
-  public Future<Optional<SignerRecord>> check(String agentId, String signature, Instant forgetAfter) {
-    return pool.preparedQuery("SELECT s.secret_salt, s.owner_principal, s.fresh,"
-        + " coalesce(p.status = 'approved' AND p.deleted_at IS NULL, false) AS owner_active"
-        + " FROM swarm.signature_check($1, $2, $3) s LEFT JOIN auth.principals p ON p.id = s.owner_principal")
+  /** Empty when the agent does not exist. Writes nothing. */
+  public Future<Optional<Signer>> signer(String agentId) {
+    return pool.preparedQuery("SELECT secret_salt, owner_principal FROM swarm.agents WHERE id = $1")
+      .execute(Tuple.of(agentId))
+      .map(rows -> {
+        var it = rows.iterator();
+        if (!it.hasNext()) {
+          return Optional.empty();
+        }
+        Row row = it.next();
+        return Optional.of(new Signer(row.getString("secret_salt"), row.getUUID("owner_principal")));
+      });
+  }
+
+  /** Remembers a verified signature until {@code forgetAfter}; empty when the agent no longer exists. */
+  public Future<Optional<Recorded>> record(String agentId, String signature, Instant forgetAfter) {
+    return pool.preparedQuery("SELECT fresh, owner_active, secret_salt FROM swarm.signature_record($1, $2, $3)")
       .execute(Tuple.of(agentId, signature, SqlTime.of(forgetAfter)))
       .map(rows -> {
         var it = rows.iterator();
@@ -37,8 +57,7 @@ public final class SignatureStore {
           return Optional.empty();
         }
         Row row = it.next();
-        return Optional.of(new SignerRecord(row.getString("secret_salt"), row.getUUID("owner_principal"), row.getBoolean("fresh"),
-          row.getBoolean("owner_active")));
+        return Optional.of(new Recorded(row.getBoolean("fresh"), row.getBoolean("owner_active"), row.getString("secret_salt")));
       });
   }
 }

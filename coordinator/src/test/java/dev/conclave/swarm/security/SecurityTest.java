@@ -120,6 +120,31 @@ class SecurityTest {
   }
 
   @Test
+  void badSignaturesWriteNothingAndOnlyVerifiedOnesAreRemembered() throws Exception {
+    String agent = newAgentId();
+    String secret = member.register(agent, List.of("x")).json().getString("agentSecret");
+    for (int i = 0; i < 50; i++) {
+      Reply forged = signedHeartbeat(agent, "not-the-secret", swarm.clock().instant().plusMillis(i));
+      assertThat(forged.status()).isEqualTo(401);
+    }
+    assertThat(seenSignatures(agent)).as("rows written by requests whose signature did not match").isZero();
+    assertThat(signedHeartbeat(agent, secret, swarm.clock().instant()).status()).isEqualTo(200);
+    assertThat(seenSignatures(agent)).as("the verified signature, kept against replay").isEqualTo(1);
+  }
+
+  private static long seenSignatures(String agent) throws Exception {
+    var url = swarm.database();
+    try (var c = java.sql.DriverManager.getConnection(url.jdbcUrl(), url.user(), url.password().orElse(null));
+         var st = c.prepareStatement("SELECT count(*) FROM swarm.seen_signatures WHERE agent_id = ?")) {
+      st.setString(1, agent);
+      try (var rs = st.executeQuery()) {
+        rs.next();
+        return rs.getLong(1);
+      }
+    }
+  }
+
+  @Test
   void aTimestampOutsideTheWindowIsRejected() throws Exception {
     String agent = newAgentId();
     String secret = member.register(agent, List.of("x")).json().getString("agentSecret");
