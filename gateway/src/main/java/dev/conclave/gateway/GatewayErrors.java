@@ -21,6 +21,10 @@ public final class GatewayErrors {
     return ConclaveException.invalid("agent_id_invalid", "RegisterAgent.agent_id " + why);
   }
 
+  public static ConclaveException badAgentName(String why) {
+    return ConclaveException.invalid("agent_name_invalid", "RegisterAgent.name " + why);
+  }
+
   public static ConclaveException registerTimeout(long seconds) {
     return new ConclaveException(ErrorKind.DEADLINE_EXCEEDED, "register_timeout",
       "no RegisterAgent within " + seconds + " s of opening the stream");

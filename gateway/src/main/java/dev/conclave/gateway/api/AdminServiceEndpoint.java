@@ -102,7 +102,7 @@ public final class AdminServiceEndpoint {
 
   private Future<dev.conclave.proto.coven.Principal> createPrincipal(Caller caller, CreatePrincipalRequest req) {
     PrincipalType type = type(req.getType());
-    require("display_name", req.getDisplayName());
+    DisplayNames.check("display_name", req.getDisplayName());
     for (String role : req.getRolesList()) {
       if (!Roles.ALL.contains(role)) {
         throw GatewayErrors.invalid("roles", "contains unknown role '" + role + "' (known: " + String.join(", ", Roles.ALL) + ")");

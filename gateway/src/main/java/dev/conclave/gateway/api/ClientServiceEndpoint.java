@@ -163,8 +163,10 @@ public final class ClientServiceEndpoint {
   }
 
   private Future<dev.conclave.platform.auth.Principal> register(Caller caller, PrincipalType type, String name, String fingerprint) {
-    if (name.isBlank() || name.length() > 200) {
-      return Future.failedFuture(GatewayErrors.invalid("display_name", "must be 1 to 200 characters"));
+    try {
+      DisplayNames.check("display_name", name);
+    } catch (RuntimeException e) {
+      return Future.failedFuture(e);
     }
     if (!FINGERPRINT.matcher(fingerprint).matches()) {
       return Future.failedFuture(GatewayErrors.invalid("fingerprint", "must be a SHA-256 fingerprint: 64 hexadecimal characters"));

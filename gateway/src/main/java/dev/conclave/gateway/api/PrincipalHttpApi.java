@@ -121,9 +121,7 @@ public final class PrincipalHttpApi {
     PrincipalType type = PrincipalType.of(body.getString("type", "")).orElseThrow(() ->
       GatewayErrors.invalid("type", "must be one of client, agent, pack, got '" + body.getString("type", "") + "'"));
     String name = body.getString("displayName", "");
-    if (name.isBlank() || name.length() > 200) {
-      throw GatewayErrors.invalid("displayName", "must be 1 to 200 characters");
-    }
+    DisplayNames.check("displayName", name);
     List<String> roles = body.getJsonArray("roles", new JsonArray(type == PrincipalType.CLIENT ? List.of(Roles.MEMBER) : List.of()))
       .stream().map(String::valueOf).toList();
     for (String role : roles) {

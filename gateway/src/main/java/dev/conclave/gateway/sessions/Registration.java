@@ -8,6 +8,7 @@ import dev.conclave.platform.access.Audience;
 import dev.conclave.platform.auth.Caller;
 import dev.conclave.platform.auth.Principal;
 import dev.conclave.platform.errors.ConclaveException;
+import dev.conclave.platform.validation.TextRules;
 import dev.conclave.proto.coven.RegisterAgent;
 import io.vertx.core.Future;
 import org.slf4j.Logger;
@@ -26,7 +27,6 @@ import java.util.Optional;
 final class Registration {
 
   private static final Logger LOG = LoggerFactory.getLogger(Registration.class);
-  private static final int MAX_AGENT_ID = 200;
 
   /** A successful registration. */
   record Registered(AgentRecord agent, PresenceEntry presence, Principal principal) {
@@ -44,11 +44,13 @@ final class Registration {
     if (agentId.isBlank()) {
       return Future.failedFuture(GatewayErrors.missingAgentId());
     }
-    if (agentId.length() > MAX_AGENT_ID) {
-      return Future.failedFuture(GatewayErrors.badAgentId("is longer than " + MAX_AGENT_ID + " characters"));
+    Optional<String> badId = TextRules.idProblem(agentId, TextRules.MAX_ID);
+    if (badId.isPresent()) {
+      return Future.failedFuture(GatewayErrors.badAgentId(badId.get()));
     }
-    if (agentId.chars().anyMatch(c -> Character.isISOControl(c) || Character.isWhitespace(c))) {
-      return Future.failedFuture(GatewayErrors.badAgentId("must not contain whitespace or control characters"));
+    Optional<String> badName = TextRules.nameProblem(request.getName(), TextRules.MAX_NAME);
+    if (badName.isPresent()) {
+      return Future.failedFuture(GatewayErrors.badAgentName(badName.get()));
     }
     return services.principals().find(caller.principalId())
       .compose(found -> checkPrincipal(caller, found))

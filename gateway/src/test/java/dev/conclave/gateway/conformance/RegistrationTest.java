@@ -63,6 +63,29 @@ class RegistrationTest {
   }
 
   @Test
+  void agentIdsAndNamesThatCouldDeceiveOrFloodAreRefusedNamingTheField() {
+    record Case(String agentId, String name, String field, String why) {
+    }
+    for (Case c : java.util.List.of(
+      new Case("<script>alert(1)</script>", "ok", "agent_id", "letters, digits"),
+      new Case("evil\u202Egnp.exe", "ok", "agent_id", "letters, digits"),
+      new Case("fine-agent", "admin\u202E tnega", "name", "control or bidirectional"),
+      new Case("fine-agent", "line\nbreak", "name", "control or bidirectional"),
+      new Case("fine-agent", "x".repeat(70_000), "name", "at most 200"))) {
+      try (RawAgent agent = gw.agent(gw.agentToken("v"))) {
+        agent.send(AgentMessage.newBuilder().setRegister(RawAgent.registration(c.agentId()).setName(c.name())).build());
+        RawAgent.End end = agent.awaitEnd();
+        assertThat(end.status()).as(c.toString()).isEqualTo(GrpcStatus.INVALID_ARGUMENT);
+        assertThat(end.message()).as(c.toString()).contains(c.field()).contains(c.why());
+      }
+    }
+    // ordinary ids and names in any script pass
+    try (RawAgent agent = gw.agent(gw.agentToken("v"))) {
+      agent.register(RawAgent.registration("agent.über-1_b@host:2").setName("Über-Agent 🤖 (der Erste)"));
+    }
+  }
+
+  @Test
   void anUnauthenticatedCallerIsRefused() {
     try (RawAgent agent = gw.agent(null)) {
       agent.send(AgentMessage.newBuilder().setRegister(RawAgent.registration("anon")).build());

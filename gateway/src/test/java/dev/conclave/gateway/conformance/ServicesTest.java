@@ -151,6 +151,13 @@ class ServicesTest {
       .isEqualTo(GrpcStatus.INVALID_ARGUMENT);
     assertThat(call(AdminServiceGrpcClient.CreatePrincipal, CreatePrincipalRequest.newBuilder().setType("client").setDisplayName("x").addRoles("god").build(), admin).status())
       .isEqualTo(GrpcStatus.INVALID_ARGUMENT);
+    // a display name that reads as another (bidi override) or hides lines is refused, naming the field
+    var spoof = call(AdminServiceGrpcClient.CreatePrincipal, CreatePrincipalRequest.newBuilder().setType("client")
+      .setDisplayName("admin\u202E tnega").build(), admin);
+    assertThat(spoof.status()).isEqualTo(GrpcStatus.INVALID_ARGUMENT);
+    assertThat(spoof.message()).contains("display_name").contains("bidirectional");
+    assertThat(call(AdminServiceGrpcClient.CreatePrincipal, CreatePrincipalRequest.newBuilder().setType("client")
+      .setDisplayName("x".repeat(70_000)).build(), admin).status()).isEqualTo(GrpcStatus.INVALID_ARGUMENT);
     assertThat(call(AdminServiceGrpcClient.ListPrincipals, ListPrincipalsRequest.newBuilder().setType("agent").build(), admin)
       .response().orElseThrow().getPrincipalsList()).anySatisfy(x -> assertThat(x.getId()).isEqualTo(p.getId()));
 
