@@ -6,6 +6,7 @@ import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.file.CopyOptions;
 import io.vertx.core.file.FileSystem;
+import io.vertx.core.file.OpenOptions;
 import io.vertx.core.json.JsonObject;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -77,9 +78,8 @@ public final class FileTransport {
       return;
     }
     polling = true;
-    Future<Void> work = fs.readDir(requests.toString()).compose(paths -> {
-      List<String> names = paths.stream().map(p -> Path.of(p).getFileName().toString())
-        .filter(n -> REQUEST.matcher(n).matches() && !n.endsWith("-response.json")).sorted().toList();
+    Future<Void> work = names(requests).compose(all -> {
+      List<String> names = all.stream().filter(n -> REQUEST.matcher(n).matches() && !n.endsWith("-response.json")).sorted().toList();
       Future<Void> chain = Future.succeededFuture();
       for (String name : names) {
         chain = chain.compose(v -> take(name));
@@ -99,41 +99,80 @@ public final class FileTransport {
     });
   }
 
+  /**
+   * The names in a directory as they are, links included. (Vert.x's readDir answers canonical paths,
+   * so a link showed up under its target's name and was never claimed; hence java.nio, off the loop.)
+   */
+  private Future<List<String>> names(Path dir) {
+    return vertx.executeBlocking(() -> {
+      List<String> out = new java.util.ArrayList<>();
+      try (java.nio.file.DirectoryStream<Path> entries = java.nio.file.Files.newDirectoryStream(dir)) {
+        entries.forEach(p -> out.add(p.getFileName().toString()));
+      }
+      return out;
+    }, false);
+  }
+
   /** Claims a request file by renaming it; a file another node renamed first is simply gone. */
   private Future<Void> take(String name) {
     // the claim time is in the name: a rename keeps the agent's mtime, which may be old already
     String claimed = processing.resolve(name + "." + nodeId + "." + System.currentTimeMillis() + "-" + (++claims)).toString();
     return fs.move(requests.resolve(name).toString(), claimed, new CopyOptions().setAtomicMove(true))
-      .transform(ar -> ar.succeeded() ? process(name, claimed) : Future.succeededFuture());
+      .transform(ar -> {
+        if (ar.succeeded()) {
+          return process(name, claimed);
+        }
+        if (!(ar.cause() instanceof io.vertx.core.file.FileSystemException fse && fse.getCause() instanceof java.nio.file.NoSuchFileException)) {
+          LOG.warn("swarm file transport: could not claim file={} error={}", name, ar.cause().toString());
+        }
+        return Future.succeededFuture();
+      });
   }
 
+  /**
+   * Answers a claimed file. Only a regular file is read (never through a link, and never a FIFO, which
+   * would block the reader for good), and only up to the size limit.
+   */
   private Future<Void> process(String name, String claimed) {
-    return fs.props(claimed)
-      .compose(props -> props.size() > maxBytes
-        ? Future.succeededFuture(FileAnswers.error(SwarmErrors.invalidField("body", "is larger than " + maxBytes + " bytes")))
-        : fs.readFile(claimed).compose(answers::answer))
+    return fs.lprops(claimed)
+      .compose(props -> {
+        if (!props.isRegularFile()) {
+          return Future.succeededFuture(FileAnswers.error(SwarmErrors.invalidField("file",
+            "is not a regular file (a link, a FIFO, a directory or a device); write the request as a plain file")));
+        }
+        return props.size() > maxBytes
+          ? Future.succeededFuture(FileAnswers.error(SwarmErrors.invalidField("body", "is larger than " + maxBytes + " bytes")))
+          : fs.readFile(claimed).compose(answers::answer);
+      })
       .compose(response -> respond(name, response))
-      .compose(v -> fs.delete(claimed))
+      .compose(v -> fs.deleteRecursive(claimed))
       .recover(err -> {
         LOG.warn("swarm file transport: could not answer file={} error={}", name, err.getMessage());
         return Future.succeededFuture();
       });
   }
 
+  /**
+   * Writes a response atomically: a new file under a random name (created exclusively, so nothing
+   * planted there, a link included, is ever written through), then renamed over the response's name
+   * (a rename replaces a link planted there; it never writes through it).
+   */
   private Future<Void> respond(String requestName, JsonObject response) {
     String base = requestName.substring(0, requestName.length() - ".json".length());
     String target = responses.resolve(base + "-response.json").toString();
-    String temp = responses.resolve("." + base + "-response.json." + nodeId + ".tmp").toString();
-    return fs.writeFile(temp, response.toBuffer())
-      .compose(v -> fs.move(temp, target, new CopyOptions().setAtomicMove(true).setReplaceExisting(true)));
+    String temp = responses.resolve("." + base + "-response." + java.util.UUID.randomUUID() + ".tmp").toString();
+    return fs.open(temp, new OpenOptions().setCreateNew(true).setWrite(true))
+      .compose(file -> file.end(response.toBuffer()))
+      .compose(v -> fs.move(temp, target, new CopyOptions().setAtomicMove(true).setReplaceExisting(true)))
+      .onFailure(err -> fs.delete(temp));
   }
 
   /** Requests claimed long ago by a node that never answered: answer outcome_unknown, once. */
   private Future<Void> answerOrphans() {
-    return fs.readDir(processing.toString()).compose(paths -> {
+    return names(processing).compose(files -> {
       Future<Void> chain = Future.succeededFuture();
-      for (String path : paths) {
-        String file = Path.of(path).getFileName().toString();
+      for (String file : files) {
+        String path = processing.resolve(file).toString();
         int end = file.indexOf(".json.");
         long claimedAt = claimTime(file);
         if (end < 0 || file.contains(".orphan.") || System.currentTimeMillis() - claimedAt < ORPHAN_AFTER.toMillis()) {

@@ -126,6 +126,42 @@ class FileTransportTest {
     assertThat(notes).exists();
   }
 
+  @Test
+  void linksPlantedWhereResponsesAreWrittenAreNeverFollowed() throws Exception {
+    String base = "links-" + UUID.randomUUID().toString().substring(0, 6);
+    Path victim = Files.createTempFile("conclave-victim", ".txt");
+    Files.writeString(victim, "precious");
+    // at the temp name the transport used to write first, and at the response's own name
+    Path oldTemp = dir.resolve("responses").resolve("." + base + "-response.json." + swarm.node().runtime().context().nodeId() + ".tmp");
+    Files.createSymbolicLink(oldTemp, victim);
+    Files.createSymbolicLink(dir.resolve("responses").resolve(base + "-response.json"), victim);
+
+    request(dir, base + ".json", v1().put("operation", "CLAIM").put("agentId", "x").encode());
+    Path response = dir.resolve("responses").resolve(base + "-response.json");
+    Waits.until(() -> !Files.isSymbolicLink(response) && Files.exists(response), Duration.ofSeconds(10), "the response replacing the link");
+
+    assertThat(Files.readString(victim)).isEqualTo("precious");
+    assertThat(new JsonObject(Files.readString(response)).getBoolean("success")).isFalse();
+    Files.delete(oldTemp);
+  }
+
+  @Test
+  void aFifoOrALinkNamedLikeARequestIsRefusedAndStallsNothing() throws Exception {
+    String base = "hostile-" + UUID.randomUUID().toString().substring(0, 6);
+    Path fifo = dir.resolve("requests").resolve(base + "-fifo.json");
+    assertThat(new ProcessBuilder("mkfifo", fifo.toString()).start().waitFor()).isZero();
+    Path secret = Files.createTempFile("conclave-secret", ".json");
+    Files.writeString(secret, v1().put("operation", "CLAIM").put("agentId", "x").encode());
+    Files.createSymbolicLink(dir.resolve("requests").resolve(base + "-link.json"), secret);
+    // a request after them is still answered: nothing waits on the FIFO
+    JsonObject after = roundTrip(base + "-zz-after.json", v1().put("operation", "CLAIM").put("agentId", "x"));
+    assertThat(after.containsKey("success")).isTrue();
+
+    assertThat(response(dir, base + "-fifo.json").getString("error")).contains("regular file");
+    assertThat(response(dir, base + "-link.json").getString("error")).contains("regular file");
+    assertThat(secret).exists();
+  }
+
   private static List<Path> processingAndTemps() {
     try (Stream<Path> processing = Files.list(dir.resolve("processing"));
          Stream<Path> responses = Files.list(dir.resolve("responses"))) {
