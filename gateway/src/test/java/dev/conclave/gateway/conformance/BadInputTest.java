@@ -106,6 +106,18 @@ class BadInputTest {
     assertThat(out.status()).isEqualTo(GrpcStatus.INVALID_ARGUMENT);
   }
 
+  @Test
+  void textThePostgresqlCannotStoreIsInvalidArgumentNotInternal() {
+    // a NUL character is valid protobuf and JSON, but no PostgreSQL text column takes it
+    try (RawAgent agent = gw.connect("nul-agent", gw.agentToken("nul"))) {
+      var out = admin.send("nul-agent", "before\u0000after", "nul-" + System.nanoTime());
+      assertThat(out.status()).as(out.message()).isEqualTo(GrpcStatus.INVALID_ARGUMENT);
+      assertThat(out.message()).contains("value_invalid").doesNotContain("Exception").doesNotContain("io.vertx");
+      assertThat(agent.ended()).isFalse();
+    }
+    assertStillServing();
+  }
+
   private static void assertStillServing() {
     try (RawAgent fine = gw.connect("fine-" + System.nanoTime(), gw.agentToken("fine"))) {
       fine.heartbeat();

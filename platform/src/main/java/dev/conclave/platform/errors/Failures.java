@@ -32,6 +32,12 @@ public final class Failures {
       if (t instanceof PgException pg && pg.getSqlState() != null && pg.getSqlState().startsWith("08")) {
         return new ConclaveException(ErrorKind.UNAVAILABLE, "db_unavailable", "the database connection failed; retry");
       }
+      if (t instanceof PgException pg && pg.getSqlState() != null && pg.getSqlState().startsWith("22")) {
+        // class 22 is PostgreSQL's "data exception": a value from the request it cannot take (a NUL
+        // character in text, a number out of range); the caller's input, not our fault
+        return new ConclaveException(ErrorKind.INVALID_ARGUMENT, "value_invalid",
+          "a value in the request cannot be stored: " + pg.getErrorMessage());
+      }
       if (t instanceof io.vertx.core.http.ConnectionPoolTooBusyException) {
         return new ConclaveException(ErrorKind.UNAVAILABLE, "overloaded", "the node is overloaded (database pool queue full); retry shortly");
       }
