@@ -244,6 +244,30 @@ class BridgeTest {
   }
 
   @Test
+  void a_disabled_principal_loses_its_sockets_within_seconds() {
+    Principal member = principal(PrincipalType.CLIENT, "br-disabled", List.of(Roles.MEMBER), Optional.empty());
+    try (BridgeSocketClient socket = BridgeSocketClient.connect(vertx, node.httpPort(), Optional.of(login(token(member, TokenPurpose.API))))) {
+      socket.register(Addresses.SWARM_EVENTS);
+      socket.awaitSubscribed(Addresses.SWARM_EVENTS);
+      HttpResponse<Buffer> disabled = request(HttpMethod.POST, "/api/v1/gateway/principals/" + member.id() + "/disable")
+        .bearerTokenAuthentication(node.adminToken()).sendJsonObject(new JsonObject()).await();
+      assertThat(disabled.statusCode()).as(disabled.bodyAsString()).isEqualTo(200);
+      BridgeSocketClient.Closed closed = socket.awaitClosed(5);
+      assertThat(closed.status()).isEqualTo((short) 4001);
+    }
+  }
+
+  @Test
+  void refusals_are_counted() {
+    try (BridgeSocketClient socket = BridgeSocketClient.connect(vertx, node.httpPort(), Optional.of(login(strangerToken)))) {
+      socket.register(Addresses.PACK_EVENTS);
+      socket.awaitRefusal(Addresses.PACK_EVENTS);
+    }
+    String metrics = request(HttpMethod.GET, "/metrics").send().await().bodyAsString();
+    assertThat(metrics).containsPattern("conclave_bridge_refusals_total\\{[^}]*reason=\"forbidden\"[^}]*} [1-9]");
+  }
+
+  @Test
   void a_socket_that_does_not_read_is_closed_instead_of_filling_memory() {
     try (StalledReader socket = new StalledReader(node.httpPort(), login(ownerToken), Addresses.SWARM_EVENTS)) {
       socket.stall();
