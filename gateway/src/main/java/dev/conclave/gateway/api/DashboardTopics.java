@@ -64,41 +64,27 @@ public final class DashboardTopics {
    * per member on this edge instance, not per event.
    */
   static BridgeTopic presence(AgentAccess access) {
-    BridgeTopic audience = BridgeTopic.exact(Addresses.PRESENCE_EVENTS, Audience.MEMBERS);
     Map<UUID, Future<Set<UUID>>> visible = new HashMap<>();
     Map<UUID, Long> readAt = new HashMap<>();
-    return new BridgeTopic() {
-      @Override
-      public boolean owns(String address) {
-        return audience.owns(address);
+    return BridgeTopic.exact(Addresses.PRESENCE_EVENTS, Audience.MEMBERS, (caller, body) -> {
+      if (caller.isAdmin()) {
+        return BridgeTopic.ALWAYS;
       }
-
-      @Override
-      public Future<Void> authorize(Caller caller, String address) {
-        return audience.authorize(caller, address);
+      if (!(body instanceof JsonObject event) || event.getString("principalId") == null) {
+        return Future.succeededFuture(false);
       }
-
-      @Override
-      public Future<Boolean> visible(Caller caller, String address, Object body) {
-        if (caller.isAdmin()) {
-          return ALWAYS;
+      long now = System.currentTimeMillis();
+      Future<Set<UUID>> agents = visible.get(caller.principalId());
+      if (agents == null || now - readAt.get(caller.principalId()) > VISIBLE_AGENTS_TTL_MS || agents.failed()) {
+        if (visible.size() > 10_000) {
+          visible.clear();
+          readAt.clear();
         }
-        if (!(body instanceof JsonObject event) || event.getString("principalId") == null) {
-          return Future.succeededFuture(false);
-        }
-        long now = System.currentTimeMillis();
-        Future<Set<UUID>> agents = visible.get(caller.principalId());
-        if (agents == null || now - readAt.get(caller.principalId()) > VISIBLE_AGENTS_TTL_MS || agents.failed()) {
-          if (visible.size() > 10_000) {
-            visible.clear();
-            readAt.clear();
-          }
-          agents = access.agentPrincipalsOf(caller);
-          visible.put(caller.principalId(), agents);
-          readAt.put(caller.principalId(), now);
-        }
-        return agents.map(set -> set.contains(UUID.fromString(event.getString("principalId"))));
+        agents = access.agentPrincipalsOf(caller);
+        visible.put(caller.principalId(), agents);
+        readAt.put(caller.principalId(), now);
       }
-    };
+      return agents.map(set -> set.contains(UUID.fromString(event.getString("principalId"))));
+    });
   }
 }

@@ -39,9 +39,24 @@ public interface BridgeTopic {
 
   Future<Boolean> ALWAYS = Future.succeededFuture(true);
 
+  /** Decides per message; see {@link #visible}. */
+  interface Visibility {
+    Future<Boolean> visible(Caller caller, Object body);
+  }
+
   /** One fixed address that every caller of {@code audience} may follow. */
   static BridgeTopic exact(String address, Audience audience) {
+    return exact(address, audience, (caller, body) -> ALWAYS);
+  }
+
+  /** One fixed address that callers of {@code audience} may follow, each getting the messages {@code visibility} lets through. */
+  static BridgeTopic exact(String address, Audience audience, Visibility visibility) {
     return new BridgeTopic() {
+      @Override
+      public Future<Boolean> visible(Caller caller, String candidate, Object body) {
+        return visibility.visible(caller, body);
+      }
+
       @Override
       public boolean owns(String candidate) {
         return address.equals(candidate);

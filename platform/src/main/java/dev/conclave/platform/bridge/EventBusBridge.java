@@ -138,6 +138,12 @@ public final class EventBusBridge {
       write(state, frame, visible.result() == Boolean.TRUE);
     } else {
       state.deliveries = state.deliveries.transform(v -> visible).transform(ar -> {
+        if (ar.failed()) {
+          // the rule could not be evaluated (the database, say): withheld, never shown by default
+          metrics.counter(MetricNames.BRIDGE_WITHHELD).increment();
+          LOG.warn("bridge message withheld: its visibility could not be checked address={} remote={} error={}",
+            message.getString("address"), state.socket.remoteAddress(), ar.cause().toString());
+        }
         write(state, frame, ar.succeeded() && ar.result() == Boolean.TRUE);
         return Future.succeededFuture();
       });

@@ -38,6 +38,8 @@ public final class MetricNames {
   public static final String BRIDGE_REFUSALS = "conclave.bridge.refusals";
   /** Bridge sockets the node closed; tag {@code reason}: slow_consumer, revoked. */
   public static final String BRIDGE_DROPPED_SOCKETS = "conclave.bridge.dropped.sockets";
+  /** Bridge messages not delivered because the rule for who may see them could not be checked. */
+  public static final String BRIDGE_WITHHELD = "conclave.bridge.withheld";
   /** Bridge subscriptions accepted. */
   public static final String BRIDGE_SUBSCRIPTIONS = "conclave.bridge.subscriptions";
 }

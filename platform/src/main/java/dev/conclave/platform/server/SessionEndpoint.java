@@ -40,40 +40,34 @@ public final class SessionEndpoint {
 
   public void mount(Router router) {
     router.post(PATH).handler(BodyHandler.create(false).setBodyLimit(MAX_BODY));
-    router.post(PATH).handler(this::login);
-    router.get(PATH).handler(ctx -> answer(ctx, () -> {
-      String token = SessionCookie.token(ctx.request().headers()).orElseThrow(AuthErrors::missingSession);
-      return SessionCookie.verify(tokens, token);
-    }, null));
+    router.post(PATH).handler(ctx -> answer(ctx, true, () -> tokenInBody(ctx)));
+    router.get(PATH).handler(ctx -> answer(ctx, false,
+      () -> SessionCookie.token(ctx.request().headers()).orElseThrow(AuthErrors::missingSession)));
     router.delete(PATH).handler(ctx -> ctx.response().setStatusCode(204)
       .putHeader("set-cookie", SessionCookie.clear(ctx.request().isSSL())).end());
   }
 
-  private void login(RoutingContext ctx) {
-    answer(ctx, () -> {
-      JsonObject body;
-      try {
-        body = ctx.body().length() == 0 ? new JsonObject() : ctx.body().asJsonObject();
-      } catch (DecodeException | ClassCastException e) {
-        throw ConclaveException.invalid("body_invalid", "the body must be a JSON object {\"token\": \"…\"}");
-      }
-      Object token = body == null ? null : body.getValue("token");
-      if (!(token instanceof String s) || s.isBlank()) {
-        throw ConclaveException.invalid("token_required", "the body must carry the token: {\"token\": \"…\"}");
-      }
-      return SessionCookie.verify(tokens, s.trim());
-    }, body -> body.getString("token").trim());
+  private static String tokenInBody(RoutingContext ctx) {
+    JsonObject body;
+    try {
+      body = ctx.body().length() == 0 ? new JsonObject() : ctx.body().asJsonObject();
+    } catch (DecodeException | ClassCastException e) {
+      throw ConclaveException.invalid("body_invalid", "the body must be a JSON object {\"token\": \"…\"}");
+    }
+    Object token = body == null ? null : body.getValue("token");
+    if (!(token instanceof String s) || s.isBlank()) {
+      throw ConclaveException.invalid("token_required", "the body must carry the token: {\"token\": \"…\"}");
+    }
+    return s.trim();
   }
 
-  private interface Verification {
-    Caller verify();
-  }
-
-  /** Verifies, then answers with the session (setting the cookie when {@code cookieToken} is given). */
-  private void answer(RoutingContext ctx, Verification verification, java.util.function.Function<JsonObject, String> cookieToken) {
+  /** Verifies the presented token, then answers with the session (and, for a login, sets the cookie). */
+  private void answer(RoutingContext ctx, boolean login, java.util.function.Supplier<String> presented) {
+    String token;
     Caller caller;
     try {
-      caller = verification.verify();
+      token = presented.get();
+      caller = SessionCookie.verify(tokens, token);
     } catch (ConclaveException e) {
       if (e.kind() == dev.conclave.platform.errors.ErrorKind.UNAUTHENTICATED) {
         edge.authenticationFailed(ctx.request().method() + " " + PATH, e,
@@ -100,8 +94,8 @@ public final class SessionEndpoint {
         .put("admin", caller.isAdmin())
         .put("purpose", caller.purpose().wire())
         .put("expiresAt", caller.expiresAt().toString());
-      if (cookieToken != null) {
-        ctx.response().putHeader("set-cookie", SessionCookie.set(cookieToken.apply(ctx.body().asJsonObject()), caller.expiresAt(),
+      if (login) {
+        ctx.response().putHeader("set-cookie", SessionCookie.set(token, caller.expiresAt(),
           clock.instant(), ctx.request().isSSL()));
         edge.lifecycle(caller, "session.login", p.id().toString(), "console login (" + caller.purpose().wire() + " token)",
           ctx.request().remoteAddress() == null ? "" : ctx.request().remoteAddress().toString());
