@@ -34,6 +34,11 @@ public final class GatewayErrors {
     return ConclaveException.invalid("already_registered", "RegisterAgent may only be sent once per stream");
   }
 
+  public static ConclaveException eventTooLarge(int bytes, int max) {
+    return new ConclaveException(ErrorKind.PAYLOAD_TOO_LARGE, "event_too_large",
+      "a stored message or event may be at most " + max + " bytes (CONCLAVE_MAX_EVENT_BYTES), this one is " + bytes);
+  }
+
   public static ConclaveException emptyMessage() {
     return ConclaveException.invalid("payload_missing", "the message has no payload (unknown or empty oneof)");
   }

@@ -24,6 +24,7 @@ import dev.conclave.platform.auth.PrincipalStatus;
 import dev.conclave.platform.auth.PrincipalStore;
 import dev.conclave.platform.auth.PrincipalType;
 import dev.conclave.platform.auth.Roles;
+import dev.conclave.platform.config.ConclaveConfig;
 import dev.conclave.platform.errors.ConclaveException;
 import dev.conclave.platform.server.EdgeSecurity;
 import dev.conclave.platform.server.GrpcEndpoint;
@@ -56,8 +57,8 @@ public final class ClientServiceEndpoint {
   private static final Pattern FINGERPRINT = Pattern.compile("[0-9a-fA-F]{64}");
   private static final int DEFAULT_LIMIT = 50;
   private static final int MAX_LIMIT = 500;
-  /** A GetEvents page also stops at this many bytes, well under what gRPC clients accept by default. */
-  static final int MAX_PAGE_BYTES = 2 * 1024 * 1024;
+  /** A GetEvents page also stops at this many bytes; with events no larger, a page stays under the 4 MiB gRPC clients accept. */
+  static final int MAX_PAGE_BYTES = ConclaveConfig.MAX_EVENT_BYTES_CEILING;
 
   private final Mailbox mailbox;
   private final LedgerStore ledger;
@@ -94,7 +95,7 @@ public final class ClientServiceEndpoint {
       .unary(ClientServiceGrpcService.GetEvents, Audience.MEMBERS, Resource.AGENT, (caller, req) -> req.getConversationKey().isBlank()
         ? Future.failedFuture(GatewayErrors.required("conversation_key"))
         : conversations.require(caller, req.getConversationKey()).compose(v -> getEvents(req)))
-      .streaming(ClientServiceGrpcService.StreamEvents, Audience.MEMBERS, Resource.AGENT, streams::follow)
+      .serverStreaming(ClientServiceGrpcService.StreamEvents, Audience.MEMBERS, Resource.AGENT, streams::follow)
       .unary(ClientServiceGrpcService.ListAgents, Audience.MEMBERS, Resource.AGENT, (caller, req) -> directory.list(caller,
           req.hasWorkspace() && !req.getWorkspace().isEmpty() ? Optional.of(req.getWorkspace()) : Optional.empty())
         .map(agents -> ListAgentsResponse.newBuilder().addAllAgents(agents).build()))

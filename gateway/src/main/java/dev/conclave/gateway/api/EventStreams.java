@@ -53,8 +53,8 @@ public final class EventStreams {
     this.catchups = catchups;
   }
 
-  public void follow(Caller caller, GrpcServerRequest<StreamEventsRequest, ClientStreamEvent> request) {
-    request.last().compose(req -> req.getConversationKey().isBlank() ? Future.succeededFuture(req)
+  public void follow(Caller caller, StreamEventsRequest message, GrpcServerRequest<StreamEventsRequest, ClientStreamEvent> request) {
+    Future.succeededFuture(message).compose(req -> req.getConversationKey().isBlank() ? Future.succeededFuture(req)
       : conversations.require(caller, req.getConversationKey()).map(req)).onComplete(ar -> {
       if (ar.failed()) {
         GrpcFailures.fail(request.response(), METHOD, ar.cause());

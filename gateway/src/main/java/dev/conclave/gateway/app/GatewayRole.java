@@ -90,7 +90,7 @@ public final class GatewayRole implements RoleModule {
     GatewaySettings settings = GatewaySettings.from(ctx.config());
     AgentStore agents = new AgentStore(pool);
     RequestStore requests = new RequestStore(pool);
-    LedgerStore ledger = new LedgerStore(pool);
+    LedgerStore ledger = new LedgerStore(pool, ctx.config().maxEventBytes());
     ApprovalStore approvalStore = new ApprovalStore(pool);
     InjectionStore injectionStore = new InjectionStore(pool);
     UsageStore usage = new UsageStore(pool);

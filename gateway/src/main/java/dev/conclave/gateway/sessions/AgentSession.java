@@ -6,6 +6,7 @@ import dev.conclave.platform.auth.Caller;
 import dev.conclave.platform.errors.ConclaveException;
 import dev.conclave.platform.errors.Failures;
 import dev.conclave.proto.coven.AgentMessage;
+import dev.conclave.proto.coven.CovenControlGrpcService;
 import dev.conclave.proto.coven.RegistrationError;
 import dev.conclave.proto.coven.ServerMessage;
 import dev.conclave.proto.coven.Shutdown;
@@ -68,14 +69,25 @@ public final class AgentSession {
 
   /** Wires the stream; the agent has {@code registerTimeout} to send RegisterAgent. */
   public void start() {
-    // frames are decoded here, not by Vert.x, so that garbage gets INVALID_ARGUMENT instead of a reset
-    request.messageHandler(frame -> Frames.decode(frame).onComplete(ar -> {
-      if (ar.succeeded()) {
-        onMessage(ar.result());
-      } else if (state != State.CLOSED) {
-        fail(dev.conclave.platform.errors.Failures.classify(ar.cause()));
+    // frames are decoded here, not by Vert.x, so that garbage gets INVALID_ARGUMENT instead of a
+    // reset, and a compressed frame is inflated only up to the message limit
+    request.messageHandler(frame -> {
+      AgentMessage message;
+      try {
+        message = services.edge().messages().decode(frame, CovenControlGrpcService.AgentStream.decoder());
+      } catch (ConclaveException e) {
+        if (state != State.CLOSED) {
+          fail(e);
+        }
+        return;
       }
-    }));
+      onMessage(message);
+    });
+    services.edge().messages().bound(request, e -> {
+      if (state != State.CLOSED) {
+        fail(e);
+      }
+    });
     request.exceptionHandler(err -> close("stream failed: " + err.getMessage(), Optional.empty()));
     // a reset (the agent's process or connection went away) arrives as a gRPC error
     request.errorHandler(err -> close("stream reset by the agent: " + err, Optional.empty()));

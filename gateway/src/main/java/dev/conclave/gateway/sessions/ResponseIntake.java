@@ -2,6 +2,7 @@ package dev.conclave.gateway.sessions;
 
 import dev.conclave.gateway.ledger.Entries;
 import dev.conclave.gateway.ledger.LedgerEntry;
+import dev.conclave.platform.errors.ConclaveException;
 import dev.conclave.proto.coven.MessageResponse;
 
 import java.util.Optional;
@@ -40,6 +41,13 @@ final class ResponseIntake {
     Optional<LedgerEntry> entry = Entries.fromAgent(r, agentId, name, flight.id(), services.clock().instant(), flight.fullText());
     if (entry.isEmpty()) {
       services.metrics().dropped(SessionMetrics.DropReason.UNKNOWN_EVENT, agentId, id);
+      return;
+    }
+    try {
+      services.ledger().checkSize(entry.get());
+    } catch (ConclaveException tooLarge) {
+      // the agent ends up disconnected; its request ends like any other whose agent went away
+      session.fail(tooLarge);
       return;
     }
     if (entry.get().kind().terminal()) {

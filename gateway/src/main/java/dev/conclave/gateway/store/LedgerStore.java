@@ -1,5 +1,6 @@
 package dev.conclave.gateway.store;
 
+import dev.conclave.gateway.GatewayErrors;
 import dev.conclave.gateway.ledger.EventKind;
 import dev.conclave.gateway.ledger.LedgerEntry;
 import dev.conclave.gateway.ledger.LedgerEvent;
@@ -36,13 +37,29 @@ public final class LedgerStore {
   private static final String COLUMNS = "conversation_key, seq, request_id, kind, author, text, payload, actor_principal_id, created_at";
 
   private final Pool pool;
+  private final int maxEventBytes;
 
-  public LedgerStore(Pool pool) {
+  /** @param maxEventBytes the largest entry stored ({@code CONCLAVE_MAX_EVENT_BYTES}), so any page of history stays pageable */
+  public LedgerStore(Pool pool, int maxEventBytes) {
     this.pool = pool;
+    this.maxEventBytes = maxEventBytes;
+  }
+
+  /** Refuses an entry larger than the node stores (RESOURCE_EXHAUSTED {@code event_too_large}). */
+  public void checkSize(LedgerEntry entry) {
+    int bytes = Math.max(entry.view().getSerializedSize(), entry.raw().map(r -> r.length).orElse(0));
+    if (bytes > maxEventBytes) {
+      throw GatewayErrors.eventTooLarge(bytes, maxEventBytes);
+    }
   }
 
   /** Appends entries in order (inside the caller's transaction); returns the first sequence number. */
   public Future<Long> append(SqlClient tx, String conversationKey, String agentId, List<LedgerEntry> entries) {
+    try {
+      entries.forEach(this::checkSize);
+    } catch (RuntimeException tooLarge) {
+      return Future.failedFuture(tooLarge);
+    }
     int n = entries.size();
     UUID[] requestIds = new UUID[n];
     String[] kinds = new String[n];

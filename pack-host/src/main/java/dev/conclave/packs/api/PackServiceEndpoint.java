@@ -37,15 +37,14 @@ public final class PackServiceEndpoint {
 
   public Service service() {
     return GrpcEndpoint.service(PackServiceGrpcService.SERVICE_NAME, PackServiceGrpcService.SERVICE_DESCRIPTOR, edge)
-      .streaming(PackServiceGrpcService.Register, Audience.PACKS, Resource.SELF, this::register)
+      .serverStreaming(PackServiceGrpcService.Register, Audience.PACKS, Resource.SELF, this::register)
       .unary(PackServiceGrpcService.ToolResult, Audience.PACKS, Resource.SELF, (caller, response) ->
         results.deliver(caller, response).map(v -> Empty.getDefaultInstance()))
       .build();
   }
 
-  private void register(Caller caller, GrpcServerRequest<PackManifest, ExecuteToolRequest> request) {
-    request.last()
-      .compose(manifest -> registrations.open(caller, manifest, request))
+  private void register(Caller caller, PackManifest manifest, GrpcServerRequest<PackManifest, ExecuteToolRequest> request) {
+    registrations.open(caller, manifest, request)
       .onFailure(err -> GrpcFailures.fail(request.response(), REGISTER, err));
   }
 

@@ -104,6 +104,10 @@ public record ConclaveConfig(
     }
     r.text(ConfigKey.SECRETS_KEY).ifPresent(ConclaveConfig::decodeSecretsKey);
     r.text(ConfigKey.SSH_UNKNOWN_KEYS).ifPresent(ConclaveConfig::unknownKeyPolicy);
+    r.text(ConfigKey.MAX_EVENT_BYTES).ifPresent(ConclaveConfig::maxEventBytes);
+    for (ConfigKey key : EDGE_LIMITS) {
+      r.text(key).ifPresent(v -> Values.positive(key.env(), v));
+    }
     boolean clustered = !members.isEmpty() || k8sDns.isPresent();
     if (clustered && secret.isEmpty()) {
       throw new ConfigException(ConfigKey.AUTH_SECRET.env(), "must be set when the node runs clustered, so that every node accepts every node's tokens");
@@ -187,6 +191,51 @@ public record ConclaveConfig(
       throw new ConfigException(ConfigKey.SSH_UNKNOWN_KEYS.env(), "must be one of " + String.join(", ", UNKNOWN_KEY_POLICIES) + ", got '" + value + "'");
     }
     return policy;
+  }
+
+  /** Largest stored event and page entry: {@code CONCLAVE_MAX_EVENT_BYTES}, at most {@link #MAX_EVENT_BYTES_CEILING}. */
+  public int maxEventBytes() {
+    return raw(ConfigKey.MAX_EVENT_BYTES.env()).map(ConclaveConfig::maxEventBytes).orElse(1024 * 1024);
+  }
+
+  /** Half the 4 MiB gRPC clients accept by default: a page of history (itself capped at this) always fits. */
+  public static final int MAX_EVENT_BYTES_CEILING = 2 * 1024 * 1024;
+
+  private static int maxEventBytes(String value) {
+    int bytes = Values.positive(ConfigKey.MAX_EVENT_BYTES.env(), value);
+    if (bytes > MAX_EVENT_BYTES_CEILING) {
+      throw new ConfigException(ConfigKey.MAX_EVENT_BYTES.env(), "must be at most " + MAX_EVENT_BYTES_CEILING
+        + ", so that a page of history fits in the 4 MiB gRPC clients accept, got " + bytes);
+    }
+    return bytes;
+  }
+
+  private static final List<ConfigKey> EDGE_LIMITS = List.of(ConfigKey.UNAUTHENTICATED_TIMEOUT, ConfigKey.HTTP_IDLE_TIMEOUT,
+    ConfigKey.MAX_CALLS_PER_PRINCIPAL, ConfigKey.MAX_CONNECTIONS_PER_PRINCIPAL);
+
+  /** {@code CONCLAVE_UNAUTHENTICATED_TIMEOUT_SECONDS}. */
+  public Duration unauthenticatedTimeout() {
+    return Duration.ofSeconds(positive(ConfigKey.UNAUTHENTICATED_TIMEOUT));
+  }
+
+  /** {@code CONCLAVE_HTTP_IDLE_SECONDS}. */
+  public Duration httpIdleTimeout() {
+    return Duration.ofSeconds(positive(ConfigKey.HTTP_IDLE_TIMEOUT));
+  }
+
+  /** {@code CONCLAVE_MAX_CALLS_PER_PRINCIPAL}. */
+  public int maxCallsPerPrincipal() {
+    return positive(ConfigKey.MAX_CALLS_PER_PRINCIPAL);
+  }
+
+  /** {@code CONCLAVE_MAX_CONNECTIONS_PER_PRINCIPAL}. */
+  public int maxConnectionsPerPrincipal() {
+    return positive(ConfigKey.MAX_CONNECTIONS_PER_PRINCIPAL);
+  }
+
+  /** A positive whole-number setting, its documented default when unset ({@link #from} has checked it). */
+  private int positive(ConfigKey key) {
+    return Values.positive(key.env(), raw(key.env()).orElse(key.documentedDefault()));
   }
 
   /** A raw variable, for service modules that read their own keys. */

@@ -42,4 +42,8 @@ public final class MetricNames {
   public static final String BRIDGE_WITHHELD = "conclave.bridge.withheld";
   /** Bridge subscriptions accepted. */
   public static final String BRIDGE_SUBSCRIPTIONS = "conclave.bridge.subscriptions";
+  /** Connections the gRPC edge closed; tag {@code reason}: unauthenticated. */
+  public static final String EDGE_CONNECTIONS_CLOSED = "conclave.edge.connections.closed";
+  /** gRPC calls refused for a principal's limits; tag {@code reason}: calls_per_principal, connections_per_principal. */
+  public static final String EDGE_CALLS_REFUSED = "conclave.edge.calls.refused";
 }

@@ -27,6 +27,7 @@ import dev.conclave.platform.secrets.Secrets;
 import dev.conclave.platform.secrets.SecretsKey;
 import dev.conclave.platform.server.EdgeContribution;
 import dev.conclave.platform.server.EdgeSecurity;
+import dev.conclave.platform.server.ConnectionGuard;
 import dev.conclave.platform.server.EdgeVerticle;
 import io.vertx.core.DeploymentOptions;
 import io.vertx.core.Future;
@@ -111,7 +112,7 @@ public final class NodeRuntime {
       AuditLog audit = new AuditLog(pool, config.nodeId(), metrics.registry());
       audit.start(vertx, config.auditRetention());
       NodeContext context = new NodeContext(vertx, config, pool, tokens, principals, metrics.registry(), health, clock,
-        membership, new EventBusPackTools(vertx, membership, config.nodeId()), EdgeSecurity.create(audit), new AgentAccess(pool),
+        membership, new EventBusPackTools(vertx, membership, config.nodeId()), EdgeSecurity.create(audit, config.maxMessageBytes()), new AgentAccess(pool),
         secrets);
 
       List<RunningRole> running = new ArrayList<>();
@@ -124,7 +125,8 @@ public final class NodeRuntime {
         contributions.addAll(role.contributions());
       }
 
-      EdgeVerticle.Setup setup = new EdgeVerticle.Setup(config, tokens, principals, clock, context.edge(), health, metrics, List.copyOf(contributions));
+      EdgeVerticle.Setup setup = new EdgeVerticle.Setup(config, tokens, principals, clock, context.edge(), health, metrics,
+        ConnectionGuard.of(vertx, config, metrics.registry()), List.copyOf(contributions));
       List<EdgeVerticle> edges = new ArrayList<>();
       String edgeId = await(vertx.deployVerticle(() -> {
         EdgeVerticle edge = new EdgeVerticle(setup);

@@ -10,13 +10,13 @@ import dev.conclave.platform.errors.Failures;
 
 /**
  * What the edge shares with every service it serves: the hand-over of verified callers from the
- * gRPC gate, the table of declared routes and their audiences, and the audit log every change and
- * every refusal is written to.
+ * gRPC gate, the table of declared routes and their audiences, the audit log every change and
+ * every refusal is written to, and the bounded decoding of gRPC messages.
  */
-public record EdgeSecurity(CallerHandoff callers, RouteTable routes, AuditLog audit) {
+public record EdgeSecurity(CallerHandoff callers, RouteTable routes, AuditLog audit, GrpcMessages messages) {
 
-  public static EdgeSecurity create(AuditLog audit) {
-    return new EdgeSecurity(new CallerHandoff(), new RouteTable(), audit);
+  public static EdgeSecurity create(AuditLog audit, int maxMessageBytes) {
+    return new EdgeSecurity(new CallerHandoff(), new RouteTable(), audit, new GrpcMessages(maxMessageBytes));
   }
 
   /** Records how an authenticated call ended; refusals ({@code PERMISSION_DENIED}, {@code UNAUTHENTICATED}) as denied. */

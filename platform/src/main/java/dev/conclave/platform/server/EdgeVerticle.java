@@ -28,7 +28,7 @@ public final class EdgeVerticle extends VerticleBase {
 
   /** What every edge instance is built from. */
   public record Setup(ConclaveConfig config, TokenService tokens, PrincipalStore principals, java.time.Clock clock, EdgeSecurity edge,
-                      NodeHealth health, NodeMetrics metrics, List<EdgeContribution> contributions) {
+                      NodeHealth health, NodeMetrics metrics, ConnectionGuard guard, List<EdgeContribution> contributions) {
   }
 
   /** Largest HTTP request body the REST API accepts. */
@@ -82,7 +82,8 @@ public final class EdgeVerticle extends VerticleBase {
     });
 
     grpcHttp = vertx.createHttpServer(ServerOptions.grpc(config)).requestHandler(new GrpcAuthGate(grpc, setup.tokens(),
-      setup.contributions().stream().flatMap(c -> c.grpcCredentials().stream()).toList(), setup.edge()));
+      setup.contributions().stream().flatMap(c -> c.grpcCredentials().stream()).toList(), setup.edge(), setup.guard()))
+      .connectionHandler(setup.guard()::opened);
     http = vertx.createHttpServer(ServerOptions.http(config)).requestHandler(router);
     return Future.all(grpcHttp.listen(), http.listen());
   }

@@ -7,9 +7,11 @@ import dev.conclave.platform.errors.Failures;
 import io.vertx.core.Future;
 import io.vertx.core.Handler;
 import io.vertx.core.http.HttpServerRequest;
+import io.vertx.grpc.common.GrpcHeaderNames;
 import io.vertx.grpc.server.GrpcServer;
 
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -32,6 +34,7 @@ public final class GrpcAuthGate implements Handler<HttpServerRequest> {
   private final TokenService tokens;
   private final List<GrpcCredentials> alternatives;
   private final Gatekeeping handoff;
+  private final ConnectionGuard guard;
 
   /** What the gate reports to: the caller hand-over, and the audit of failed authentications. */
   private record Gatekeeping(EdgeSecurity edge) {
@@ -44,8 +47,9 @@ public final class GrpcAuthGate implements Handler<HttpServerRequest> {
     }
   }
 
-  public GrpcAuthGate(GrpcServer server, TokenService tokens, List<GrpcCredentials> alternatives, EdgeSecurity edge) {
+  public GrpcAuthGate(GrpcServer server, TokenService tokens, List<GrpcCredentials> alternatives, EdgeSecurity edge, ConnectionGuard guard) {
     this.server = server;
+    this.guard = guard;
     this.tokens = tokens;
     this.alternatives = List.copyOf(alternatives);
     this.handoff = new Gatekeeping(edge);
@@ -54,7 +58,15 @@ public final class GrpcAuthGate implements Handler<HttpServerRequest> {
   @Override
   public void handle(HttpServerRequest request) {
     CallerHandoff.strip(request.headers());
-    if (isPublic(request.path())) {
+    boolean open = isPublic(request.path());
+    // the open services are decoded by Vert.x, which inflates without bound: they take no compression
+    Optional<ConclaveException> encoding = GrpcMessages.admit(request.headers(), !open);
+    if (encoding.isPresent()) {
+      request.response().putHeader(GrpcHeaderNames.GRPC_ACCEPT_ENCODING, GrpcMessages.acceptEncoding(!open));
+      GrpcFailures.reject(request.response(), encoding.get());
+      return;
+    }
+    if (open) {
       server.handle(request);
       return;
     }
@@ -71,9 +83,11 @@ public final class GrpcAuthGate implements Handler<HttpServerRequest> {
           }
           verified.onComplete(ar -> {
             if (ar.succeeded()) {
-              handoff.put(request.headers(), ar.result());
-              server.handle(request);
-              request.resume();
+              if (admitted(request, ar.result())) {
+                handoff.put(request.headers(), ar.result());
+                server.handle(request);
+                request.resume();
+              }
             } else {
               ConclaveException e = Failures.classify(ar.cause());
               handoff.authenticationFailed(request, e);
@@ -84,14 +98,25 @@ public final class GrpcAuthGate implements Handler<HttpServerRequest> {
         }
       }
     }
+    Caller caller;
     try {
-      handoff.put(request.headers(), tokens.verifyHeader(authorization));
+      caller = tokens.verifyHeader(authorization);
     } catch (ConclaveException e) {
       handoff.authenticationFailed(request, e);
       GrpcFailures.reject(request.response(), e);
       return;
     }
-    server.handle(request);
+    if (admitted(request, caller)) {
+      handoff.put(request.headers(), caller);
+      server.handle(request);
+    }
+  }
+
+  /** Whether the caller is within its limits on this node; if not, the call is refused here. */
+  private boolean admitted(HttpServerRequest request, Caller caller) {
+    Optional<ConclaveException> refused = guard.admit(request, caller);
+    refused.ifPresent(e -> GrpcFailures.reject(request.response(), e));
+    return refused.isEmpty();
   }
 
   static boolean isPublic(String path) {

@@ -28,7 +28,13 @@ public final class GrpcEndpoint {
     Future<Resp> call(Caller caller, Req request);
   }
 
-  /** A streaming method, handled on the raw request and response streams. */
+  /** A server-streaming method: one request in (decoded and bounded here), a stream of responses out. */
+  @FunctionalInterface
+  public interface ServerStreaming<Req, Resp> {
+    void call(Caller caller, Req message, GrpcServerRequest<Req, Resp> request);
+  }
+
+  /** A streaming method, handled on the raw request and response streams (frames decoded with {@link GrpcMessages}). */
   @FunctionalInterface
   public interface Streaming<Req, Resp> {
     void call(Caller caller, GrpcServerRequest<Req, Resp> request);
@@ -58,7 +64,7 @@ public final class GrpcEndpoint {
         return;
       }
       Object[] message = {null};
-      request.last()
+      edge.messages().single(request, method.decoder())
         .compose(m -> {
           message[0] = m;
           return handler.call(caller, m);
@@ -89,6 +95,21 @@ public final class GrpcEndpoint {
       }
     });
     return this;
+  }
+
+  public <Req, Resp> GrpcEndpoint serverStreaming(ServiceMethod<Req, Resp> method, Audience audience, Resource resource,
+                                                  ServerStreaming<Req, Resp> handler) {
+    return streaming(method, audience, resource, (caller, request) -> edge.messages().single(request, method.decoder()).onComplete(ar -> {
+      if (ar.failed()) {
+        GrpcFailures.fail(request.response(), method.fullMethodName(), ar.cause());
+        return;
+      }
+      try {
+        handler.call(caller, ar.result(), request);
+      } catch (RuntimeException e) {
+        GrpcFailures.fail(request.response(), method.fullMethodName(), e);
+      }
+    }));
   }
 
   public Service build() {

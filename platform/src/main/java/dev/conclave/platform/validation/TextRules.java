@@ -44,6 +44,24 @@ public final class TextRules {
     return Optional.empty();
   }
 
+  /**
+   * A caller's value made safe to repeat in an error or a log line: at most {@link #ECHO_CHARACTERS}
+   * characters, hidden characters written as {@code U+XXXX}.
+   */
+  public static String echo(String value) {
+    StringBuilder out = new StringBuilder();
+    value.codePoints().limit(ECHO_CHARACTERS).forEach(c -> {
+      if (hidden(c)) {
+        out.append(String.format("U+%04X", c));
+      } else {
+        out.appendCodePoint(c);
+      }
+    });
+    return value.codePointCount(0, value.length()) > ECHO_CHARACTERS ? out + "…" : out.toString();
+  }
+
+  public static final int ECHO_CHARACTERS = 80;
+
   /** Control characters, formatting marks (bidi overrides, zero-width), line and paragraph separators. */
   private static boolean hidden(int c) {
     int type = Character.getType(c);
