@@ -25,7 +25,7 @@ public final class AgentRequests {
       .put("canAccessBrowser", caps.bool("canAccessBrowser", false));
     JsonOut out = JsonOut.object()
       .put("id", agent.id("id", true))
-      .put("name", agent.string("name", true, Limits.NAME))
+      .put("name", agent.name("name", true))
       .put("type", agent.oneOf("type", true, Vocabulary.AGENT_TYPES))
       .put("capabilities", capabilities);
     if (machine != null) {

@@ -1,5 +1,6 @@
 package dev.conclave.swarm.validation;
 
+import dev.conclave.platform.validation.TextRules;
 import dev.conclave.swarm.errors.SwarmErrors;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
@@ -69,6 +70,17 @@ public final class JsonFields {
     }
     if (text.length() > maxLength) {
       throw SwarmErrors.invalidField(path(key), "must be at most " + maxLength + " characters");
+    }
+    return text;
+  }
+
+  /** A display name: at most {@link Limits#NAME} characters of any script, none of them control or bidi/formatting characters. */
+  public String name(String key, boolean required) {
+    String text = string(key, required, Limits.NAME);
+    if (text != null) {
+      TextRules.nameProblem(text, Limits.NAME).ifPresent(why -> {
+        throw SwarmErrors.invalidField(path(key), why);
+      });
     }
     return text;
   }

@@ -69,6 +69,14 @@ class ProtocolValidationTest {
   }
 
   @Test
+  void agentNamesMayNotHideCharacters() {
+    JsonObject agent = SwarmApi.agentSpec("named", List.of("x"));
+    rejected(api.post("/api/v1/agents/register", v1().put("agent", agent.copy().put("name", "admin\u202E tnega"))), "invalid_operation", "agent.name");
+    rejected(api.post("/api/v1/agents/register", v1().put("agent", agent.copy().put("name", "two\nlines"))), "invalid_operation", "agent.name");
+    assertThat(api.post("/api/v1/agents/register", v1().put("agent", agent.copy().put("name", "Ågent 名前 <b>"))).status()).isEqualTo(200);
+  }
+
+  @Test
   void membersAreCheckedForPresenceTypeValueAndSize() {
     rejected(api.post("/api/v1/agents/register", v1()), "invalid_operation", "agent");
     JsonObject agent = SwarmApi.agentSpec("v2", List.of("x"));

@@ -2,6 +2,7 @@ package dev.conclave.packs.registry;
 
 import dev.conclave.packs.PackErrors;
 import dev.conclave.platform.packs.ToolScope;
+import dev.conclave.platform.validation.TextRules;
 import dev.conclave.proto.coven.PackManifest;
 import dev.conclave.proto.coven.ToolDefinition;
 
@@ -22,6 +23,7 @@ public final class Manifests {
   static final Pattern TOOL_NAME = Pattern.compile("[A-Za-z0-9_.-]{1,64}");
   static final Pattern CAPABILITY = Pattern.compile("[A-Za-z0-9_.:-]{1,64}");
   static final int MAX_TOOLS = 256;
+  static final int MAX_VERSION = 64;
   static final int MAX_DESCRIPTION = 4096;
   static final int MAX_SCHEMA = 64 * 1024;
   /** The prefix of built-in pack ids; packs may not use it. */
@@ -41,9 +43,9 @@ public final class Manifests {
     if (m.getPackId().startsWith(BUILTIN_PREFIX)) {
       throw PackErrors.invalidManifest("pack_id", "must not start with '" + BUILTIN_PREFIX + "' (reserved for built-in packs)");
     }
-    if (m.getVersion().length() > 64) {
-      throw PackErrors.invalidManifest("version", "must be at most 64 characters");
-    }
+    TextRules.nameProblem(m.getVersion(), MAX_VERSION).ifPresent(why -> {
+      throw PackErrors.invalidManifest("version", why);
+    });
     if (m.getToolsCount() == 0) {
       throw PackErrors.invalidManifest("tools", "must list at least one tool");
     }

@@ -62,6 +62,12 @@ public final class TextRules {
 
   public static final int ECHO_CHARACTERS = 80;
 
+  /** {@code value} without the characters a name may not hold, for names taken from elsewhere (an SSH key's comment). */
+  public static String visible(String value) {
+    return value.codePoints().filter(c -> !hidden(c))
+      .collect(StringBuilder::new, StringBuilder::appendCodePoint, StringBuilder::append).toString();
+  }
+
   /** Control characters, formatting marks (bidi overrides, zero-width), line and paragraph separators. */
   private static boolean hidden(int c) {
     int type = Character.getType(c);

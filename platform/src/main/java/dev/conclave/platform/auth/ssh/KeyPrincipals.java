@@ -5,6 +5,7 @@ import dev.conclave.platform.auth.PrincipalStatus;
 import dev.conclave.platform.auth.PrincipalStore;
 import dev.conclave.platform.auth.PrincipalType;
 import dev.conclave.platform.db.PgErrors;
+import dev.conclave.platform.validation.TextRules;
 import io.vertx.core.Future;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -50,8 +51,7 @@ final class KeyPrincipals {
 
   /** The key's comment, cleaned to fit, or a name made from the fingerprint. */
   static String displayName(AgentKey key) {
-    String comment = key.comment().orElse("").strip().codePoints()
-      .filter(c -> !Character.isISOControl(c))
+    String comment = TextRules.visible(key.comment().orElse("")).strip().codePoints()
       .limit(MAX_DISPLAY_NAME)
       .collect(StringBuilder::new, StringBuilder::appendCodePoint, StringBuilder::append)
       .toString().strip();
