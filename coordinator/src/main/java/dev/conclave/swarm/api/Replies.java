@@ -37,15 +37,12 @@ final class Replies {
   }
 
   static void problem(RoutingContext ctx, Throwable failure) {
-    ConclaveException problem = Failures.classify(SwarmErrors.fromSql(failure));
-    if (Failures.unexpected(problem)) {
-      LOG.error("swarm request failed method={} path={}", ctx.request().method(), ctx.request().path(), failure);
-    }
+    ConclaveException problem = Failures.report(LOG, "swarm " + ctx.request().method() + " " + ctx.request().path(), SwarmErrors.fromSql(failure));
     HttpServerResponse response = ctx.response();
     if (response.ended() || response.closed()) {
       return;
     }
-    JsonObject body = Problems.body(problem).put("success", false).put("error", problem.detail());
+    JsonObject body = Problems.body(problem).put("success", false).put("error", Failures.safeDetail(problem.detail()));
     if (problem instanceof SwarmProblem swarm) {
       swarm.extensions().forEach(e -> {
         if (!STANDARD.contains(e.getKey())) {

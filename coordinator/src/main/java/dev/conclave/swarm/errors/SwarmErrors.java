@@ -156,7 +156,8 @@ public final class SwarmErrors {
       try {
         return fromDatabase(new JsonObject(pg.getDetail()));
       } catch (DecodeException e) {
-        return new ConclaveException(ErrorKind.INTERNAL, "internal", "internal error");
+        // not the JSON a swarm function writes: a server fault, classified (and logged) as such
+        return failure;
       }
     }
     return failure;

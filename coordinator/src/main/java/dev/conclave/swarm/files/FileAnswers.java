@@ -53,15 +53,12 @@ final class FileAnswers {
   }
 
   static JsonObject error(Throwable failure) {
-    ConclaveException problem = Failures.classify(SwarmErrors.fromSql(failure));
-    if (Failures.unexpected(problem)) {
-      LOG.error("swarm file request failed", failure);
-    }
+    ConclaveException problem = Failures.report(LOG, "swarm file request", SwarmErrors.fromSql(failure));
     JsonObject body = new JsonObject();
     if (problem instanceof SwarmProblem swarm) {
       body.mergeIn(swarm.extensions());
     }
-    return body.put("success", false).put("error", problem.detail()).put("code", problem.code())
+    return body.put("success", false).put("error", Failures.safeDetail(problem.detail())).put("code", problem.code())
       .put("status", problem.kind().httpStatus());
   }
 }

@@ -69,10 +69,7 @@ public final class GatewayToolsEndpoint {
       if (ar.succeeded()) {
         msg.reply(ar.result());
       } else {
-        ConclaveException e = Failures.classify(ar.cause());
-        if (Failures.unexpected(e)) {
-          LOG.error("gateway tool op failed op={}", body.getString(GatewayToolOps.OP), ar.cause());
-        }
+        ConclaveException e = Failures.report(LOG, "gateway tool op " + body.getString(GatewayToolOps.OP), ar.cause());
         msg.fail(e.kind().httpStatus(), e.detail());
       }
     });

@@ -8,6 +8,7 @@ import dev.conclave.platform.auth.Caller;
 import dev.conclave.platform.auth.TokenPurpose;
 import dev.conclave.platform.auth.TokenService;
 import dev.conclave.platform.errors.ConclaveException;
+import dev.conclave.platform.errors.Failures;
 import dev.conclave.platform.metrics.MetricNames;
 import dev.conclave.platform.server.EdgeSecurity;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -133,8 +134,8 @@ public final class McpHttpEndpoint {
           } else if (ar.cause() instanceof McpProtocol.RpcError e) {
             rpcError(ctx, 200, request.id(), e.code(), e.getMessage());
           } else {
-            LOG.error("mcp request failed method={} agent={}", request.method(), caller.agentScope().get().agentId(), ar.cause());
-            rpcError(ctx, 200, request.id(), McpSchema.ErrorCodes.INTERNAL_ERROR, "internal error");
+            ConclaveException e = Failures.report(LOG, "mcp " + request.method() + " agent=" + caller.agentScope().get().agentId(), ar.cause());
+            rpcError(ctx, 200, request.id(), McpSchema.ErrorCodes.INTERNAL_ERROR, e.detail());
           }
         });
     });

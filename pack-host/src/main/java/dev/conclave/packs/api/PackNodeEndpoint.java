@@ -62,10 +62,7 @@ public final class PackNodeEndpoint {
       if (ar.succeeded()) {
         msg.reply(ar.result());
       } else {
-        ConclaveException e = Failures.classify(ar.cause());
-        if (Failures.unexpected(e)) {
-          LOG.error("pack node op failed op={}", body.getString(PackNodeOps.OP), ar.cause());
-        }
+        ConclaveException e = Failures.report(LOG, "pack node op " + body.getString(PackNodeOps.OP), ar.cause());
         msg.fail(e.kind().httpStatus(), e.detail());
       }
     });

@@ -4,6 +4,8 @@ import io.vertx.core.http.StreamResetException;
 import io.vertx.pgclient.PgException;
 import io.vertx.sqlclient.ClosedConnectionException;
 
+import org.slf4j.Logger;
+
 import java.net.ConnectException;
 import java.util.concurrent.TimeoutException;
 
@@ -20,7 +22,8 @@ public final class Failures {
     Throwable t = failure;
     while (t != null) {
       if (t instanceof ConclaveException ce) {
-        return ce;
+        // every server fault the caller sees carries a reference to quote
+        return ce.kind() == ErrorKind.INTERNAL && !(ce instanceof Internal) ? new Internal(reference()) : ce;
       }
       if (t instanceof com.google.protobuf.InvalidProtocolBufferException || t instanceof io.vertx.core.json.DecodeException
         || t instanceof io.vertx.grpc.common.CodecException) {
@@ -50,11 +53,54 @@ public final class Failures {
       }
       t = t.getCause();
     }
-    return new ConclaveException(ErrorKind.INTERNAL, "internal", "internal error");
+    return new Internal(reference());
   }
 
   /** True when the failure is ours to log with its stack: the caller only saw "internal error". */
   public static boolean unexpected(ConclaveException classified) {
     return classified.kind() == ErrorKind.INTERNAL;
+  }
+
+  /**
+   * Classifies {@code failure} for the caller and logs it the one way it should be: a server fault
+   * as ERROR with its stack and the reference the caller was given, bad input as one rate-limited
+   * WARN line ({@link BadInputLog}), anything else (not found, denied, conflicts) not at all.
+   *
+   * @param where what failed, for the log: {@code "grpc coven.ClientService/SendMessage"}, {@code "http POST /api/…"}
+   */
+  public static ConclaveException report(Logger log, String where, Throwable failure) {
+    ConclaveException e = classify(failure);
+    if (e instanceof Internal internal) {
+      log.error("{} failed ref={}", where, internal.reference, failure);
+    } else if (BAD_INPUT.contains(e.kind())) {
+      BadInputLog.refused(where, e);
+    }
+    return e;
+  }
+
+  private static final java.util.Set<ErrorKind> BAD_INPUT = java.util.EnumSet.of(ErrorKind.INVALID_ARGUMENT, ErrorKind.PAYLOAD_TOO_LARGE,
+    ErrorKind.UNSUPPORTED_ENCODING);
+
+  /** Java class names as exception messages carry them ({@code java.util.LinkedHashMap}, {@code com.fasterxml…Exception}). */
+  private static final java.util.regex.Pattern CLASS_NAME = java.util.regex.Pattern.compile(
+    "\\b(?:java|javax|jdk|sun|com|org|io|dev|net)(?:\\.[a-z_$][\\w$]*)*\\.[A-Z][\\w$]*(?:\\.[A-Z][\\w$]*)*");
+
+  /** A detail safe to send: no Java class names (a library's message may hold one). */
+  public static String safeDetail(String detail) {
+    return CLASS_NAME.matcher(detail).replaceAll("value");
+  }
+
+  private static String reference() {
+    return java.util.UUID.randomUUID().toString().substring(0, 8);
+  }
+
+  /** A server fault: the caller gets a reference to quote, the log has the same reference with the stack. */
+  static final class Internal extends ConclaveException {
+    private final String reference;
+
+    Internal(String reference) {
+      super(ErrorKind.INTERNAL, "internal", "internal error (reference " + reference + ")");
+      this.reference = reference;
+    }
   }
 }

@@ -19,10 +19,7 @@ public final class GrpcFailures {
 
   /** Ends the call with the status for {@code failure}; logs failures nobody anticipated. */
   public static void fail(GrpcServerResponse<?, ?> response, String method, Throwable failure) {
-    ConclaveException e = Failures.classify(failure);
-    if (Failures.unexpected(e)) {
-      LOG.error("grpc call failed method={}", method, failure);
-    }
+    ConclaveException e = Failures.report(LOG, "grpc " + method, failure);
     try {
       end(response, e);
     } catch (RuntimeException alreadyEnded) {
@@ -39,7 +36,7 @@ public final class GrpcFailures {
    * put in the headers or trailers ourselves it leaves alone.)
    */
   public static void end(GrpcServerResponse<?, ?> response, ConclaveException e) {
-    String message = percentEncode(e.code() + ": " + e.detail());
+    String message = percentEncode(e.code() + ": " + Failures.safeDetail(e.detail()));
     // before any message the answer is trailers-only: the status goes in the headers
     if (response instanceof io.vertx.grpc.common.impl.GrpcWriteStreamBase<?, ?> stream && stream.isHeadersSent()) {
       response.trailers().set(GrpcHeaderNames.GRPC_MESSAGE, message);
@@ -58,7 +55,7 @@ public final class GrpcFailures {
     response.setStatusCode(200)
       .putHeader(HttpHeaders.CONTENT_TYPE, contentType)
       .putHeader(GrpcHeaderNames.GRPC_STATUS, e.kind().grpcStatus().toString())
-      .putHeader(GrpcHeaderNames.GRPC_MESSAGE, percentEncode(e.code() + ": " + e.detail()))
+      .putHeader(GrpcHeaderNames.GRPC_MESSAGE, percentEncode(e.code() + ": " + Failures.safeDetail(e.detail())))
       .end();
   }
 

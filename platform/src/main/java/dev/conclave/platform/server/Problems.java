@@ -24,16 +24,12 @@ public final class Problems {
       .put("title", title(e.kind()))
       .put("status", e.kind().httpStatus())
       .put("code", e.code())
-      .put("detail", e.detail());
+      .put("detail", Failures.safeDetail(e.detail()));
   }
 
   /** Answers the request with the problem that {@code failure} stands for. */
   public static void send(RoutingContext ctx, Throwable failure) {
-    ConclaveException problem = Failures.classify(failure);
-    if (Failures.unexpected(problem)) {
-      LOG.error("http request failed method={} path={}", ctx.request().method(), ctx.request().path(), failure);
-    }
-    send(ctx.response(), problem);
+    send(ctx.response(), Failures.report(LOG, "http " + ctx.request().method() + " " + ctx.request().path(), failure));
   }
 
   public static void send(HttpServerResponse response, ConclaveException problem) {
