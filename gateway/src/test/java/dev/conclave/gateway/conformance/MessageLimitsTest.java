@@ -111,6 +111,16 @@ class MessageLimitsTest {
   }
 
   @Test
+  void otherContentTypesOnTheGrpcPortAreUnsupportedNotServerErrors() {
+    for (String type : new String[] {"application/json", "text/plain", "application/grpc+xml"}) {
+      for (String path : new String[] {"/coven.ClientService/SendMessage", "/coven.ClientService/NoSuchMethod", "/nothing"}) {
+        var answer = wire.call(path, auth("content-type", type), "{}".getBytes(), PATIENCE);
+        assertThat(answer.httpStatus()).as(type + " " + path + " " + answer).isLessThan(500);
+      }
+    }
+  }
+
+  @Test
   void aGzipBombOnAnAgentStreamIsResourceExhausted() {
     byte[] register = AgentMessage.newBuilder().setRegister(RegisterAgent.newBuilder().setAgentId("bomb").setName("n".repeat(1024 * 1024)))
       .build().toByteArray();

@@ -14,6 +14,7 @@ import io.vertx.core.http.HttpServer;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.handler.BodyHandler;
 import io.vertx.grpc.reflection.ReflectionService;
+import io.vertx.grpc.server.GrpcProtocol;
 import io.vertx.grpc.server.GrpcServer;
 import io.vertx.grpc.server.GrpcServerOptions;
 
@@ -46,7 +47,10 @@ public final class EdgeVerticle extends VerticleBase {
   @Override
   public Future<?> start() {
     ConclaveConfig config = setup.config();
-    GrpcServer grpc = GrpcServer.server(vertx, new GrpcServerOptions().setMaxMessageSize(config.maxMessageBytes()));
+    // gRPC and gRPC-Web only: HTTP/JSON transcoding serves none of our methods, and Vert.x answers an
+    // unknown transcoded path with 500
+    GrpcServer grpc = GrpcServer.server(vertx, new GrpcServerOptions().setMaxMessageSize(config.maxMessageBytes())
+      .removeEnabledProtocol(GrpcProtocol.TRANSCODING));
     setup.contributions().forEach(c -> c.bindGrpc(grpc));
     grpc.addService(ReflectionService.v1());
     grpc.addService(setup.health().grpcService(grpc));

@@ -56,7 +56,7 @@ public final class GrpcWire implements AutoCloseable {
   public Answer call(String path, Map<String, String> headers, byte[] body, Duration timeout) {
     RequestOptions options = new RequestOptions().setMethod(HttpMethod.POST).setHost("127.0.0.1").setPort(port).setURI(path)
       .putHeader("content-type", "application/grpc").putHeader("te", "trailers");
-    headers.forEach(options::putHeader);
+    headers.forEach((name, value) -> options.getHeaders().set(name, value));
     var answer = client.request(options)
       .compose(req -> req.send(Buffer.buffer(body)))
       .compose(resp -> resp.body().map(b -> {
