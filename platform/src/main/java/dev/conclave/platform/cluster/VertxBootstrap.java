@@ -5,6 +5,7 @@ import com.hazelcast.config.JoinConfig;
 import com.hazelcast.config.NetworkConfig;
 import dev.conclave.platform.config.ConclaveConfig;
 import dev.conclave.platform.config.HostAndPort;
+import dev.conclave.platform.errors.Failures;
 import dev.conclave.platform.metrics.NodeMetrics;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
@@ -30,7 +31,7 @@ public final class VertxBootstrap {
     VertxOptions options = new VertxOptions().setMetricsOptions(metrics.vertxOptions());
     if (!config.clustered()) {
       LOG.info("cluster: standalone (set {} or {} to cluster)", "CONCLAVE_CLUSTER_MEMBERS", "CONCLAVE_CLUSTER_K8S_DNS");
-      return Future.succeededFuture(Vertx.builder().with(options).withMetrics(metrics.vertxFactory()).build());
+      return Future.succeededFuture(reporting(Vertx.builder().with(options).withMetrics(metrics.vertxFactory()).build()));
     }
     String host = ClusterHost.resolve(config);
     options.getEventBusOptions()
@@ -43,8 +44,20 @@ public final class VertxBootstrap {
       config.clusterPort(), config.eventBusPort(),
       config.clusterK8sDns().map(d -> "kubernetes-dns " + d).orElse("tcp-ip " + config.clusterMembers()));
     return Vertx.builder().with(options).withMetrics(metrics.vertxFactory()).withClusterManager(manager).buildClustered()
+      .map(VertxBootstrap::reporting)
       .onSuccess(v -> LOG.info("cluster: joined members={} vertx-node={}", manager.getNodes().size(), manager.getNodeId()));
   }
+
+  /**
+   * What a handler throws and nobody catches is reported like every other failure: a fault as ERROR
+   * with a reference, bad input as a rate-limited WARN line (instead of Vert.x's own "Unhandled exception").
+   */
+  private static Vertx reporting(Vertx vertx) {
+    vertx.exceptionHandler(t -> Failures.report(UNHANDLED, "a handler", t));
+    return vertx;
+  }
+
+  private static final Logger UNHANDLED = LoggerFactory.getLogger("dev.conclave.unhandled");
 
   static Config hazelcastConfig(ConclaveConfig config, String host) {
     Config hz = ConfigUtil.loadConfig();
