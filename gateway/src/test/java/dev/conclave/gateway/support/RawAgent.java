@@ -193,6 +193,11 @@ public final class RawAgent implements AutoCloseable {
     return end.isDone();
   }
 
+  /** The HTTP/2 connection this stream runs on (streams opened by one client may share it). */
+  public io.vertx.core.http.HttpConnection connection() {
+    return request != null ? request.connection() : rawRequest.connection();
+  }
+
   /** Half-closes the agent's side (a clean disconnect). */
   public void finish() {
     if (request != null) {
