@@ -219,7 +219,8 @@ public final class AgentSession {
     try {
       response.write(message).onFailure(err -> close("write failed: " + err.getMessage(), Optional.empty()));
       return true;
-    } catch (IllegalStateException streamGone) {
+    } catch (RuntimeException streamGone) {
+      // IllegalStateException, or Vert.x 5.0.7's NPE from a stream closed under the write
       close("stream gone: " + streamGone.getMessage(), Optional.empty());
       return false;
     }
@@ -329,8 +330,9 @@ public final class AgentSession {
         } else {
           response.end();
         }
-      } catch (IllegalStateException alreadyEnded) {
-        // the peer reset the stream first
+      } catch (RuntimeException alreadyEnded) {
+        // the peer reset the stream first (IllegalStateException, or Vert.x 5.0.7's NPE from the
+        // closed stream's write queue): the session's own cleanup below must still run
       }
     }
     if (was == State.REGISTERED || was == State.REGISTERING && registered != null) {
