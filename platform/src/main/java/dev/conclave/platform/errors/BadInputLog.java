@@ -23,6 +23,12 @@ public final class BadInputLog {
   private BadInputLog() {
   }
 
+  /** Starts a fresh one-second budget (tests: lines an earlier test wrote in this second must not hide theirs). */
+  static void newWindow() {
+    window.set(0);
+    written.set(0);
+  }
+
   /** Logs that {@code where} refused a caller's input with {@code refusal}. */
   public static void refused(String where, ConclaveException refusal) {
     long second = System.currentTimeMillis() / 1000;

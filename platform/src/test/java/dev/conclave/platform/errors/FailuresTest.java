@@ -20,6 +20,7 @@ class FailuresTest {
 
   @BeforeEach
   void capture() {
+    BadInputLog.newWindow();
     lines.start();
     log.addAppender(lines);
     badInput.addAppender(lines);
