@@ -2,6 +2,7 @@ package dev.conclave.platform.db;
 
 import io.micrometer.core.instrument.Counter;
 import io.vertx.core.Future;
+import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -30,6 +31,8 @@ public final class BatchWriter<T> {
   private final Counter lost;
   private final Deque<T> queue = new ArrayDeque<>();
   private boolean writing;
+  /** Callers of {@link #flush} that came while a write was under way: they wait for the end of it. */
+  private final List<Promise<Void>> waiting = new ArrayList<>();
   private long lastWarning;
 
   /**
@@ -57,11 +60,20 @@ public final class BatchWriter<T> {
     queue.add(record);
   }
 
-  /** Writes what is queued; also before the node stops. Never fails. */
+  /**
+   * Writes what is queued; also before the node stops. Never fails. When it completes, every record
+   * added before the call is written (or counted as lost): a call made while a write is under way
+   * waits for that write and the ones after it.
+   */
   public Future<Void> flush() {
     List<T> next;
     synchronized (this) {
-      if (writing || queue.isEmpty()) {
+      if (writing) {
+        Promise<Void> done = Promise.promise();
+        waiting.add(done);
+        return done.future();
+      }
+      if (queue.isEmpty()) {
         return Future.succeededFuture();
       }
       writing = true;
@@ -94,8 +106,19 @@ public final class BatchWriter<T> {
       synchronized (this) {
         more = !queue.isEmpty();
       }
-      return more ? flush() : Future.succeededFuture();
-    }, err -> Future.succeededFuture());
+      return more ? flush() : settled();
+    }, err -> settled());
+  }
+
+  /** The end of a run of writes: whoever waited for it may go on. */
+  private Future<Void> settled() {
+    List<Promise<Void>> done;
+    synchronized (this) {
+      done = new ArrayList<>(waiting);
+      waiting.clear();
+    }
+    done.forEach(Promise::tryComplete);
+    return Future.succeededFuture();
   }
 
   public synchronized int queued() {

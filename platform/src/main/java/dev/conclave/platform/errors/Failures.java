@@ -23,7 +23,7 @@ public final class Failures {
     while (t != null) {
       if (t instanceof ConclaveException ce) {
         // every server fault the caller sees carries a reference to quote
-        return ce.kind() == ErrorKind.INTERNAL && !(ce instanceof Internal) ? new Internal(reference()) : ce;
+        return ce.kind() == ErrorKind.INTERNAL && !(ce instanceof Internal) ? new Internal(reference(), ce.code(), ce.detail()) : ce;
       }
       if (t instanceof com.google.protobuf.InvalidProtocolBufferException || t instanceof io.vertx.core.json.DecodeException
         || t instanceof io.vertx.grpc.common.CodecException) {
@@ -53,7 +53,7 @@ public final class Failures {
       }
       t = t.getCause();
     }
-    return new Internal(reference());
+    return new Internal(reference(), "internal", "internal error");
   }
 
   /** True when the failure is ours to log with its stack: the caller only saw "internal error". */
@@ -98,8 +98,8 @@ public final class Failures {
   static final class Internal extends ConclaveException {
     private final String reference;
 
-    Internal(String reference) {
-      super(ErrorKind.INTERNAL, "internal", "internal error (reference " + reference + ")");
+    Internal(String reference, String code, String detail) {
+      super(ErrorKind.INTERNAL, code, detail + " (reference " + reference + ")");
       this.reference = reference;
     }
   }
