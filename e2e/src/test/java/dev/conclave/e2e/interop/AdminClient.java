@@ -98,7 +98,12 @@ final class AdminClient implements AutoCloseable {
   }
 
   HttpResponse<Buffer> post(String path, JsonObject body) {
-    return RequestFeed.await(web.post(httpPort, "127.0.0.1", path).putHeader("authorization", authorization).sendJsonObject(body));
+    return RequestFeed.await(postAsync(path, body));
+  }
+
+  /** A POST not waited for: a burst of them reaches the node together. */
+  io.vertx.core.Future<HttpResponse<Buffer>> postAsync(String path, JsonObject body) {
+    return web.post(httpPort, "127.0.0.1", path).putHeader("authorization", authorization).sendJsonObject(body);
   }
 
   @Override

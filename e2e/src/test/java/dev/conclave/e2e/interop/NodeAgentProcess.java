@@ -36,7 +36,8 @@ final class NodeAgentProcess implements AutoCloseable {
     }
   }
 
-  private static final Pattern PREFIX = Pattern.compile("^coven-agent: (\\S+)(.*)$");
+  // coven-agent.js and coven-ssh-agent.js, and shared-channel.js (SharedChannelCancelIT)
+  private static final Pattern PREFIX = Pattern.compile("^(?:coven-agent|shared-channel): (\\S+)(.*)$");
   private static final Pattern FIELD = Pattern.compile("(\\w+)=(\"(?:[^\"\\\\]|\\\\.)*\"|\\S*)");
 
   private final Process process;
@@ -116,11 +117,33 @@ final class NodeAgentProcess implements AutoCloseable {
    * and the script) whose progress lines have coven-agent.js's form.
    */
   static NodeAgentProcess launch(List<String> command) {
+    return launch(command, Map.of());
+  }
+
+  /** {@link #launch(List)} with extra environment variables (a token: never on the command line). */
+  static NodeAgentProcess launch(List<String> command, Map<String, String> env) {
+    ProcessBuilder builder = new ProcessBuilder(command).directory(interopDir().toFile()).redirectErrorStream(true);
+    builder.environment().putAll(env);
     try {
-      return new NodeAgentProcess(new ProcessBuilder(command).directory(interopDir().toFile()).redirectErrorStream(true).start());
+      return new NodeAgentProcess(builder.start());
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
+  }
+
+  /** Writes one line to the process's standard input (a command, for scripts that read them). */
+  void tell(String line) {
+    try {
+      process.getOutputStream().write((line + "\n").getBytes(StandardCharsets.UTF_8));
+      process.getOutputStream().flush();
+    } catch (IOException e) {
+      throw new AssertionError("could not tell the Node process '" + line + "': " + e + "; its output:\n" + output(), e);
+    }
+  }
+
+  /** The progress lines with this event so far. */
+  synchronized List<Line> lines(String event) {
+    return lines.stream().filter(l -> l.event().equals(event)).toList();
   }
 
   private void read() {
