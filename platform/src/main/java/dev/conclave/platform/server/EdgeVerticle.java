@@ -87,7 +87,11 @@ public final class EdgeVerticle extends VerticleBase {
 
     grpcHttp = vertx.createHttpServer(ServerOptions.grpc(config)).requestHandler(new GrpcAuthGate(grpc, setup.tokens(),
       setup.contributions().stream().flatMap(c -> c.grpcCredentials().stream()).toList(), setup.edge(), setup.guard()))
-      .connectionHandler(setup.guard()::opened);
+      .connectionHandler(connection -> {
+        // Vert.x would close the whole connection over one stream's failed write (a client's cancel)
+        Http2StreamErrors.install(connection);
+        setup.guard().opened(connection);
+      });
     http = vertx.createHttpServer(ServerOptions.http(config)).requestHandler(router);
     return Future.all(grpcHttp.listen(), http.listen());
   }
