@@ -31,6 +31,9 @@ public final class AgentSession {
 
   private static final Logger LOG = LoggerFactory.getLogger(AgentSession.class);
 
+  /** How long the stream's end waits for earlier writes the agent has not taken; then the stream is reset. */
+  static final long END_AFTER_WRITES_MS = 10_000;
+
   enum State { AWAITING_REGISTER, REGISTERING, REGISTERED, CLOSED }
 
   private final SessionServices services;
@@ -50,6 +53,8 @@ public final class AgentSession {
   private boolean inboundPaused;
   private boolean draining;
   private boolean responseEnded;
+  /** The last write to the agent; the stream's end waits for it ({@link #endStream}). */
+  private Future<Void> lastWrite = Future.succeededFuture();
   private long registerTimer = -1;
   private Runnable unwatch = () -> { };
 
@@ -100,7 +105,7 @@ public final class AgentSession {
     }
     unwatch = services.tokens().live().watch(caller, this::revoked);
     // Coven agents wait for response headers before they register
-    response.writeHead();
+    lastWrite = response.writeHead();
     long timeout = services.settings().registerTimeout().toMillis();
     registerTimer = services.vertx().setTimer(timeout, t -> {
       if (state == State.AWAITING_REGISTER) {
@@ -217,7 +222,9 @@ public final class AgentSession {
       return false;
     }
     try {
-      response.write(message).onFailure(err -> close("write failed: " + err.getMessage(), Optional.empty()));
+      Future<Void> written = response.write(message);
+      lastWrite = written;
+      written.onFailure(err -> close("write failed: " + err.getMessage(), Optional.empty()));
       return true;
     } catch (RuntimeException streamGone) {
       // IllegalStateException, or Vert.x 5.0.7's NPE from a stream closed under the write
@@ -324,16 +331,7 @@ public final class AgentSession {
     Future<Void> dispatchSettled = dispatcher.stop();
     if (!responseEnded) {
       responseEnded = true;
-      try {
-        if (status.isPresent()) {
-          dev.conclave.platform.server.GrpcFailures.end(response, status.get());
-        } else {
-          response.end();
-        }
-      } catch (RuntimeException alreadyEnded) {
-        // the peer reset the stream first (IllegalStateException, or Vert.x 5.0.7's NPE from the
-        // closed stream's write queue): the session's own cleanup below must still run
-      }
+      endStream(status);
     }
     if (was == State.REGISTERED || was == State.REGISTERING && registered != null) {
       LOG.info("agent disconnected agent={} epoch={} node={} reason={}", agentId(), epoch(), services.nodeId(), reason);
@@ -348,6 +346,48 @@ public final class AgentSession {
     } else {
       LOG.info("agent stream closed before registration principal={} reason={}", caller.principalId(), reason);
     }
+  }
+
+  /**
+   * Ends the response once what was written to the agent before has gone out. Vert.x 5.0.7 queues
+   * the trailers of an end behind writes the agent has not taken yet (it is slow, or stopped
+   * reading) with no promise: when the agent then resets the stream, disposing of them throws a
+   * NullPointerException in Netty's stream-close listener, which Netty logs at ERROR. Waiting keeps
+   * the trailers out of that queue; an agent that has taken nothing within
+   * {@link #END_AFTER_WRITES_MS} has its stream reset. A failed write means the stream is gone:
+   * there is nothing left to end.
+   */
+  private void endStream(Optional<ConclaveException> status) {
+    Runnable end = () -> {
+      try {
+        if (status.isPresent()) {
+          dev.conclave.platform.server.GrpcFailures.end(response, status.get());
+        } else {
+          response.end();
+        }
+      } catch (RuntimeException alreadyEnded) {
+        // the peer reset the stream first (IllegalStateException, or Vert.x 5.0.7's NPE from the
+        // closed stream's write queue): the session's own cleanup must still run
+      }
+    };
+    Future<Void> pending = lastWrite;
+    if (pending.isComplete()) {
+      end.run();
+      return;
+    }
+    long timer = services.vertx().setTimer(END_AFTER_WRITES_MS, t -> {
+      try {
+        response.cancel();
+      } catch (RuntimeException alreadyGone) {
+        // reset or ended meanwhile
+      }
+    });
+    pending.onComplete(ar -> {
+      services.vertx().cancelTimer(timer);
+      if (ar.succeeded()) {
+        end.run();
+      }
+    });
   }
 
   void runOnContext(Runnable action) {
