@@ -40,7 +40,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * when the RST_STREAM is read in the same read as the END_STREAM, Netty fails that queued write as
  * the stream closes, the void promise hands the stream error to the pipeline, and Vert.x's
  * exception handler closes the whole connection: about one cancel in two took every agent on the
- * connection down (the gateway's {@code Http2StreamErrors} now keeps such a failure on its stream).
+ * connection down (the gRPC port's {@code Http2StreamErrors}, in the platform module, now keeps such a failure on its stream).
  *
  * <p>The cancel comes at different moments, a mode per round in turn: idle; right after the agent
  * sent a response event, or its whole answer; right after a half-close of its own; a raw stream on
