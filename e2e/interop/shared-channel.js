@@ -18,8 +18,8 @@
 //       burst            when the first InjectContext of a burst the test sends arrives
 //       ending           when the gateway's Shutdown arrives, i.e. while the gateway ends the stream
 //                        (the test makes it: 'supersede' registers the same agent id again)
-//       halfclose-rst    half-closes (call.end()) then cancels in the same tick (a client that
-//                        sends RST_STREAM right after its END_STREAM, as grpc-go does)
+//       halfclose-rst    half-closes (call.end()) then cancels in the same tick: the END_STREAM
+//                        comes from the agent itself, grpc-js's RST_STREAM(CANCEL) right behind
 //       raw-noerror      (a slot opened raw, see below) half-closes, then RST_STREAM(NO_ERROR) once
 //                        the END_STREAM is out: what grpc-go does when it ends a stream
 //       paused-ending    (a raw slot) stops reading, so that its window fills up and the gateway's
