@@ -14,6 +14,7 @@ import dev.conclave.platform.access.Audience;
 import dev.conclave.platform.access.Resource;
 import dev.conclave.platform.auth.Caller;
 import dev.conclave.platform.server.HttpRoutes;
+import dev.conclave.platform.server.JsonBodies;
 import dev.conclave.proto.coven.InjectionPriority;
 import io.vertx.core.Future;
 import io.vertx.core.json.JsonArray;
@@ -125,10 +126,7 @@ public final class GatewayHttpApi {
   }
 
   static JsonObject body(RoutingContext ctx) {
-    if (ctx.body() == null || ctx.body().length() == 0) {
-      return new JsonObject();
-    }
-    return ctx.body().asJsonObject();
+    return JsonBodies.object(ctx);
   }
 
   static UUID uuid(String value, String what) {

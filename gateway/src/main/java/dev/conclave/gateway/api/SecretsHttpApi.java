@@ -60,7 +60,7 @@ public final class SecretsHttpApi {
   private static String value(RoutingContext ctx) {
     Object value;
     try {
-      JsonObject body = ctx.body() == null || ctx.body().length() == 0 ? new JsonObject() : ctx.body().asJsonObject();
+      JsonObject body = GatewayHttpApi.body(ctx);
       value = body.getValue("value");
     } catch (DecodeException | ClassCastException e) {
       throw SecretErrors.valueMissing();

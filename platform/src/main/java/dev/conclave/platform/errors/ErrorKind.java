@@ -15,8 +15,8 @@ public enum ErrorKind {
   CONFLICT(GrpcStatus.ABORTED, 409),
   FAILED_PRECONDITION(GrpcStatus.FAILED_PRECONDITION, 409),
   PAYLOAD_TOO_LARGE(GrpcStatus.RESOURCE_EXHAUSTED, 413),
-  /** A content or message encoding this node does not speak (gRPC: the spec's answer to an unknown grpc-encoding). */
-  UNSUPPORTED_ENCODING(GrpcStatus.UNIMPLEMENTED, 415),
+  /** A media type or message encoding this node does not take (gRPC: the spec's answer to an unknown grpc-encoding). */
+  UNSUPPORTED_MEDIA(GrpcStatus.UNIMPLEMENTED, 415),
   RATE_LIMITED(GrpcStatus.RESOURCE_EXHAUSTED, 429),
   UNAVAILABLE(GrpcStatus.UNAVAILABLE, 503),
   DEADLINE_EXCEEDED(GrpcStatus.DEADLINE_EXCEEDED, 504),

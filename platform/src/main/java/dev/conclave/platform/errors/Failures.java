@@ -79,7 +79,7 @@ public final class Failures {
   }
 
   private static final java.util.Set<ErrorKind> BAD_INPUT = java.util.EnumSet.of(ErrorKind.INVALID_ARGUMENT, ErrorKind.PAYLOAD_TOO_LARGE,
-    ErrorKind.UNSUPPORTED_ENCODING);
+    ErrorKind.UNSUPPORTED_MEDIA);
 
   /** Java class names as exception messages carry them ({@code java.util.LinkedHashMap}, {@code com.fasterxml…Exception}). */
   private static final java.util.regex.Pattern CLASS_NAME = java.util.regex.Pattern.compile(

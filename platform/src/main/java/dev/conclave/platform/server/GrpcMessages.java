@@ -64,7 +64,7 @@ public final class GrpcMessages {
     if (e.equals("identity") || (compressed && ENCODINGS.contains(e))) {
       return Optional.empty();
     }
-    return Optional.of(new ConclaveException(ErrorKind.UNSUPPORTED_ENCODING, "encoding_unsupported",
+    return Optional.of(new ConclaveException(ErrorKind.UNSUPPORTED_MEDIA, "encoding_unsupported",
       "grpc-encoding '" + TextRules.echo(e) + "' is not accepted here; use " + (compressed ? "identity or gzip" : "identity")));
   }
 
@@ -80,7 +80,7 @@ public final class GrpcMessages {
       case "gzip" -> inflate(frame.payload());
       case UNDECLARED -> throw ConclaveException.invalid("compression_undeclared",
         "the message is flagged compressed but the call has no grpc-encoding header");
-      default -> throw new ConclaveException(ErrorKind.UNSUPPORTED_ENCODING, "encoding_unsupported",
+      default -> throw new ConclaveException(ErrorKind.UNSUPPORTED_MEDIA, "encoding_unsupported",
         "grpc-encoding '" + TextRules.echo(frame.encoding()) + "' is not accepted here; use identity or gzip");
     };
     if (payload.length() > maxBytes) {

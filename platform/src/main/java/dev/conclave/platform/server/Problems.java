@@ -54,7 +54,7 @@ public final class Problems {
       case CONFLICT -> "Conflict";
       case FAILED_PRECONDITION -> "Not possible in the current state";
       case PAYLOAD_TOO_LARGE -> "Payload too large";
-      case UNSUPPORTED_ENCODING -> "Unsupported encoding";
+      case UNSUPPORTED_MEDIA -> "Unsupported media type";
       case RATE_LIMITED -> "Too many requests";
       case UNAVAILABLE -> "Temporarily unavailable";
       case DEADLINE_EXCEEDED -> "Timed out";

@@ -6,7 +6,6 @@ import dev.conclave.platform.auth.PrincipalStore;
 import dev.conclave.platform.auth.TokenService;
 import dev.conclave.platform.errors.ConclaveException;
 import dev.conclave.platform.errors.Failures;
-import io.vertx.core.json.DecodeException;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.Router;
@@ -48,12 +47,7 @@ public final class SessionEndpoint {
   }
 
   private static String tokenInBody(RoutingContext ctx) {
-    JsonObject body;
-    try {
-      body = ctx.body().length() == 0 ? new JsonObject() : ctx.body().asJsonObject();
-    } catch (DecodeException | ClassCastException e) {
-      throw ConclaveException.invalid("body_invalid", "the body must be a JSON object {\"token\": \"…\"}");
-    }
+    JsonObject body = JsonBodies.object(ctx);
     Object token = body == null ? null : body.getValue("token");
     if (!(token instanceof String s) || s.isBlank()) {
       throw ConclaveException.invalid("token_required", "the body must carry the token: {\"token\": \"…\"}");

@@ -1,0 +1,74 @@
+package dev.conclave.gateway.conformance;
+
+import dev.conclave.gateway.support.GatewayFixture;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpClient;
+import io.vertx.core.http.HttpMethod;
+import io.vertx.core.http.RequestOptions;
+import io.vertx.core.json.JsonObject;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** Malformed HTTP requests get a 4xx problem naming what is wrong, never a 500 or a Java class name. */
+class HttpBadInputTest {
+
+  private static GatewayFixture gw;
+  private static HttpClient http;
+
+  private record Reply(int status, String contentType, String body) {
+  }
+
+  @BeforeAll
+  static void start() {
+    gw = GatewayFixture.start();
+    http = gw.vertx().createHttpClient();
+  }
+
+  @AfterAll
+  static void stop() {
+    http.close();
+    gw.close();
+  }
+
+  private static Reply send(HttpMethod method, String uri, String contentType, String body) {
+    RequestOptions options = new RequestOptions().setMethod(method).setHost("127.0.0.1").setPort(gw.node().httpPort()).setURI(uri)
+      .putHeader("authorization", gw.admin().authorization());
+    if (contentType != null) {
+      options.putHeader("content-type", contentType);
+    }
+    return GatewayFixture.await(http.request(options)
+      .compose(req -> body == null ? req.send() : req.send(Buffer.buffer(body)))
+      .compose(resp -> resp.body().map(b -> new Reply(resp.statusCode(), resp.getHeader("content-type"), b.toString()))));
+  }
+
+  private static void refused(Reply reply, int status, String code) {
+    assertThat(reply.status()).as(reply.toString()).isEqualTo(status);
+    assertThat(reply.contentType()).isEqualTo("application/problem+json");
+    JsonObject problem = new JsonObject(reply.body());
+    assertThat(problem.getString("code")).isEqualTo(code);
+    assertThat(reply.body()).doesNotContain("java.").doesNotContain("Exception").doesNotContain("com.fasterxml");
+  }
+
+  @Test
+  void aQueryStringThatDoesNotDecodeIsRefused() {
+    refused(send(HttpMethod.GET, "/api/v1/audit?%", null, null), 400, "query_invalid");
+    refused(send(HttpMethod.GET, "/api/v1/gateway/agents?a=%zz", null, null), 400, "query_invalid");
+  }
+
+  @Test
+  void bodiesThatAreNotJsonObjectsAreRefused() {
+    for (String body : new String[] {"[]", "1", "\"text\"", "null", "{oops", "true"}) {
+      refused(send(HttpMethod.POST, "/api/v1/gateway/principals", "application/json", body), 400, "body_invalid");
+      refused(send(HttpMethod.POST, "/api/v1/gateway/conversations/nobody/messages", "application/json", body), 400, "body_invalid");
+    }
+  }
+
+  @Test
+  void multipartBodiesAreUnsupported() {
+    refused(send(HttpMethod.POST, "/api/v1/gateway/principals", "multipart/form-data; boundary=x", "{\"content\":\"x\"}"), 415,
+      "media_type_unsupported");
+  }
+}
