@@ -53,9 +53,24 @@ class HttpBadInputTest {
   }
 
   @Test
-  void aQueryStringThatDoesNotDecodeIsRefused() {
-    refused(send(HttpMethod.GET, "/api/v1/audit?%", null, null), 400, "query_invalid");
-    refused(send(HttpMethod.GET, "/api/v1/gateway/agents?a=%zz", null, null), 400, "query_invalid");
+  void aPathOrQueryThatDoesNotDecodeIsRefused() {
+    refused(send(HttpMethod.GET, "/api/v1/audit?%", null, null), 400, "uri_invalid");
+    refused(send(HttpMethod.GET, "/api/v1/gateway/agents?a=%zz", null, null), 400, "uri_invalid");
+    refused(send(HttpMethod.GET, "/api/v1/gateway/requests/%u0041", null, null), 400, "uri_invalid");
+    refused(send(HttpMethod.POST, "/api/v1/gateway/agents/%zz/inject", "application/json", "{}"), 400, "uri_invalid");
+    refused(send(HttpMethod.POST, "/auth/session?from=%", "application/json", "{}"), 400, "uri_invalid");
+  }
+
+  @Test
+  void anEmptyBodyIsAnEmptyObjectNotAServerError() {
+    refused(send(HttpMethod.POST, "/api/v1/gateway/principals", "application/json", null), 400, "field_invalid");
+    assertThat(send(HttpMethod.POST, "/auth/session", "application/json", null).status()).isEqualTo(400);
+  }
+
+  @Test
+  void wrongJsonTypesAreInvalid() {
+    refused(send(HttpMethod.POST, "/api/v1/gateway/principals", "application/json", "{\"type\":\"client\",\"displayName\":\"x\",\"roles\":429}"),
+      400, "value_invalid");
   }
 
   @Test
@@ -67,8 +82,9 @@ class HttpBadInputTest {
   }
 
   @Test
-  void multipartBodiesAreUnsupported() {
+  void formBodiesAreUnsupported() {
     refused(send(HttpMethod.POST, "/api/v1/gateway/principals", "multipart/form-data; boundary=x", "{\"content\":\"x\"}"), 415,
       "media_type_unsupported");
+    refused(send(HttpMethod.GET, "/api/v1/gateway/agents", "application/x-www-form-urlencoded", "[1,1]"), 415, "media_type_unsupported");
   }
 }

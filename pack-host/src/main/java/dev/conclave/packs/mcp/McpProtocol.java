@@ -67,7 +67,8 @@ public final class McpProtocol {
     try {
       return json.convertValue(params, McpSchema.InitializeRequest.class);
     } catch (RuntimeException e) {
-      throw new RpcError(McpSchema.ErrorCodes.INVALID_PARAMS, "initialize params are not valid: " + e.getMessage());
+      throw new RpcError(McpSchema.ErrorCodes.INVALID_PARAMS, "initialize params are not valid: "
+        + dev.conclave.platform.errors.Failures.safeDetail(String.valueOf(e.getMessage())));
     }
   }
 

@@ -233,8 +233,9 @@ public final class EventBusBridge {
 
   /** The frame's own token wins over the session cookie, so a program without a cookie can subscribe. */
   private Caller caller(BridgeSocket state, JsonObject frame) {
-    JsonObject headers = frame.getJsonObject("headers");
-    String authorization = headers == null ? null : headers.getString("authorization");
+    // a frame's headers and token are the client's to get wrong: anything but an object and a string is no token
+    JsonObject headers = frame.getValue("headers") instanceof JsonObject h ? h : null;
+    String authorization = headers != null && headers.getValue("authorization") instanceof String a ? a : null;
     if (authorization != null) {
       return tokens.verify(Bearer.token(authorization), SessionCookie.PURPOSES);
     }

@@ -48,6 +48,16 @@ public final class Failures {
         || (t instanceof io.vertx.core.eventbus.ReplyException re && re.failureType() == io.vertx.core.eventbus.ReplyFailure.TIMEOUT)) {
         return new ConclaveException(ErrorKind.UNAVAILABLE, "timeout", "an internal call timed out; retry");
       }
+      if (t instanceof IllegalStateException ise && ise.getMessage() != null
+        && (ise.getMessage().startsWith("The stream is failed") || ise.getMessage().equals("The stream has been closed"))) {
+        // a write to a gRPC stream the peer already reset or ended (Vert.x's words): the peer's doing
+        return new ConclaveException(ErrorKind.UNAVAILABLE, "stream_closed", "the stream was closed by the peer");
+      }
+      if (t instanceof ClassCastException) {
+        // a JSON value of another type than the field takes ({"roles": 429}): the typed getters of
+        // Vert.x's JsonObject cast, and the request's input is what did not fit
+        return ConclaveException.invalid("value_invalid", "a value in the request has the wrong JSON type");
+      }
       if (t instanceof StreamResetException) {
         return new ConclaveException(ErrorKind.UNAVAILABLE, "stream_reset", "the stream was reset");
       }

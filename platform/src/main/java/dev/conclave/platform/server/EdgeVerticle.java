@@ -93,7 +93,11 @@ public final class EdgeVerticle extends VerticleBase {
         Http2StreamErrors.install(connection);
         setup.guard().opened(connection);
       });
-    http = vertx.createHttpServer(ServerOptions.http(config)).requestHandler(router);
+    http = vertx.createHttpServer(ServerOptions.http(config)).requestHandler(request -> {
+      if (RequestShape.admit(request)) {
+        router.handle(request);
+      }
+    });
     return Future.all(grpcHttp.listen(), http.listen());
   }
 

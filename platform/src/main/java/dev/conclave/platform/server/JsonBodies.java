@@ -17,7 +17,7 @@ public final class JsonBodies {
   }
 
   public static JsonObject object(RoutingContext ctx) {
-    if (ctx.body() == null || ctx.body().length() == 0) {
+    if (ctx.body() == null || ctx.body().buffer() == null || ctx.body().buffer().length() == 0) {
       return new JsonObject();
     }
     Object value;

@@ -6,26 +6,35 @@ import dev.conclave.platform.validation.TextRules;
 import io.vertx.ext.web.RoutingContext;
 
 /**
- * What every {@code /api/} request must look like before anything reads it: a query string that
- * decodes (a stray {@code %} made Vert.x throw from inside a handler, a 500), and a body that is not
- * multipart (the API takes JSON; a multipart body is parsed by nothing here). A request that breaks
- * either is refused with a problem response, never passed on.
+ * What every HTTP request must look like before anything reads it. Its path and query must be
+ * valid percent-encoding: a stray {@code %} made the router or a handler throw (a 400 in plain text
+ * with a stack trace in the log, or a 500). An {@code /api/} request's body must not be a form
+ * (multipart or URL-encoded): the API takes JSON, and Vert.x's form decoder failed with 500s on
+ * bodies it could not parse. A request that breaks a rule is refused with a problem response, never
+ * passed on.
  */
 final class RequestShape {
 
   private RequestShape() {
   }
 
-  static void check(RoutingContext ctx) {
+  /** Whether the request's URI decodes; if not, it has been answered (400 {@code uri_invalid}). */
+  static boolean admit(io.vertx.core.http.HttpServerRequest request) {
     try {
-      ctx.queryParams();
-      ctx.request().params();
-    } catch (RuntimeException e) {
-      Problems.send(ctx, ConclaveException.invalid("query_invalid", "the query string is not valid percent-encoding"));
-      return;
+      io.netty.handler.codec.http.QueryStringDecoder.decodeComponent(request.uri());
+      return true;
+    } catch (IllegalArgumentException e) {
+      ConclaveException refusal = ConclaveException.invalid("uri_invalid", "the request's path or query is not valid percent-encoding");
+      dev.conclave.platform.errors.BadInputLog.refused("http " + request.method(), refusal);
+      Problems.send(request.response(), refusal);
+      return false;
     }
+  }
+
+  static void check(RoutingContext ctx) {
     String type = ctx.request().getHeader("content-type");
-    if (type != null && type.toLowerCase(java.util.Locale.ROOT).startsWith("multipart/")) {
+    String media = type == null ? "" : type.toLowerCase(java.util.Locale.ROOT);
+    if (media.startsWith("multipart/") || media.startsWith("application/x-www-form-urlencoded")) {
       Problems.send(ctx, new ConclaveException(ErrorKind.UNSUPPORTED_MEDIA, "media_type_unsupported",
         "the API takes JSON bodies (application/json), not " + TextRules.echo(type.split(";")[0])));
       return;
