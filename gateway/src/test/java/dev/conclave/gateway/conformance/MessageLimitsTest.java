@@ -131,6 +131,13 @@ class MessageLimitsTest {
   }
 
   @Test
+  void anOpenServiceCallWithoutAMessageIsAnsweredNotLeftWaiting() {
+    var answer = wire.call("/grpc.health.v1.Health/Check", Map.of(), new byte[0], PATIENCE);
+    assertThat(answer.timedOut()).as("the call hung").isFalse();
+    assertThat(answer.grpcStatus()).as(answer.toString()).isEqualTo(String.valueOf(GrpcStatus.INVALID_ARGUMENT.code));
+  }
+
+  @Test
   void theOpenHealthServiceTakesNoCompressedMessages() {
     var answer = wire.call("/grpc.health.v1.Health/Check", Map.of("grpc-encoding", "gzip"),
       GrpcWire.frame(true, GrpcWire.gzip(new byte[8 * 1024 * 1024])), PATIENCE);

@@ -67,6 +67,7 @@ public final class GrpcAuthGate implements Handler<HttpServerRequest> {
       return;
     }
     if (open) {
+      answerMissingMessage(request);
       server.handle(request);
       return;
     }
@@ -118,6 +119,21 @@ public final class GrpcAuthGate implements Handler<HttpServerRequest> {
     refused.ifPresent(e -> GrpcFailures.reject(request.response(), e));
     return refused.isEmpty();
   }
+
+  /**
+   * The open services are Vert.x's: a call to one that ends without a request message would wait
+   * for one until the client gave up. Here it is answered at once, {@code INVALID_ARGUMENT}.
+   */
+  private static void answerMissingMessage(HttpServerRequest request) {
+    request.end().onSuccess(v -> {
+      if (request.bytesRead() < FRAME_HEADER_BYTES && !request.response().ended() && !request.response().headWritten()) {
+        GrpcFailures.reject(request.response(), ConclaveException.invalid("message_missing", "the call ended without a request message"));
+      }
+    });
+  }
+
+  /** A gRPC message frame starts with a flag byte and a four-byte length. */
+  private static final int FRAME_HEADER_BYTES = 5;
 
   static boolean isPublic(String path) {
     // gRPC paths are /<package.Service>/<Method>
