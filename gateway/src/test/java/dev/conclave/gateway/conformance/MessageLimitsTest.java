@@ -135,6 +135,10 @@ class MessageLimitsTest {
     var answer = wire.call("/grpc.health.v1.Health/Check", Map.of(), new byte[0], PATIENCE);
     assertThat(answer.timedOut()).as("the call hung").isFalse();
     assertThat(answer.grpcStatus()).as(answer.toString()).isEqualTo(String.valueOf(GrpcStatus.INVALID_ARGUMENT.code));
+    // a frame that declares more bytes than the call carries
+    var cut = wire.call("/grpc.health.v1.Health/Check", Map.of(), new byte[] {0, 0, 0, 3, 85, 0}, PATIENCE);
+    assertThat(cut.timedOut()).as("the call hung").isFalse();
+    assertThat(cut.grpcStatus()).as(cut.toString()).isEqualTo(String.valueOf(GrpcStatus.INVALID_ARGUMENT.code));
   }
 
   @Test

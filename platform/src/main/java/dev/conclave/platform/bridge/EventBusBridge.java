@@ -50,6 +50,8 @@ public final class EventBusBridge {
   public static final int MAX_QUEUED = 1024 * 1024;
   public static final short CLOSE_SLOW_CONSUMER = 4008;
   public static final short CLOSE_REVOKED = 4001;
+  /** WebSocket's own "message too big". */
+  public static final short CLOSE_TOO_BIG = 1009;
   /** Where the session cookie's token waits on the routing context for the socket it opens. */
   private static final String SESSION_TOKEN = "conclave.bridge.session";
 
@@ -98,6 +100,13 @@ public final class EventBusBridge {
       case REGISTERED -> subscribedMarker(socket, event.getRawMessage().getString("address"));
       case UNREGISTER -> unsubscribe(sockets.get(socket), event.getRawMessage().getString("address"));
       case SOCKET_CLOSED -> closed(socket);
+      case SOCKET_ERROR -> {
+        // a frame Vert.x could not take (a message over the size limit): the socket is unusable
+        // after it, so it is closed rather than left open and silent
+        drop(socket, CLOSE_TOO_BIG, "message too large or malformed", "socket_error");
+        event.complete(false);
+        return;
+      }
       case RECEIVE -> {
         deliver(sockets.get(socket), event);
         return;

@@ -36,7 +36,7 @@ public final class MetricNames {
 
   /** Bridge subscriptions refused (REGISTER frames); tag {@code reason}: unauthenticated, forbidden, unknown_address, invalid. */
   public static final String BRIDGE_REFUSALS = "conclave.bridge.refusals";
-  /** Bridge sockets the node closed; tag {@code reason}: slow_consumer, revoked. */
+  /** Bridge sockets the node closed; tag {@code reason}: slow_consumer, revoked, socket_error. */
   public static final String BRIDGE_DROPPED_SOCKETS = "conclave.bridge.dropped.sockets";
   /** Bridge messages not delivered because the rule for who may see them could not be checked. */
   public static final String BRIDGE_WITHHELD = "conclave.bridge.withheld";

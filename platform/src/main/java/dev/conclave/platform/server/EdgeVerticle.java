@@ -86,7 +86,7 @@ public final class EdgeVerticle extends VerticleBase {
       }
     });
 
-    grpcHttp = vertx.createHttpServer(ServerOptions.grpc(config)).requestHandler(new GrpcAuthGate(grpc, setup.tokens(),
+    grpcHttp = vertx.createHttpServer(ServerOptions.grpc(config)).requestHandler(new GrpcAuthGate(vertx, grpc, setup.tokens(),
       setup.contributions().stream().flatMap(c -> c.grpcCredentials().stream()).toList(), setup.edge(), setup.guard()))
       .connectionHandler(connection -> {
         // Vert.x would close the whole connection over one stream's failed write (a client's cancel)

@@ -35,6 +35,7 @@ public final class GrpcAuthGate implements Handler<HttpServerRequest> {
   private final List<GrpcCredentials> alternatives;
   private final Gatekeeping handoff;
   private final ConnectionGuard guard;
+  private final io.vertx.core.Vertx vertx;
 
   /** What the gate reports to: the caller hand-over, and the audit of failed authentications. */
   private record Gatekeeping(EdgeSecurity edge) {
@@ -47,7 +48,9 @@ public final class GrpcAuthGate implements Handler<HttpServerRequest> {
     }
   }
 
-  public GrpcAuthGate(GrpcServer server, TokenService tokens, List<GrpcCredentials> alternatives, EdgeSecurity edge, ConnectionGuard guard) {
+  public GrpcAuthGate(io.vertx.core.Vertx vertx, GrpcServer server, TokenService tokens, List<GrpcCredentials> alternatives, EdgeSecurity edge,
+                      ConnectionGuard guard) {
+    this.vertx = vertx;
     this.server = server;
     this.guard = guard;
     this.tokens = tokens;
@@ -121,16 +124,29 @@ public final class GrpcAuthGate implements Handler<HttpServerRequest> {
   }
 
   /**
-   * The open services are Vert.x's: a call to one that ends without a request message would wait
-   * for one until the client gave up. Here it is answered at once, {@code INVALID_ARGUMENT}.
+   * The open services are Vert.x's: a call to one that ends without a whole request message (none,
+   * or a frame cut short) would wait for one until the client gave up. Here a call that ended with
+   * no frame is answered at once, and one that ended with bytes but no answer within
+   * {@link #OPEN_ANSWER_MS} (Vert.x answers a whole message at once; its health checks time out
+   * after 1 s) as malformed; both {@code INVALID_ARGUMENT}.
    */
-  private static void answerMissingMessage(HttpServerRequest request) {
+  private void answerMissingMessage(HttpServerRequest request) {
     request.end().onSuccess(v -> {
-      if (request.bytesRead() < FRAME_HEADER_BYTES && !request.response().ended() && !request.response().headWritten()) {
-        GrpcFailures.reject(request.response(), ConclaveException.invalid("message_missing", "the call ended without a request message"));
+      if (request.bytesRead() < FRAME_HEADER_BYTES) {
+        rejectUnanswered(request, "message_missing", "the call ended without a request message");
+      } else {
+        vertx.setTimer(OPEN_ANSWER_MS, t -> rejectUnanswered(request, "malformed_message", "the call ended without a whole request message"));
       }
     });
   }
+
+  private static void rejectUnanswered(HttpServerRequest request, String code, String detail) {
+    if (!request.response().ended() && !request.response().closed() && !request.response().headWritten()) {
+      GrpcFailures.reject(request.response(), ConclaveException.invalid(code, detail));
+    }
+  }
+
+  static final long OPEN_ANSWER_MS = 2_000;
 
   /** A gRPC message frame starts with a flag byte and a four-byte length. */
   private static final int FRAME_HEADER_BYTES = 5;
