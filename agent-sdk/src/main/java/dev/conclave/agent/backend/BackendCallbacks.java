@@ -1,6 +1,7 @@
 package dev.conclave.agent.backend;
 
 import dev.conclave.agent.TokenUsage;
+import dev.conclave.agent.ToolState;
 import io.vertx.core.Future;
 
 /**
@@ -27,6 +28,18 @@ public interface BackendCallbacks {
    * {@code tool_approval_request}); completes with the decision, reporting {@code DENIED} when refused.
    */
   Future<Boolean> canUseTool(String toolId, String toolName, String inputJson);
+
+  /**
+   * The backend wants a tool: {@code tool_use} alone, before any decision about it. Backends that
+   * gate tools themselves report the invocation first, then its states and result one by one.
+   */
+  Future<Void> toolUse(String toolId, String toolName, String inputJson);
+
+  /** A tool invocation moved to {@code state} ({@code tool_state}); {@code detail} may be null. */
+  Future<Void> toolState(String toolId, ToolState state, String detail);
+
+  /** A tool's result alone ({@code tool_result}), with no state change. */
+  Future<Void> toolResult(String toolId, String output, boolean isError);
 
   /** Tokens spent so far. */
   Future<Void> usage(TokenUsage usage);

@@ -46,6 +46,21 @@ final class StreamCallbacks implements BackendCallbacks {
   }
 
   @Override
+  public Future<Void> toolUse(String toolId, String toolName, String inputJson) {
+    return response.toolUse(toolId, toolName, inputJson);
+  }
+
+  @Override
+  public Future<Void> toolState(String toolId, ToolState state, String detail) {
+    return response.toolState(toolId, state, detail);
+  }
+
+  @Override
+  public Future<Void> toolResult(String toolId, String output, boolean isError) {
+    return response.toolResult(toolId, output, isError);
+  }
+
+  @Override
   public Future<Void> usage(TokenUsage usage) {
     return response.usage(usage);
   }
