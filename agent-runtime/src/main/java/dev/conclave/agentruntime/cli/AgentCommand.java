@@ -1,0 +1,81 @@
+package dev.conclave.agentruntime.cli;
+
+import dev.conclave.agentruntime.app.AgentRuntime;
+import picocli.CommandLine;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Model.OptionSpec;
+import picocli.CommandLine.ParseResult;
+import sun.misc.Signal;
+
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+import java.util.EnumMap;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * The {@code agent} command: {@code ./conclave agent --backend openai …} or
+ * {@code java -jar conclave-agent.jar …}. Its options are made from {@link Setting}, so the flags,
+ * the environment variables and the config file keys cannot drift apart. SIGTERM and SIGINT stop
+ * the agent (the request in flight is cancelled) and the command returns 0.
+ */
+public final class AgentCommand implements Callable<Integer> {
+
+  private CommandSpec spec;
+
+  /** A {@link CommandLine} for the command, to run alone or to add as a subcommand. */
+  public static CommandLine commandLine() {
+    AgentCommand command = new AgentCommand();
+    CommandSpec spec = CommandSpec.wrapWithoutInspection(command).name("agent");
+    spec.mixinStandardHelpOptions(true);
+    spec.usageMessage().description(
+      "Runs an AI agent on a Conclave node: connects to the endpoints, registers, serves requests until stopped.",
+      "Every option can also be set by its environment variable or in the --config file; flags win, then the",
+      "environment, then the file.");
+    for (Setting s : Setting.values()) {
+      if (s.flag().isEmpty()) {
+        continue;
+      }
+      spec.addOption(OptionSpec.builder(s.flag().get())
+        .paramLabel(s.label())
+        .type(String.class)
+        .description(s.description() + " [env " + s.env() + s.defaultValue().map(d -> "; default " + d).orElse("") + "]")
+        .build());
+    }
+    command.spec = spec;
+    return new CommandLine(spec);
+  }
+
+  @Override
+  public Integer call() {
+    ParseResult parsed = spec.commandLine().getParseResult();
+    Map<Setting, String> flags = new EnumMap<>(Setting.class);
+    for (Setting s : Setting.values()) {
+      s.flag().filter(parsed::hasMatchedOption).ifPresent(f -> flags.put(s, parsed.matchedOptionValue(f, (String) null)));
+    }
+    RuntimeConfig config;
+    try {
+      config = RuntimeConfig.from(SettingValues.of(flags, System.getenv()), hostname());
+    } catch (IllegalArgumentException e) {
+      System.err.println("conclave agent: " + e.getMessage());
+      return 2;
+    }
+    CompletableFuture<String> stop = new CompletableFuture<>();
+    Signal.handle(new Signal("TERM"), s -> stop.complete("SIGTERM"));
+    Signal.handle(new Signal("INT"), s -> stop.complete("SIGINT"));
+    return AgentRuntime.run(config, System.getenv(), System.out, stop);
+  }
+
+  private static String hostname() {
+    String h = System.getenv("HOSTNAME");
+    if (h != null && !h.isBlank()) {
+      return h;
+    }
+    try {
+      return InetAddress.getLocalHost().getHostName();
+    } catch (UnknownHostException e) {
+      return "localhost";
+    }
+  }
+}

@@ -1,0 +1,104 @@
+package dev.conclave.agentruntime.cli;
+
+import dev.conclave.agent.Endpoint;
+import dev.conclave.agentruntime.backend.BackendKind;
+import dev.conclave.agentruntime.gate.GateMode;
+import dev.conclave.agentruntime.gate.ToolPolicy;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+
+/**
+ * The agent program's configuration, resolved from {@link SettingValues} and checked: every error
+ * names the setting at fault, before anything connects.
+ */
+public record RuntimeConfig(List<Endpoint> endpoints, String token, String agentId, String name,
+                            List<String> capabilities, List<String> workspaces, Path workdir, BackendKind backend,
+                            String baseUrl, Optional<String> model, String apiKeyEnv, Optional<String> command,
+                            ToolPolicy policy, Duration approvalTimeout, String systemPrompt, int maxToolRounds) {
+
+  /** @throws IllegalArgumentException naming the first setting that is missing or wrong */
+  public static RuntimeConfig from(SettingValues v, String hostname) {
+    List<Endpoint> endpoints = list(v.require(Setting.ENDPOINTS, "")).stream().map(Endpoint::parse).toList();
+    if (endpoints.isEmpty()) {
+      throw new IllegalArgumentException("--endpoints names no endpoint");
+    }
+    String token = v.get(Setting.TOKEN).orElseGet(() -> v.get(Setting.TOKEN_FILE).map(RuntimeConfig::readToken)
+      .orElseThrow(() -> new IllegalArgumentException("the agent needs a token: set CONCLAVE_AGENT_TOKEN or --token-file")));
+    Path workdir = Path.of(v.get(Setting.WORKDIR).orElse(System.getProperty("user.dir"))).toAbsolutePath().normalize();
+    if (!Files.isDirectory(workdir)) {
+      throw new IllegalArgumentException("--workdir " + workdir + " is not a directory");
+    }
+    BackendKind backend = BackendKind.parse(v.require(Setting.BACKEND, ""));
+    Optional<String> name = v.get(Setting.NAME);
+    String agentId = v.get(Setting.AGENT_ID).orElseGet(() -> "agent-" + UUID.nameUUIDFromBytes(
+      (hostname + "\n" + name.orElse(backend.cliName()) + "\n" + workdir).getBytes(StandardCharsets.UTF_8)));
+    ToolPolicy policy = v.get(Setting.POLICY).map(p -> ToolPolicy.load(Path.of(p))).orElseGet(ToolPolicy::defaults);
+    Optional<GateMode> mode = v.get(Setting.MODE).map(GateMode::parse);
+    if (mode.isPresent()) {
+      policy = policy.withMode(mode.get());
+    }
+    Optional<String> model = v.get(Setting.MODEL);
+    if (backend == BackendKind.OPENAI && model.isEmpty()) {
+      throw new IllegalArgumentException("--model (or " + Setting.MODEL.env() + ") is required for the openai backend");
+    }
+    String baseUrl = v.require(Setting.BASE_URL, "");
+    if (!baseUrl.startsWith("http://") && !baseUrl.startsWith("https://")) {
+      throw new IllegalArgumentException("--base-url must start with http:// or https://, got '" + baseUrl + "'");
+    }
+    return new RuntimeConfig(endpoints, token, agentId, name.orElse(agentId), list(v.require(Setting.CAPABILITIES, "")),
+      v.get(Setting.WORKSPACES).map(RuntimeConfig::list).orElse(List.of()), workdir, backend, baseUrl, model,
+      v.require(Setting.API_KEY_ENV, ""), v.get(Setting.COMMAND), policy,
+      Duration.ofSeconds(positive(v, Setting.APPROVAL_TIMEOUT)), v.get(Setting.SYSTEM_PROMPT).orElse(""),
+      (int) positive(v, Setting.MAX_TOOL_ROUNDS));
+  }
+
+  private static long positive(SettingValues v, Setting s) {
+    String raw = v.require(s, "");
+    try {
+      long n = Long.parseLong(raw);
+      if (n > 0) {
+        return n;
+      }
+    } catch (NumberFormatException ignored) {
+      // reported below
+    }
+    throw new IllegalArgumentException(s.flag().orElse(s.env()) + " must be a positive whole number, got '" + raw + "'");
+  }
+
+  private static String readToken(String file) {
+    try {
+      String t = Files.readString(Path.of(file)).strip();
+      if (t.isEmpty()) {
+        throw new IllegalArgumentException("--token-file " + file + " is empty");
+      }
+      return t;
+    } catch (IOException e) {
+      throw new IllegalArgumentException("cannot read --token-file " + file + ": " + e.getMessage());
+    }
+  }
+
+  static List<String> list(String csv) {
+    return Arrays.stream(csv.split(",")).map(String::strip).filter(s -> !s.isEmpty()).toList();
+  }
+
+  /** The API key for the openai backend: {@code Welcome.secrets} first, then the environment. */
+  public String apiKey(Map<String, String> secrets, Map<String, String> env) {
+    String fromSecrets = secrets.get(apiKeyEnv);
+    return fromSecrets != null && !fromSecrets.isBlank() ? fromSecrets : env.getOrDefault(apiKeyEnv, "");
+  }
+
+  @Override
+  public String toString() {
+    return "RuntimeConfig[endpoints=" + endpoints + ", agentId=" + agentId + ", name=" + name + ", backend="
+      + backend.cliName() + ", workdir=" + workdir + ", mode=" + policy.mode().wireName() + "]";
+  }
+}

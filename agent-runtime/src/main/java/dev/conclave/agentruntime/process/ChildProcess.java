@@ -1,0 +1,152 @@
+package dev.conclave.agentruntime.process;
+
+import io.vertx.core.Future;
+import io.vertx.core.Promise;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+
+/**
+ * A child process (a CLI backend such as {@code claude} or {@code codex}) whose standard output is
+ * read line by line on a thread of its own, never on an event loop. Each line goes to a handler
+ * whose future the reader waits for before reading the next line, so a slow gateway slows the
+ * reading down (and the pipe then holds the child back) instead of lines piling up in memory.
+ *
+ * <p>Standard error is kept, its last {@value #STDERR_KEEP} characters, for error reports.
+ * {@link #kill} ends the child: SIGTERM, then SIGKILL once the grace has passed.
+ */
+public final class ChildProcess {
+
+  private static final Logger LOG = LoggerFactory.getLogger(ChildProcess.class);
+  static final int STDERR_KEEP = 4096;
+  /** How long the reader waits for one line's handler before it goes on without it. */
+  private static final long HANDLER_WAIT_SECONDS = 60;
+
+  private final Process process;
+  private final Promise<Integer> exit = Promise.promise();
+  private final StringBuilder stderr = new StringBuilder();
+  private volatile boolean killed;
+
+  private ChildProcess(Process process) {
+    this.process = process;
+  }
+
+  /**
+   * Starts {@code command} in {@code workdir} with {@code env} added to this process's environment.
+   *
+   * @param onLine called with each stdout line, from the reader thread; its future is awaited
+   * @throws IOException when the executable cannot be started (not found, not executable)
+   */
+  public static ChildProcess start(List<String> command, Path workdir, Map<String, String> env,
+                                   Function<String, Future<?>> onLine) throws IOException {
+    ProcessBuilder builder = new ProcessBuilder(command).directory(workdir.toFile());
+    builder.environment().putAll(env);
+    builder.redirectInput(ProcessBuilder.Redirect.PIPE);
+    ChildProcess child = new ChildProcess(builder.start());
+    child.process.getOutputStream().close();   // print mode: the prompt is an argument, nothing on stdin
+    child.readErr(child.process.getErrorStream());
+    child.readOut(child.process.getInputStream(), onLine, command.get(0));
+    return child;
+  }
+
+  private void readOut(InputStream in, Function<String, Future<?>> onLine, String name) {
+    Thread t = new Thread(() -> {
+      try (BufferedReader reader = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8))) {
+        String line;
+        while ((line = reader.readLine()) != null) {
+          if (line.isBlank()) {
+            continue;
+          }
+          try {
+            onLine.apply(line).toCompletionStage().toCompletableFuture().get(HANDLER_WAIT_SECONDS, TimeUnit.SECONDS);
+          } catch (Exception e) {
+            // the request ended or the gateway went away: keep draining so the child is not blocked
+            LOG.debug("line handler failed pid={} error={}", process.pid(), e.toString());
+          }
+        }
+      } catch (IOException e) {
+        LOG.debug("stdout of pid={} closed: {}", process.pid(), e.toString());
+      }
+      try {
+        exit.tryComplete(process.waitFor());
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        exit.tryFail(e);
+      }
+    }, "child-" + Path.of(name).getFileName() + "-" + process.pid());
+    t.setDaemon(true);
+    t.start();
+  }
+
+  private void readErr(InputStream err) {
+    Thread t = new Thread(() -> {
+      try (BufferedReader reader = new BufferedReader(new InputStreamReader(err, StandardCharsets.UTF_8))) {
+        String line;
+        while ((line = reader.readLine()) != null) {
+          synchronized (stderr) {
+            stderr.append(line).append('\n');
+            if (stderr.length() > STDERR_KEEP) {
+              stderr.delete(0, stderr.length() - STDERR_KEEP);
+            }
+          }
+        }
+      } catch (IOException ignored) {
+        // the child went away
+      }
+    }, "child-stderr-" + process.pid());
+    t.setDaemon(true);
+    t.start();
+  }
+
+  /** Completes with the exit code once the child exited and its output was read to the end. */
+  public Future<Integer> exit() {
+    return exit.future();
+  }
+
+  /** The end of what the child wrote to standard error. */
+  public String stderrTail() {
+    synchronized (stderr) {
+      return stderr.toString().strip();
+    }
+  }
+
+  /** Whether {@link #kill} was called. */
+  public boolean killed() {
+    return killed;
+  }
+
+  public long pid() {
+    return process.pid();
+  }
+
+  /**
+   * Ends the child and its descendants: SIGTERM now, SIGKILL when they are still alive after
+   * {@code grace}. Completes when the child has exited. Never blocks the caller.
+   */
+  public Future<Integer> kill(Duration grace) {
+    killed = true;
+    if (process.isAlive()) {
+      process.descendants().forEach(ProcessHandle::destroy);
+      process.destroy();
+      process.onExit().orTimeout(grace.toMillis(), TimeUnit.MILLISECONDS).whenComplete((p, err) -> {
+        if (err != null) {
+          LOG.info("child did not stop on SIGTERM within {} ms; killing pid={}", grace.toMillis(), process.pid());
+          process.descendants().forEach(ProcessHandle::destroyForcibly);
+          process.destroyForcibly();
+        }
+      });
+    }
+    return exit.future();
+  }
+}
