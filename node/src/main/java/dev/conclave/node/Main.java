@@ -1,10 +1,14 @@
 package dev.conclave.node;
 
+import dev.conclave.agentruntime.cli.AgentCommand;
 import dev.conclave.platform.runtime.JvmTuning;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
-/** The {@code conclave-node} executable. Without a subcommand it runs {@code serve}. */
+/**
+ * The {@code conclave-node} executable. Without a subcommand it runs {@code serve}; {@code agent}
+ * runs an AI agent against a node (module agent-runtime).
+ */
 @Command(name = "conclave-node",
   mixinStandardHelpOptions = true,
   versionProvider = Main.Version.class,
@@ -15,6 +19,7 @@ public final class Main implements Runnable {
   public static void main(String[] args) {
     JvmTuning.apply();
     CommandLine cli = new CommandLine(new Main());
+    cli.addSubcommand("agent", AgentCommand.commandLine());
     int code = cli.execute(args);
     if (code != 0) {
       System.exit(code);

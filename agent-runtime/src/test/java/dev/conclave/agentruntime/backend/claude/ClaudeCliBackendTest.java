@@ -1,0 +1,168 @@
+package dev.conclave.agentruntime.backend.claude;
+
+import dev.conclave.agent.backend.BackendHandler;
+import dev.conclave.agentruntime.backend.BackendContext;
+import dev.conclave.agentruntime.backend.InjectionQueue;
+import dev.conclave.agentruntime.backend.PackTools;
+import dev.conclave.agentruntime.backend.cli.CliSettings;
+import dev.conclave.agentruntime.gate.GateMode;
+import dev.conclave.agentruntime.gate.ToolPolicy;
+import dev.conclave.agentruntime.testing.FakeCli;
+import dev.conclave.agentruntime.testing.RecordingResponse;
+import dev.conclave.agentruntime.testing.TestContexts;
+import io.vertx.core.Vertx;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** The claude-cli backend against a fake {@code claude} printing Claude Code's stream-json. */
+class ClaudeCliBackendTest {
+
+  private final Vertx vertx = Vertx.vertx();
+  @TempDir
+  Path dir;
+  private Path workdir;
+  private Path exe;
+
+  @BeforeEach
+  void install() throws Exception {
+    exe = FakeCli.install("claude", dir);
+    workdir = Files.createDirectories(dir.resolve("work"));
+  }
+
+  @AfterEach
+  void close() {
+    vertx.close().await();
+  }
+
+  private BackendHandler handler(ToolPolicy policy, Duration retryDelay) {
+    BackendContext context = TestContexts.context(vertx, workdir, policy, PackTools.none(), new InjectionQueue(4), Duration.ofSeconds(5));
+    return new BackendHandler(vertx, new ClaudeCliBackend(context, new CliSettings(exe.toString(), Optional.empty())), retryDelay, 64);
+  }
+
+  private static String await(RecordingResponse r) throws Exception {
+    return r.terminal().toCompletionStage().toCompletableFuture().get(15, TimeUnit.SECONDS);
+  }
+
+  @Test
+  void mapsThinkingToolsTextUsageAndTheSessionAndResumesIt() throws Exception {
+    BackendHandler h = handler(ToolPolicy.defaults(), Duration.ofMillis(50));
+    RecordingResponse r = new RecordingResponse();
+    h.handle(RecordingResponse.message("req-1", "th-1", "list the files"), r);
+    assertThat(await(r)).isEqualTo("done:Two entries: README.md and src/.");
+    assertThat(r.events).containsExactly("thinking:The user wants the files listed.", "tool_use:toolu_01:LS",
+      "tool_state:toolu_01:RUNNING", "tool_result:toolu_01:- README.md\n- src/\n", "tool_state:toolu_01:COMPLETED",
+      "text:Two entries: README.md and src/.", "usage:40/32", "session_init:0f5b7e2c-1a3d-4c8e-9b6f-2d4e6a8c0b1d",
+      "done:Two entries: README.md and src/.");
+    String args = FakeCli.invocations(workdir, "claude").get(0);
+    assertThat(args).startsWith("-p list the files --output-format stream-json --verbose").doesNotContain("--resume")
+      .contains("--allowedTools Read,Glob,Grep,LS");
+
+    RecordingResponse next = new RecordingResponse();
+    h.handle(RecordingResponse.message("req-2", "th-1", "and again"), next);
+    await(next);
+    assertThat(FakeCli.invocations(workdir, "claude").get(1)).contains("--resume 0f5b7e2c-1a3d-4c8e-9b6f-2d4e6a8c0b1d");
+    assertThat(next.events).as("same session: no new session_init").noneMatch(e -> e.startsWith("session_init"));
+  }
+
+  @Test
+  void aStaleSessionIsRetriedOnceWithoutResume() throws Exception {
+    for (String stale : List.of("stale-session", "gone-session")) {
+      RecordingResponse r = new RecordingResponse();
+      BackendHandler h = handler(ToolPolicy.defaults(), Duration.ofMillis(50));
+      // an earlier message on the thread created the session that is now stale
+      RecordingResponse earlier = new RecordingResponse();
+      h.handle(RecordingResponse.message("req-0" + stale, "th-" + stale, "session=" + stale + " hello"), earlier);
+      assertThat(await(earlier)).startsWith("done:");
+      assertThat(h.sessionOf("th-" + stale)).contains(stale);
+      h.handle(RecordingResponse.message("req-" + stale, "th-" + stale, "hello"), r);
+      assertThat(await(r)).isEqualTo("done:Two entries: README.md and src/.");
+      assertThat(r.events).contains("session_orphaned");
+    }
+    List<String> runs = FakeCli.invocations(workdir, "claude");
+    assertThat(runs.stream().filter(a -> a.contains("--resume stale-session"))).hasSize(1);
+    assertThat(runs.stream().filter(a -> a.contains("--resume gone-session"))).hasSize(1);
+  }
+
+  @Test
+  void an529IsRetriedOnceAfterTwoSeconds() throws Exception {
+    BackendHandler h = new BackendHandler(vertx, new ClaudeCliBackend(
+      TestContexts.context(vertx, workdir, ToolPolicy.defaults(), PackTools.none(), new InjectionQueue(4), Duration.ofSeconds(5)),
+      new CliSettings(exe.toString(), Optional.empty())));   // the default handler: 2 s before the retry
+    RecordingResponse r = new RecordingResponse();
+    long start = System.nanoTime();
+    h.handle(RecordingResponse.message("req-1", "th-1", "overloaded-once"), r);
+    assertThat(await(r)).isEqualTo("done:Two entries: README.md and src/.");
+    assertThat(Duration.ofNanos(System.nanoTime() - start)).isGreaterThanOrEqualTo(Duration.ofSeconds(2));
+    assertThat(FakeCli.invocations(workdir, "claude")).hasSize(2);
+  }
+
+  @Test
+  void aPersistentOverloadEndsWithTheFriendlyMessageAfterTwoRuns() throws Exception {
+    RecordingResponse r = new RecordingResponse();
+    handler(ToolPolicy.defaults(), Duration.ofMillis(50)).handle(RecordingResponse.message("req-1", "th-1", "overloaded"), r);
+    assertThat(await(r)).isEqualTo("error:" + BackendHandler.FRIENDLY_UNAVAILABLE);
+    assertThat(FakeCli.invocations(workdir, "claude")).hasSize(2);
+  }
+
+  @Test
+  void aNonRetryableErrorIsReturnedAtOnce() throws Exception {
+    RecordingResponse r = new RecordingResponse();
+    handler(ToolPolicy.defaults(), Duration.ofMillis(50)).handle(RecordingResponse.message("req-1", "th-1", "auth"), r);
+    assertThat(await(r)).isEqualTo("error:Claude Code failed: Invalid API key · Fix external API key");
+    assertThat(FakeCli.invocations(workdir, "claude")).hasSize(1);
+  }
+
+  @Test
+  void aCancelKillsTheRunningClaudeWithinTwoSeconds() throws Exception {
+    BackendHandler h = handler(ToolPolicy.defaults(), Duration.ofMillis(50));
+    RecordingResponse r = new RecordingResponse();
+    h.handle(RecordingResponse.message("req-1", "th-1", "slow"), r);
+    long deadline = System.currentTimeMillis() + 10_000;
+    while (!r.events.contains("text:working on it") && System.currentTimeMillis() < deadline) {
+      Thread.sleep(20);
+    }
+    long asked = System.nanoTime();
+    r.cancel("user_requested");
+    h.onCancel("req-1", "user_requested");
+    assertThat(await(r)).isEqualTo("cancelled:user_requested");
+    assertThat(Duration.ofNanos(System.nanoTime() - asked)).isLessThan(Duration.ofSeconds(2));
+    assertThat(ProcessHandle.allProcesses().filter(p -> p.info().commandLine().orElse("").contains(exe.toString())))
+      .as("no fake claude left running").isEmpty();
+  }
+
+  @Test
+  void aToolThePolicyDeniesStopsTheRunAndIsReportedDenied() throws Exception {
+    RecordingResponse r = new RecordingResponse();
+    long start = System.nanoTime();
+    handler(ToolPolicy.defaults().withMode(GateMode.AUTO), Duration.ofMillis(50))
+      .handle(RecordingResponse.message("req-1", "th-1", "clean with rm"), r);
+    assertThat(await(r)).startsWith("error:Claude Code wanted to run Bash: denied by policy: a recursive forced delete");
+    assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(10));
+    assertThat(r.events).contains("tool_use:toolu_rm:Bash", "tool_state:toolu_rm:DENIED");
+    assertThat(FakeCli.invocations(workdir, "claude").get(0)).contains("--permission-mode acceptEdits");
+  }
+
+  @Test
+  void planModeAsksClaudeForItsPlanModeAndAppendsTheInstruction() throws Exception {
+    BackendContext context = new BackendContext(vertx, workdir,
+      new dev.conclave.agentruntime.gate.ToolGate(vertx, ToolPolicy.defaults().withMode(GateMode.PLAN), workdir, Duration.ofSeconds(5)),
+      dev.conclave.agentruntime.gate.PlanMode.systemPrompt("", GateMode.PLAN), PackTools.none(), new InjectionQueue(4), Duration.ofSeconds(1));
+    RecordingResponse r = new RecordingResponse();
+    new BackendHandler(vertx, new ClaudeCliBackend(context, new CliSettings(exe.toString(), Optional.of("opus"))))
+      .handle(RecordingResponse.message("req-1", "th-1", "plan it"), r);
+    await(r);
+    String args = FakeCli.invocations(workdir, "claude").get(0);
+    assertThat(args).contains("--permission-mode plan", "--model opus", "--append-system-prompt You are in plan mode.");
+  }
+}
