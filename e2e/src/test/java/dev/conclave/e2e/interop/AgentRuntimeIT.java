@@ -152,7 +152,9 @@ class AgentRuntimeIT {
     assertThat(listed.getName()).isEqualTo("runtime agent");
     assertThat(listed.getBackend()).isEqualTo("openai");
     assertThat(listed.getMetadata().getWorkspacesList()).containsExactly("e2e");
-    assertThat(node.logText()).contains("features=[token_usage, tool_states, injection, cancellation]");
+    String registered = node.logText().lines().filter(l -> l.contains("agent registered agent=" + AGENT_ID)).findFirst().orElseThrow();
+    String features = registered.substring(registered.indexOf("features=[") + "features=[".length(), registered.lastIndexOf(']'));
+    assertThat(features.split(", ")).containsExactlyInAnyOrder("token_usage", "tool_states", "injection", "cancellation");
 
     String request = admin.send(AGENT_ID, "remember that greeting is hello");
     List<ClientStreamEvent> events = new ArrayList<>();
