@@ -21,8 +21,8 @@ class SettingsDocTest {
       .filter(l -> l.startsWith("| `--") || l.startsWith("| | `CONCLAVE_")).toList();
     List<String> expected = new ArrayList<>();
     for (Setting s : Setting.values()) {
-      expected.add("| " + s.flag().map(f -> "`" + f + " " + s.label() + "` ").orElse("") + "| `" + s.env() + "` | "
-        + s.defaultValue().map(d -> "`" + d + "`").orElse("") + " | " + s.description() + " |");
+      expected.add("| " + s.flag().map(f -> "`" + f + " " + s.label() + "` ").orElse("") + "| `" + s.env() + "` |"
+        + s.defaultValue().map(d -> " `" + d + "` ").orElse(" ") + "| " + s.description() + " |");
     }
     assertThat(rows).containsExactlyElementsOf(expected);
   }

@@ -18,6 +18,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * What the CLI backends ({@code claude-cli}, {@code codex-cli}) share: one child process per run,
@@ -53,7 +54,8 @@ public abstract class CliBackend implements AgentBackend {
     StreamMapper mapper = mapper(session, callbacks);
     Map<String, String> env = new HashMap<>(context.packTools().secrets());
     String requestId = session.message().requestId();
-    ChildProcess[] self = new ChildProcess[1];
+    // the reader may see a denied tool before start() returns: both sides check, so one of them kills
+    AtomicReference<ChildProcess> self = new AtomicReference<>();
     ChildProcess child;
     try {
       child = ChildProcess.start(command, context.workdir(), env, line -> {
@@ -65,9 +67,10 @@ public abstract class CliBackend implements AgentBackend {
         }
         return mapper.onEvent(event).eventually(() -> {
           String stop = mapper.stopReason();
-          if (stop != null && self[0] != null && !self[0].killed()) {
+          ChildProcess c = self.get();
+          if (stop != null && c != null && !c.killed()) {
             LOG.info("stopping {} run request={} reason={}", displayName(), requestId, stop);
-            self[0].kill(context.cancelGrace());
+            c.kill(context.cancelGrace());
           }
           return Future.succeededFuture();
         });
@@ -76,8 +79,11 @@ public abstract class CliBackend implements AgentBackend {
       return Future.succeededFuture(BackendResponse.error(displayName() + " could not be started ("
         + command.get(0) + "): " + e.getMessage() + ". Install it or point --command at it."));
     }
-    self[0] = child;
+    self.set(child);
     running.put(requestId, child);
+    if (mapper.stopReason() != null && !child.killed()) {
+      child.kill(context.cancelGrace());
+    }
     LOG.info("{} started pid={} request={} resume={}", displayName(), child.pid(), requestId,
       session.resumeSessionId().orElse("-"));
     callbacks.cancellation().onComplete(r -> child.kill(context.cancelGrace()));
