@@ -82,6 +82,13 @@ class HttpBadInputTest {
   }
 
   @Test
+  void aMethodARouteDoesNotTakeIsAnswered() {
+    Reply reply = send(HttpMethod.DELETE, "/api/v1/gateway/principals", "application/json", "{}");
+    assertThat(reply.status()).as(reply.toString()).isBetween(400, 499);
+    assertThat(reply.contentType()).isEqualTo("application/problem+json");
+  }
+
+  @Test
   void formBodiesAreUnsupported() {
     refused(send(HttpMethod.POST, "/api/v1/gateway/principals", "multipart/form-data; boundary=x", "{\"content\":\"x\"}"), 415,
       "media_type_unsupported");

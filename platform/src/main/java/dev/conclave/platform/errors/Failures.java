@@ -93,7 +93,7 @@ public final class Failures {
 
   /** Java class names as exception messages carry them ({@code java.util.LinkedHashMap}, {@code com.fasterxml…Exception}). */
   private static final java.util.regex.Pattern CLASS_NAME = java.util.regex.Pattern.compile(
-    "\\b(?:java|javax|jdk|sun|com|org|io|dev|net)(?:\\.[a-z_$][\\w$]*)*\\.[A-Z][\\w$]*(?:\\.[A-Z][\\w$]*)*");
+    "\\b(?:java|javax|jakarta|jdk|sun|com|org|io|dev|net|tools|kotlin|scala)(?:\\.[a-z_$][\\w$]*)*\\.[A-Z][\\w$]*(?:\\.[A-Z][\\w$]*)*");
 
   /** A detail safe to send: no Java class names (a library's message may hold one). */
   public static String safeDetail(String detail) {

@@ -76,6 +76,8 @@ class FailuresTest {
       .isEqualTo("Cannot deserialize value of type `value` from Array");
     assertThat(Failures.safeDetail("com.fasterxml.jackson.core.JsonParseException: Unexpected character"))
       .doesNotContain("com.fasterxml").doesNotContain("JsonParseException");
+    assertThat(Failures.safeDetail("params are not valid: tools.jackson.databind.exc.MismatchedInputException: Cannot deserialize"))
+      .isEqualTo("params are not valid: value: Cannot deserialize");
     assertThat(Failures.safeDetail("no route for coven.ClientService/SendMessage or grpc.health.v1.Health"))
       .isEqualTo("no route for coven.ClientService/SendMessage or grpc.health.v1.Health");
   }
