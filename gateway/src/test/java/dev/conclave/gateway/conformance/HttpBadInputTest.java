@@ -89,6 +89,13 @@ class HttpBadInputTest {
   }
 
   @Test
+  void aBodyOverTheLimitIsAnsweredWhileTheClientIsStillSending() {
+    Reply reply = send(HttpMethod.DELETE, "/api/v1/gateway/principals?a=b", "application/json",
+      "{\"skills\":[" + "1,".repeat(3_000_000) + "1]}");
+    assertThat(reply.status()).as(reply.toString()).isEqualTo(413);
+  }
+
+  @Test
   void formBodiesAreUnsupported() {
     refused(send(HttpMethod.POST, "/api/v1/gateway/principals", "multipart/form-data; boundary=x", "{\"content\":\"x\"}"), 415,
       "media_type_unsupported");

@@ -78,6 +78,11 @@ public final class EdgeVerticle extends VerticleBase {
       if (ctx.failure() != null) {
         Problems.send(ctx, ctx.failure());
       } else if (ctx.statusCode() == 413) {
+        // the rest of the body is never read: an HTTP/1 client still sending it would wait on a full
+        // TCP window for an answer it cannot read, so the connection closes after the answer
+        if (ctx.request().version() != io.vertx.core.http.HttpVersion.HTTP_2) {
+          ctx.response().putHeader("connection", "close");
+        }
         Problems.send(ctx.response(), new ConclaveException(ErrorKind.PAYLOAD_TOO_LARGE, "body_too_large",
           "request bodies are limited to " + MAX_HTTP_BODY_BYTES + " bytes"));
       } else {
