@@ -3,6 +3,7 @@ package dev.conclave.gateway.api;
 import dev.conclave.platform.access.Audience;
 import dev.conclave.platform.access.Resource;
 import dev.conclave.platform.auth.Caller;
+import dev.conclave.platform.errors.ConclaveException;
 import dev.conclave.platform.secrets.SecretErrors;
 import dev.conclave.platform.secrets.SecretInfo;
 import dev.conclave.platform.secrets.SecretRef;
@@ -10,7 +11,6 @@ import dev.conclave.platform.secrets.SecretScope;
 import dev.conclave.platform.secrets.Secrets;
 import dev.conclave.platform.server.HttpRoutes;
 import io.vertx.core.Future;
-import io.vertx.core.json.DecodeException;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.RoutingContext;
@@ -62,7 +62,8 @@ public final class SecretsHttpApi {
     try {
       JsonObject body = GatewayHttpApi.body(ctx);
       value = body.getValue("value");
-    } catch (DecodeException | ClassCastException e) {
+    } catch (ConclaveException notAnObject) {
+      // body_invalid would be right too; secrets answer one code for every body without a string value
       throw SecretErrors.valueMissing();
     }
     if (!(value instanceof String text)) {

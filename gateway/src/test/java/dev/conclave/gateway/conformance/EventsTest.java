@@ -133,7 +133,7 @@ class EventsTest {
   }
 
   @Test
-  void usageAndToolStatesAreRecordedWithTotalsPerConversationAndAgent() {
+  void usageAndToolStatesAreRecordedWithTotalsPerConversationAndAgent() throws InterruptedException {
     try (RawAgent agent = gw.connect("meter", gw.agentToken("meter"), "token_usage", "tool_states")) {
       for (int i = 0; i < 2; i++) {
         String r = admin.sendOk("meter", "go", "meter-" + i);
@@ -147,7 +147,12 @@ class EventsTest {
       }
       WebClient web = WebClient.create(gw.vertx());
       try {
+        // the second request's events are stored after its done reached the agent's stream: wait for them
         JsonObject byAgent = get(web, "/api/v1/gateway/usage/agents/meter");
+        for (long until = System.currentTimeMillis() + 10_000; byAgent.getLong("requests", 0L) < 2 && System.currentTimeMillis() < until; ) {
+          Thread.sleep(50);
+          byAgent = get(web, "/api/v1/gateway/usage/agents/meter");
+        }
         assertThat(byAgent.getLong("inputTokens")).isEqualTo(200);
         assertThat(byAgent.getLong("outputTokens")).isEqualTo(40);
         assertThat(byAgent.getLong("cacheReadTokens")).isEqualTo(6);

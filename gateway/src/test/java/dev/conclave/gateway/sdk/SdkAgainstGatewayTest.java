@@ -134,7 +134,7 @@ class SdkAgainstGatewayTest {
   }
 
   @Test
-  void onShutdownTheSdkMovesToTheNextGatewayAndKeepsItsQueue() {
+  void onShutdownTheSdkMovesToTheNextGatewayAndKeepsItsQueue() throws InterruptedException {
     PgUrl db = TestDatabase.freshDatabase();
     // nodes serving the same agents share one signing secret
     String secret = "sdk-handover-secret-0123456789abcdef0123456789";
@@ -161,6 +161,12 @@ class SdkAgainstGatewayTest {
         assertThat(GatewayFixture.await(client.start()).serverId()).isEqualTo(first.node().runtime().config().nodeId());
         first.close();
         GatewayFixture.await(shutdownSeen.future());
+        // the SDK reconnects with backoff; on a loaded machine that takes longer than a stream event's patience
+        String secondId = second.node().runtime().config().nodeId();
+        for (long until = System.currentTimeMillis() + 30_000; System.currentTimeMillis() < until
+          && !client.session().map(s -> s.serverId().equals(secondId)).orElse(false); ) {
+          Thread.sleep(100);
+        }
         Clients admin = second.clients(second.token(second.newPrincipal(dev.conclave.platform.auth.PrincipalType.CLIENT, "ops",
           dev.conclave.platform.auth.PrincipalStatus.APPROVED, List.of("admin"))));
         try (EventTap tap = admin.stream("mover-1", null)) {
