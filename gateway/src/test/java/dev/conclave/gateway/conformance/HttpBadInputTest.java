@@ -101,4 +101,12 @@ class HttpBadInputTest {
       "media_type_unsupported");
     refused(send(HttpMethod.GET, "/api/v1/gateway/agents", "application/x-www-form-urlencoded", "[1,1]"), 415, "media_type_unsupported");
   }
+
+  /** Routes outside {@code /api/} read bodies too (sign-in, MCP): a long form field made Netty's decoder throw a 500. */
+  @Test
+  void formBodiesAreUnsupportedOutsideTheApiToo() {
+    String longField = "{\"clientInfo\":[" + "1,".repeat(1_000) + "1]}";
+    refused(send(HttpMethod.POST, "/auth/session", "multipart/form-data; boundary=fz", longField), 415, "media_type_unsupported");
+    refused(send(HttpMethod.POST, "/auth/session", "application/x-www-form-urlencoded", longField), 415, "media_type_unsupported");
+  }
 }

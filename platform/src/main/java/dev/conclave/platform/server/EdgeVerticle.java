@@ -57,9 +57,9 @@ public final class EdgeVerticle extends VerticleBase {
     grpcServices = grpc.services().stream().map(s -> s.name().fullyQualifiedName()).sorted().toList();
 
     Router router = Router.router(vertx);
+    router.route().handler(RequestShape::check);
     setup.health().mountHttp(router);
     router.get("/metrics").handler(setup.metrics().scrapeHandler());
-    router.route("/api/*").handler(RequestShape::check);
     // the body is read first (bounded) because some credentials sign it
     router.route("/api/*").handler(BodyHandler.create(false).setBodyLimit(MAX_HTTP_BODY_BYTES));
     List<HttpCredentials> credentials = setup.contributions().stream().flatMap(c -> c.httpCredentials().stream()).toList();

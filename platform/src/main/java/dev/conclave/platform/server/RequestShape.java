@@ -8,9 +8,10 @@ import io.vertx.ext.web.RoutingContext;
 /**
  * What every HTTP request must look like before anything reads it. Its path and query must be
  * valid percent-encoding: a stray {@code %} made the router or a handler throw (a 400 in plain text
- * with a stack trace in the log, or a 500). An {@code /api/} request's body must not be a form
- * (multipart or URL-encoded): the API takes JSON, and Vert.x's form decoder failed with 500s on
- * bodies it could not parse. A request that breaks a rule is refused with a problem response, never
+ * with a stack trace in the log, or a 500). A request's body must not be a form (multipart or
+ * URL-encoded): every route that reads a body ({@code /api/}, sign-in, MCP) takes JSON, and Netty's
+ * form decoder failed with 500s on bodies it could not parse. The event-bus bridge is left alone:
+ * SockJS reads its own transports' bodies. A request that breaks a rule is refused with a problem response, never
  * passed on.
  */
 final class RequestShape {
@@ -32,11 +33,15 @@ final class RequestShape {
   }
 
   static void check(RoutingContext ctx) {
+    if (ctx.request().path().startsWith(dev.conclave.platform.bridge.EventBusBridge.PATH + "/")) {
+      ctx.next();
+      return;
+    }
     String type = ctx.request().getHeader("content-type");
     String media = type == null ? "" : type.toLowerCase(java.util.Locale.ROOT);
     if (media.startsWith("multipart/") || media.startsWith("application/x-www-form-urlencoded")) {
       Problems.send(ctx, new ConclaveException(ErrorKind.UNSUPPORTED_MEDIA, "media_type_unsupported",
-        "the API takes JSON bodies (application/json), not " + TextRules.echo(type.split(";")[0])));
+        "request bodies are JSON (application/json), not " + TextRules.echo(type.split(";")[0])));
       return;
     }
     ctx.next();
