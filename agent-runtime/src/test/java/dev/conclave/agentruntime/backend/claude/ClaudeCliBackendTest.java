@@ -14,12 +14,19 @@ import dev.conclave.agentruntime.testing.TestContexts;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
+import io.vertx.core.json.JsonObject;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.net.ConnectException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.file.Files;
+import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -27,6 +34,7 @@ import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /** The claude-cli backend against a fake {@code claude} printing Claude Code's stream-json. */
 class ClaudeCliBackendTest {
@@ -237,5 +245,73 @@ class ClaudeCliBackendTest {
     assertThat(r.startingWith("approval:")).containsExactly("approval:toolu_b1:Bash");
     assertThat(Files.readAllLines(workdir.resolve("bash-ran.log"))).containsExactly("mvn -q test", "mvn -q verify");
     assertThat(r.events).contains("tool_state:toolu_b2:RUNNING", "tool_state:toolu_b2:COMPLETED");
+  }
+
+  /** The --mcp-config file of the {@code n}th run, as the fake was given it. */
+  private Path mcpConfig(int n) {
+    String args = FakeCli.invocations(workdir, "claude").get(n);
+    return Path.of(args.substring(args.indexOf("--mcp-config ") + 13).split(" ")[0]);
+  }
+
+  private static HttpResponse<String> post(String url, String authorization, String body) throws Exception {
+    HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(5))
+      .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(body));
+    if (authorization != null) {
+      b.header("Authorization", authorization);
+    }
+    return HttpClient.newHttpClient().send(b.build(), HttpResponse.BodyHandlers.ofString());
+  }
+
+  private static final String LIST = "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"tools/list\"}";
+
+  @Test
+  void theBridgeRefusesRequestsWithoutTheRunsSecretAndClosesWhenTheRunIsCancelled() throws Exception {
+    RecordingResponse r = new RecordingResponse(id -> Promise.<ApprovalDecision>promise().future());
+    BackendHandler h = gated(ToolPolicy.defaults(), Duration.ofSeconds(30));
+    h.handle(RecordingResponse.message("req-1", "th-1", "write notes"), r);
+    long deadline = System.currentTimeMillis() + 10_000;
+    while (!r.events.contains("approval:toolu_write:Write") && System.currentTimeMillis() < deadline) {
+      Thread.sleep(20);
+    }
+    Path file = mcpConfig(0);
+    assertThat(Files.getPosixFilePermissions(file)).containsExactlyInAnyOrder(PosixFilePermission.OWNER_READ, PosixFilePermission.OWNER_WRITE);
+    JsonObject server = new JsonObject(Files.readString(file)).getJsonObject("mcpServers").getJsonObject("conclave");
+    String url = server.getString("url");
+    String secret = server.getJsonObject("headers").getString("Authorization");
+    assertThat(url).startsWith("http://127.0.0.1:");
+    assertThat(post(url, null, LIST).statusCode()).isEqualTo(401);
+    assertThat(post(url, "Bearer not-the-secret", LIST).statusCode()).isEqualTo(401);
+    HttpResponse<String> listed = post(url, secret, LIST);
+    assertThat(listed.statusCode()).isEqualTo(200);
+    assertThat(new JsonObject(listed.body()).getJsonObject("result").getJsonArray("tools").getJsonObject(0).getString("name"))
+      .isEqualTo("approve");
+
+    r.cancel("user_requested");
+    h.onCancel("req-1", "user_requested");
+    assertThat(await(r)).isEqualTo("cancelled:user_requested");
+    assertThat(workdir.resolve("notes.txt")).doesNotExist();
+    deadline = System.currentTimeMillis() + 5_000;
+    while (Files.exists(file) && System.currentTimeMillis() < deadline) {
+      Thread.sleep(20);
+    }
+    assertThat(file).as("the config with the secret is gone").doesNotExist();
+    assertThatThrownBy(() -> post(url, secret, LIST)).as("the bridge no longer listens").isInstanceOf(ConnectException.class);
+  }
+
+  @Test
+  void theBridgeClosesWhenTheRunEnds() throws Exception {
+    // read the bridge's address while the run waits for a decision; nobody answers, so it ends normally
+    RecordingResponse r = new RecordingResponse(id -> Promise.<ApprovalDecision>promise().future());
+    gated(ToolPolicy.defaults(), Duration.ofSeconds(2)).handle(RecordingResponse.message("req-1", "th-1", "write notes"), r);
+    long deadline = System.currentTimeMillis() + 10_000;
+    while (!r.events.contains("approval:toolu_write:Write") && System.currentTimeMillis() < deadline) {
+      Thread.sleep(20);
+    }
+    Path file = mcpConfig(0);
+    JsonObject server = new JsonObject(Files.readString(file)).getJsonObject("mcpServers").getJsonObject("conclave");
+    assertThat(await(r)).isEqualTo("done:I was not allowed to run Write.");
+    assertThat(file).doesNotExist();
+    assertThatThrownBy(() -> post(server.getString("url"), server.getJsonObject("headers").getString("Authorization"), LIST))
+      .isInstanceOf(ConnectException.class);
   }
 }
