@@ -47,11 +47,16 @@ public final class ToolGate {
     return policy;
   }
 
+  /** How long an asked tool waits for a decision before it counts as denied. */
+  public Duration approvalTimeout() {
+    return approvalTimeout;
+  }
+
   public GateMode mode() {
     return policy.mode();
   }
 
-  /** The policy's verdict alone, for backends that only observe their tools. */
+  /** The policy's verdict alone, for tools a backend only sees after they ran. */
   public Verdict verdict(String tool, String inputJson) {
     return policy.evaluate(tool, inputJson, workdir);
   }
@@ -62,20 +67,30 @@ public final class ToolGate {
    */
   public Future<ToolOutcome> run(String toolId, String tool, String inputJson, BackendCallbacks callbacks,
                                  Supplier<Future<ToolOutcome>> runner) {
+    return callbacks.toolUse(toolId, tool, inputJson)
+      .compose(v -> decide(toolId, tool, inputJson, callbacks))
+      .compose(d -> d.allowed() ? execute(toolId, callbacks, runner) : Future.succeededFuture(ToolOutcome.refused(d.reason())));
+  }
+
+  /**
+   * Decides one call whose {@code tool_use} was already reported, and reports the decision: an
+   * allowed call reports nothing yet (whoever runs it reports {@code RUNNING}); an asked one reports
+   * {@code AWAITING_APPROVAL} and the approval request, then {@code DENIED} or {@code TIMEOUT} when it
+   * is not approved; a refused call ends with a {@code tool_result} marked as an error that says
+   * why. Never fails.
+   */
+  public Future<GateDecision> decide(String toolId, String tool, String inputJson, BackendCallbacks callbacks) {
     Verdict verdict = verdict(tool, inputJson);
     LOG.info("tool gate tool={} id={} verdict={} reason={}", tool, toolId, verdict.action(), verdict.reason());
-    Future<Void> announced = callbacks.toolUse(toolId, tool, inputJson);
     return switch (verdict.action()) {
-      case DENY -> announced
-        .compose(v -> callbacks.toolState(toolId, ToolState.DENIED, verdict.reason()))
+      case DENY -> callbacks.toolState(toolId, ToolState.DENIED, verdict.reason())
         .transform(ar -> refuse(toolId, verdict.reason(), callbacks));
-      case ALLOW -> announced.compose(v -> execute(toolId, callbacks, runner));
-      case ASK -> announced.compose(v -> askThenRun(toolId, tool, inputJson, callbacks, runner));
+      case ALLOW -> Future.succeededFuture(GateDecision.allow());
+      case ASK -> ask(toolId, tool, inputJson, callbacks);
     };
   }
 
-  private Future<ToolOutcome> askThenRun(String toolId, String tool, String inputJson, BackendCallbacks callbacks,
-                                         Supplier<Future<ToolOutcome>> runner) {
+  private Future<GateDecision> ask(String toolId, String tool, String inputJson, BackendCallbacks callbacks) {
     Promise<String> decision = Promise.promise();   // "approved", "denied" or "timeout"
     long timer = vertx.setTimer(Math.max(1, approvalTimeout.toMillis()), t -> decision.tryComplete("timeout"));
     callbacks.canUseTool(toolId, tool, inputJson).onComplete(ar -> {
@@ -89,10 +104,10 @@ public final class ToolGate {
     return decision.future().transform(ar -> {
       if (ar.failed()) {
         // the request ended or the stream dropped while waiting: nothing more reaches anyone
-        return Future.succeededFuture(ToolOutcome.refused("the request ended before " + tool + " was approved"));
+        return Future.succeededFuture(GateDecision.refuse("the request ended before " + tool + " was approved"));
       }
       return switch (ar.result()) {
-        case "approved" -> execute(toolId, callbacks, runner);
+        case "approved" -> Future.succeededFuture(GateDecision.allow());
         case "denied" -> refuse(toolId, "denied: the user did not approve " + tool, callbacks);
         default -> {
           String reason = "denied: no approval for " + tool + " within " + approvalTimeout.toSeconds() + " s";
@@ -116,7 +131,7 @@ public final class ToolGate {
       .compose(out -> callbacks.toolFinished(toolId, out.text(), out.isError()).transform(x -> Future.succeededFuture(out)));
   }
 
-  private static Future<ToolOutcome> refuse(String toolId, String reason, BackendCallbacks callbacks) {
-    return callbacks.toolResult(toolId, reason, true).transform(x -> Future.succeededFuture(ToolOutcome.refused(reason)));
+  private static Future<GateDecision> refuse(String toolId, String reason, BackendCallbacks callbacks) {
+    return callbacks.toolResult(toolId, reason, true).transform(x -> Future.succeededFuture(GateDecision.refuse(reason)));
   }
 }

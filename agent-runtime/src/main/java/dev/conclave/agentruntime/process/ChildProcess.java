@@ -9,6 +9,7 @@ import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.InputStreamReader;
+import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -22,6 +23,9 @@ import java.util.function.Function;
  * read line by line on a thread of its own, never on an event loop. Each line goes to a handler
  * whose future the reader waits for before reading the next line, so a slow gateway slows the
  * reading down (and the pipe then holds the child back) instead of lines piling up in memory.
+ *
+ * <p>Standard input is closed at once (print mode: the prompt is an argument), or, for a CLI that
+ * converses over it (JSON-RPC over stdio), kept open for {@link #writeLine} until {@link #closeInput}.
  *
  * <p>Standard error is kept, its last {@value #STDERR_KEEP} characters, for error reports.
  * {@link #kill} ends the child: SIGTERM, then SIGKILL once the grace has passed.
@@ -45,16 +49,19 @@ public final class ChildProcess {
   /**
    * Starts {@code command} in {@code workdir} with {@code env} added to this process's environment.
    *
+   * @param keepInput keep standard input open for {@link #writeLine}
    * @param onLine called with each stdout line, from the reader thread; its future is awaited
    * @throws IOException when the executable cannot be started (not found, not executable)
    */
-  public static ChildProcess start(List<String> command, Path workdir, Map<String, String> env,
+  public static ChildProcess start(List<String> command, Path workdir, Map<String, String> env, boolean keepInput,
                                    Function<String, Future<?>> onLine) throws IOException {
     ProcessBuilder builder = new ProcessBuilder(command).directory(workdir.toFile());
     builder.environment().putAll(env);
     builder.redirectInput(ProcessBuilder.Redirect.PIPE);
     ChildProcess child = new ChildProcess(builder.start());
-    child.process.getOutputStream().close();   // print mode: the prompt is an argument, nothing on stdin
+    if (!keepInput) {
+      child.closeInput();
+    }
     child.readErr(child.process.getErrorStream());
     child.readOut(child.process.getInputStream(), onLine, command.get(0));
     return child;
@@ -107,6 +114,35 @@ public final class ChildProcess {
     }, "child-stderr-" + process.pid());
     t.setDaemon(true);
     t.start();
+  }
+
+  /**
+   * Writes one line (a JSON-RPC message) to the child's standard input; false when the input is
+   * closed or the child is gone. Safe from any thread.
+   */
+  public boolean writeLine(String line) {
+    synchronized (process) {
+      try {
+        OutputStream in = process.getOutputStream();
+        in.write((line + "\n").getBytes(StandardCharsets.UTF_8));
+        in.flush();
+        return true;
+      } catch (IOException e) {
+        LOG.debug("stdin of pid={} closed: {}", process.pid(), e.toString());
+        return false;
+      }
+    }
+  }
+
+  /** Closes the child's standard input: a CLI conversing over it takes that as the end. */
+  public void closeInput() {
+    synchronized (process) {
+      try {
+        process.getOutputStream().close();
+      } catch (IOException ignored) {
+        // already gone
+      }
+    }
   }
 
   /** Completes with the exit code once the child exited and its output was read to the end. */

@@ -26,6 +26,7 @@ public final class RecordingResponse implements ResponseStream {
   private final Promise<String> terminal = Promise.promise();
   private final Function<String, Future<ApprovalDecision>> approvals;
   private volatile boolean ended;
+  private volatile boolean approveAll;
 
   public RecordingResponse(Function<String, Future<ApprovalDecision>> approvals) {
     this.approvals = approvals;
@@ -89,8 +90,19 @@ public final class RecordingResponse implements ResponseStream {
   @Override public Future<Void> file(String filename, String mimeType, byte[] data) { return record("file:" + filename); }
   @Override public Future<Void> sessionInit(String sessionId) { return record("session_init:" + sessionId); }
   @Override public Future<Void> sessionOrphaned(String reason) { return record("session_orphaned"); }
+  /**
+   * As the SDK's request does: once a decision approved all, later approvals of the request are
+   * granted at once, marked automatic, without a {@code tool_approval_request}.
+   */
   @Override public Future<ApprovalDecision> requestApproval(String toolId, String name, String inputJson) {
-    return record("approval:" + toolId + ":" + name).compose(v -> approvals.apply(toolId));
+    if (approveAll && !ended) {
+      return Future.succeededFuture(new ApprovalDecision(toolId, true, true, true));
+    }
+    return record("approval:" + toolId + ":" + name).compose(v -> approvals.apply(toolId)).onSuccess(d -> {
+      if (d.approved() && d.approveAll()) {
+        approveAll = true;
+      }
+    });
   }
   @Override public Future<Void> done(String fullResponse) { return end("done:" + fullResponse); }
   @Override public Future<Void> error(String message) { return end("error:" + message); }

@@ -5,9 +5,8 @@ import dev.conclave.agent.backend.BackendCallbacks;
 import dev.conclave.agent.backend.BackendResponse;
 import dev.conclave.agent.backend.BackendSession;
 import dev.conclave.agentruntime.backend.FriendlyErrors;
-import dev.conclave.agentruntime.backend.cli.ObservedTools;
+import dev.conclave.agentruntime.backend.cli.CliTools;
 import dev.conclave.agentruntime.backend.cli.StreamMapper;
-import dev.conclave.agentruntime.gate.ToolGate;
 import io.vertx.core.Future;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
@@ -28,16 +27,16 @@ final class ClaudeStreamMapper implements StreamMapper {
 
   private final BackendSession session;
   private final BackendCallbacks callbacks;
-  private final ObservedTools tools;
+  private final CliTools tools;
   private final StringBuilder text = new StringBuilder();
   private final Map<String, String[]> toolInfo = new HashMap<>();   // id -> {name, input}
   private String sessionId;
   private JsonObject result;
 
-  ClaudeStreamMapper(BackendSession session, BackendCallbacks callbacks, ToolGate gate) {
+  ClaudeStreamMapper(BackendSession session, BackendCallbacks callbacks, CliTools tools) {
     this.session = session;
     this.callbacks = callbacks;
-    this.tools = new ObservedTools(gate, callbacks);
+    this.tools = tools;
   }
 
   @Override
@@ -81,7 +80,7 @@ final class ClaudeStreamMapper implements StreamMapper {
         String name = b.getString("name", "");
         String input = b.getValue("input") instanceof JsonObject in ? in.encode() : "{}";
         toolInfo.put(id, new String[] {name, input});
-        f = f.compose(v -> tools.started(id, name, input));
+        f = f.compose(v -> tools.announced(id, name, input));
       } else if (!assistant && type.equals("tool_result")) {
         String id = b.getString("tool_use_id", "");
         String[] info = toolInfo.getOrDefault(id, new String[] {"tool", "{}"});
@@ -124,8 +123,7 @@ final class ClaudeStreamMapper implements StreamMapper {
     Future<Void> f = Future.succeededFuture();
     for (Object o : denials) {
       if (o instanceof JsonObject d) {
-        f = f.compose(v -> tools.refusedByCli(d.getString("tool_use_id", ""), d.getString("tool_name", ""),
-          "Claude Code's permissions refused it; allow-list the tool in the policy or use --mode auto"));
+        f = f.compose(v -> tools.refusedByCli(d.getString("tool_use_id", ""), "Claude Code's own permissions refused it"));
       }
     }
     return f;
@@ -133,13 +131,13 @@ final class ClaudeStreamMapper implements StreamMapper {
 
   @Override
   public String stopReason() {
-    return tools.denied();
+    return tools.stopReason();
   }
 
   @Override
   public BackendResponse finish(int exitCode, String stderr) {
-    if (tools.denied() != null) {
-      return BackendResponse.error("Claude Code wanted to run " + tools.denied() + "; the run was stopped.");
+    if (tools.stopReason() != null) {
+      return BackendResponse.error("Claude Code stopped: " + tools.stopReason() + ".");
     }
     Optional<String> resume = session.resumeSessionId();
     if (result == null) {

@@ -15,7 +15,6 @@ import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
 import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicReference;
@@ -23,8 +22,9 @@ import java.util.concurrent.atomic.AtomicReference;
 /**
  * What the CLI backends ({@code claude-cli}, {@code codex-cli}) share: one child process per run,
  * started in the agent's working directory with the gateway's secrets in its environment, its JSON
- * lines mapped by a {@link StreamMapper}; a cancel (or a tool the policy denies) ends the process,
- * SIGTERM then SIGKILL after the grace.
+ * lines read by the run's {@link StreamMapper}; a cancel (or a tool the policy denies that ran
+ * without being asked about) ends the process, SIGTERM then SIGKILL after the grace. What the run
+ * opened (a permission bridge) is released once the process exited.
  */
 public abstract class CliBackend implements AgentBackend {
 
@@ -42,23 +42,26 @@ public abstract class CliBackend implements AgentBackend {
   /** A name for messages, such as "Claude Code". */
   protected abstract String displayName();
 
-  /** The command line of one run. */
-  protected abstract List<String> command(String prompt, BackendSession session);
-
-  /** A mapper for one run. */
-  protected abstract StreamMapper mapper(BackendSession session, BackendCallbacks callbacks);
+  /** Prepares one run: its command line, its mapper and what it opened. */
+  protected abstract Future<CliRun> prepare(String prompt, BackendSession session, BackendCallbacks callbacks);
 
   @Override
   public final Future<BackendResponse> execute(String prompt, BackendSession session, BackendCallbacks callbacks) {
-    List<String> command = command(context.injections().prefix(prompt), session);
-    StreamMapper mapper = mapper(session, callbacks);
+    return prepare(context.injections().prefix(prompt), session, callbacks).transform(ar -> ar.succeeded()
+      ? launch(ar.result(), session, callbacks)
+      : Future.succeededFuture(BackendResponse.error(displayName() + " could not be prepared: " + ar.cause().getMessage())));
+  }
+
+  private Future<BackendResponse> launch(CliRun run, BackendSession session, BackendCallbacks callbacks) {
+    StreamMapper mapper = run.mapper();
     Map<String, String> env = new HashMap<>(context.packTools().secrets());
+    env.putAll(run.env());
     String requestId = session.message().requestId();
-    // the reader may see a denied tool before start() returns: both sides check, so one of them kills
+    // the reader may see a reason to stop before start() returns: both sides check, so one of them kills
     AtomicReference<ChildProcess> self = new AtomicReference<>();
     ChildProcess child;
     try {
-      child = ChildProcess.start(command, context.workdir(), env, line -> {
+      child = ChildProcess.start(run.command(), context.workdir(), env, run.conversational(), line -> {
         JsonObject event;
         try {
           event = new JsonObject(line);
@@ -76,11 +79,12 @@ public abstract class CliBackend implements AgentBackend {
         });
       });
     } catch (IOException e) {
-      return Future.succeededFuture(BackendResponse.error(displayName() + " could not be started ("
-        + command.get(0) + "): " + e.getMessage() + ". Install it or point --command at it."));
+      return run.release().get().transform(x -> Future.succeededFuture(BackendResponse.error(displayName()
+        + " could not be started (" + run.command().get(0) + "): " + e.getMessage() + ". Install it or point --command at it.")));
     }
     self.set(child);
     running.put(requestId, child);
+    mapper.started(child);
     if (mapper.stopReason() != null && !child.killed()) {
       child.kill(context.cancelGrace());
     }
@@ -92,7 +96,7 @@ public abstract class CliBackend implements AgentBackend {
       running.remove(requestId, child);
       int code = ar.succeeded() ? ar.result() : -1;
       LOG.info("{} exited pid={} code={} request={}", displayName(), child.pid(), code, requestId);
-      done.complete(mapper.finish(code, child.stderrTail()));
+      run.release().get().onComplete(x -> done.complete(mapper.finish(code, child.stderrTail())));
     });
     return done.future();
   }

@@ -1,6 +1,7 @@
 package dev.conclave.agentruntime.backend.cli;
 
 import dev.conclave.agent.backend.BackendResponse;
+import dev.conclave.agentruntime.process.ChildProcess;
 import io.vertx.core.Future;
 import io.vertx.core.json.JsonObject;
 
@@ -9,6 +10,13 @@ import io.vertx.core.json.JsonObject;
  * One mapper per run; called from the run's reader thread, one line at a time.
  */
 public interface StreamMapper {
+
+  /**
+   * The child started. A mapper that talks to its CLI over standard input (a conversational
+   * {@link CliRun}) keeps it to write its requests.
+   */
+  default void started(ChildProcess child) {
+  }
 
   /** One JSON line of the CLI's output. The reader waits for the future before the next line. */
   Future<Void> onEvent(JsonObject event);
@@ -26,7 +34,7 @@ public interface StreamMapper {
    */
   BackendResponse finish(int exitCode, String stderr);
 
-  /** A reason to stop the run early (a tool the policy denies), or null to let it run. */
+  /** A reason to stop the run early (a tool the policy denies ran), or null to let it run. */
   default String stopReason() {
     return null;
   }

@@ -4,19 +4,22 @@ import dev.conclave.agent.backend.BackendCallbacks;
 import dev.conclave.agent.backend.BackendSession;
 import dev.conclave.agentruntime.backend.BackendContext;
 import dev.conclave.agentruntime.backend.cli.CliBackend;
+import dev.conclave.agentruntime.backend.cli.CliRun;
 import dev.conclave.agentruntime.backend.cli.CliSettings;
-import dev.conclave.agentruntime.backend.cli.StreamMapper;
-import dev.conclave.agentruntime.gate.GateMode;
+import dev.conclave.agentruntime.backend.cli.CliTools;
+import io.vertx.core.Future;
 
-import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 /**
- * The Codex CLI non-interactively: {@code codex exec --json [--model M] --sandbox S PROMPT}, or
- * {@code codex exec --json … resume THREAD PROMPT} to continue a thread's conversation, in the
- * agent's working directory. Codex has no approval hook in {@code exec}, so the policy's mode picks
- * its sandbox: {@code read-only} in plan and ask mode, {@code workspace-write} in auto mode. Codex
- * takes no system prompt flag: on a new session the system prompt goes before the prompt.
+ * The Codex CLI through {@code codex app-server}: JSON-RPC over the child's standard input and
+ * output, one child per run, in the agent's working directory. {@code codex exec} cannot ask anyone
+ * before it runs a command ({@code exec} forces the approval policy "never"); the app server can:
+ * the thread runs with approval policy {@code untrusted}, and Codex sends an
+ * {@code item/commandExecution/requestApproval} or {@code item/fileChange/requestApproval} request
+ * before each command or patch it does not consider known-safe, which the tool gate answers
+ * ({@link CodexAppServerMapper}).
  */
 public final class CodexCliBackend extends CliBackend {
 
@@ -30,20 +33,10 @@ public final class CodexCliBackend extends CliBackend {
   }
 
   @Override
-  protected List<String> command(String prompt, BackendSession session) {
-    List<String> cmd = new ArrayList<>(List.of(settings.executable(), "exec", "--json", "--skip-git-repo-check"));
-    settings.model().ifPresent(m -> cmd.addAll(List.of("--model", m)));
-    cmd.addAll(List.of("--sandbox", context.gate().mode() == GateMode.AUTO ? "workspace-write" : "read-only"));
-    if (session.resumeSessionId().isPresent()) {
-      cmd.addAll(List.of("resume", session.resumeSessionId().get(), prompt));
-    } else {
-      cmd.add(context.systemPrompt().isBlank() ? prompt : context.systemPrompt() + "\n\n" + prompt);
-    }
-    return cmd;
-  }
-
-  @Override
-  protected StreamMapper mapper(BackendSession session, BackendCallbacks callbacks) {
-    return new CodexEventMapper(session, callbacks, context.gate());
+  protected Future<CliRun> prepare(String prompt, BackendSession session, BackendCallbacks callbacks) {
+    CliTools tools = new CliTools(context.gate(), callbacks);
+    CodexAppServerMapper mapper = new CodexAppServerMapper(context, settings, session, callbacks, tools, prompt);
+    return Future.succeededFuture(new CliRun(List.of(settings.executable(), "app-server"), Map.of(), mapper, true,
+      Future::succeededFuture));
   }
 }

@@ -1,5 +1,6 @@
 package dev.conclave.agentruntime.backend.codex;
 
+import dev.conclave.agent.ApprovalDecision;
 import dev.conclave.agent.backend.BackendHandler;
 import dev.conclave.agentruntime.backend.BackendContext;
 import dev.conclave.agentruntime.backend.InjectionQueue;
@@ -10,7 +11,10 @@ import dev.conclave.agentruntime.gate.ToolPolicy;
 import dev.conclave.agentruntime.testing.FakeCli;
 import dev.conclave.agentruntime.testing.RecordingResponse;
 import dev.conclave.agentruntime.testing.TestContexts;
+import io.vertx.core.Future;
+import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
+import io.vertx.core.json.JsonObject;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -19,6 +23,7 @@ import org.junit.jupiter.api.io.TempDir;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 
@@ -62,13 +67,24 @@ class CodexCliBackendTest {
     assertThat(r.events).containsExactly("thinking:**Listing the files**", "tool_use:item_1:shell", "tool_state:item_1:RUNNING",
       "tool_result:item_1:README.md\nsrc\n", "tool_state:item_1:COMPLETED", "text:Two entries: README.md and src.",
       "usage:2400/57", "session_init:0199a213-81c0-7800-8aa1-bbab2a035a53", "done:Two entries: README.md and src.");
-    assertThat(FakeCli.invocations(workdir, "codex").get(0))
-      .isEqualTo("exec --json --skip-git-repo-check --sandbox read-only list the files");
+    assertThat(FakeCli.invocations(workdir, "codex").get(0)).isEqualTo("app-server");
+    JsonObject start = request("thread/start", 0);
+    assertThat(start.getString("approvalPolicy")).isEqualTo("untrusted");
+    assertThat(start.getString("sandbox")).isEqualTo("workspace-write");
+    assertThat(start.getString("cwd")).isEqualTo(workdir.toString());
+    assertThat(request("initialize", 0).getJsonObject("clientInfo").getString("name")).isEqualTo("conclave_agent");
 
     RecordingResponse next = new RecordingResponse();
     h.handle(RecordingResponse.message("req-2", "th-1", "more"), next);
     await(next);
-    assertThat(FakeCli.invocations(workdir, "codex").get(1)).endsWith("resume 0199a213-81c0-7800-8aa1-bbab2a035a53 more");
+    assertThat(request("thread/resume", 0).getString("threadId")).isEqualTo("0199a213-81c0-7800-8aa1-bbab2a035a53");
+    assertThat(request("turn/start", 1).getJsonArray("input").getJsonObject(0).getString("text")).isEqualTo("more");
+  }
+
+  /** The params of the {@code n}th request of {@code method} the fake received. */
+  private JsonObject request(String method, int n) throws Exception {
+    return Files.readAllLines(workdir.resolve("codex-requests.log")).stream().map(JsonObject::new)
+      .filter(m -> method.equals(m.getString("method"))).skip(n).findFirst().orElseThrow().getJsonObject("params");
   }
 
   @Test
@@ -88,7 +104,8 @@ class CodexCliBackendTest {
   void aResumedThreadWithNoTurnIsStaleAndRunsFresh() throws Exception {
     BackendHandler h = handler(ToolPolicy.defaults());
     RecordingResponse earlier = new RecordingResponse();
-    h.handle(RecordingResponse.message("req-1", "th-1", "session=stale-thread hello"), earlier);
+    Files.writeString(workdir.resolve("codex-next-thread"), "stale-thread");
+    h.handle(RecordingResponse.message("req-1", "th-1", "hello"), earlier);
     await(earlier);
     assertThat(h.sessionOf("th-1")).contains("stale-thread");
     // codex no longer has the thread: resuming it starts no turn
@@ -96,10 +113,10 @@ class CodexCliBackendTest {
     h.handle(RecordingResponse.message("req-2", "th-1", "hello again"), r);
     assertThat(await(r)).isEqualTo("done:Two entries: README.md and src.");
     assertThat(r.events).contains("session_orphaned", "session_init:0199a213-81c0-7800-8aa1-bbab2a035a53");
-    var runs = FakeCli.invocations(workdir, "codex");
-    assertThat(runs).hasSize(3);
-    assertThat(runs.get(1)).endsWith("resume stale-thread hello again");
-    assertThat(runs.get(2)).doesNotContain("resume").endsWith("hello again");
+    assertThat(FakeCli.invocations(workdir, "codex")).hasSize(3);
+    assertThat(request("thread/resume", 0).getString("threadId")).isEqualTo("stale-thread");
+    assertThat(request("thread/start", 1).containsKey("threadId")).isFalse();
+    assertThat(request("turn/start", 1).getJsonArray("input").getJsonObject(0).getString("text")).isEqualTo("hello again");
   }
 
   @Test
@@ -118,12 +135,105 @@ class CodexCliBackendTest {
     assertThat(Duration.ofNanos(System.nanoTime() - asked)).isLessThan(Duration.ofSeconds(2));
   }
 
+  // --- approvals: every command and patch Codex asks about passes the gate before it runs ---
+
+  private BackendHandler gated(ToolPolicy policy, Duration approvalTimeout) {
+    BackendContext context = TestContexts.context(vertx, workdir, policy, PackTools.none(), new InjectionQueue(4), approvalTimeout);
+    return new BackendHandler(vertx, new CodexCliBackend(context, new CliSettings(exe.toString(), Optional.empty())), Duration.ofMillis(50), 64);
+  }
+
+  private static RecordingResponse answering(boolean approved, boolean all) {
+    return new RecordingResponse(id -> Future.succeededFuture(new ApprovalDecision(id, approved, all, false)));
+  }
+
+  private List<String> ran() throws Exception {
+    Path log = workdir.resolve("codex-ran.log");
+    return Files.exists(log) ? Files.readAllLines(log) : List.of();
+  }
+
   @Test
-  void autoModeWritesInTheWorkspaceButACommandThePolicyDeniesStopsTheRun() throws Exception {
+  void aCommandThePolicyDeniesIsDeclinedAndNeverRuns() throws Exception {
     RecordingResponse r = new RecordingResponse();
-    handler(ToolPolicy.defaults().withMode(GateMode.AUTO)).handle(RecordingResponse.message("req-1", "th-1", "clean with rm"), r);
-    assertThat(await(r)).startsWith("error:Codex wanted to run shell: denied by policy: a recursive forced delete");
-    assertThat(r.events).contains("tool_use:item_1:shell", "tool_state:item_1:DENIED");
-    assertThat(FakeCli.invocations(workdir, "codex").get(0)).contains("--sandbox workspace-write");
+    gated(ToolPolicy.defaults().withMode(GateMode.AUTO), Duration.ofSeconds(5))
+      .handle(RecordingResponse.message("req-1", "th-1", "clean with rm"), r);
+    assertThat(await(r)).isEqualTo("done:I was not allowed to remove build.");
+    assertThat(ran()).as("rm -rf never ran").isEmpty();
+    assertThat(r.events.subList(0, 3)).containsExactly("tool_use:item_1:shell", "tool_state:item_1:DENIED",
+      "tool_result:item_1:error:denied by policy: a recursive forced delete (rm -rf)");
+    assertThat(r.startingWith("tool_")).as("the declined item is not reported twice").hasSize(3);
+  }
+
+  @Test
+  void aCommandThePolicyAllowsRunsWithoutAsking() throws Exception {
+    RecordingResponse r = new RecordingResponse(id -> Future.failedFuture("nobody should be asked"));
+    gated(ToolPolicy.defaults().withMode(GateMode.AUTO), Duration.ofSeconds(5))
+      .handle(RecordingResponse.message("req-1", "th-1", "run the tests"), r);
+    assertThat(await(r)).isEqualTo("done:The tests pass.");
+    assertThat(ran()).containsExactly("mvn -q test");
+    assertThat(r.events.subList(0, 4)).containsExactly("tool_use:item_1:shell", "tool_state:item_1:RUNNING",
+      "tool_result:item_1:ran: mvn -q test\n", "tool_state:item_1:COMPLETED");
+  }
+
+  @Test
+  void anAskedCommandRunsOnlyOnceApproved() throws Exception {
+    RecordingResponse r = answering(true, false);
+    gated(ToolPolicy.defaults(), Duration.ofSeconds(5)).handle(RecordingResponse.message("req-1", "th-1", "run the tests"), r);
+    assertThat(await(r)).isEqualTo("done:The tests pass.");
+    assertThat(ran()).containsExactly("mvn -q test");
+    assertThat(r.events.subList(0, 6)).containsExactly("tool_use:item_1:shell", "tool_state:item_1:AWAITING_APPROVAL",
+      "approval:item_1:shell", "tool_state:item_1:RUNNING", "tool_result:item_1:ran: mvn -q test\n", "tool_state:item_1:COMPLETED");
+  }
+
+  @Test
+  void anAskedCommandThatIsDeniedNeverRuns() throws Exception {
+    RecordingResponse r = answering(false, false);
+    gated(ToolPolicy.defaults(), Duration.ofSeconds(5)).handle(RecordingResponse.message("req-1", "th-1", "run the tests"), r);
+    assertThat(await(r)).isEqualTo("done:The tests were not run.");
+    assertThat(ran()).isEmpty();
+    assertThat(r.events.subList(0, 5)).containsExactly("tool_use:item_1:shell", "tool_state:item_1:AWAITING_APPROVAL",
+      "approval:item_1:shell", "tool_state:item_1:DENIED", "tool_result:item_1:error:denied: the user did not approve shell");
+  }
+
+  @Test
+  void anAskedCommandNobodyAnswersTimesOutAndNeverRuns() throws Exception {
+    RecordingResponse r = new RecordingResponse(id -> Promise.<ApprovalDecision>promise().future());
+    gated(ToolPolicy.defaults(), Duration.ofSeconds(1)).handle(RecordingResponse.message("req-1", "th-1", "run the tests"), r);
+    assertThat(await(r)).isEqualTo("done:The tests were not run.");
+    assertThat(ran()).isEmpty();
+    assertThat(r.events.subList(0, 5)).containsExactly("tool_use:item_1:shell", "tool_state:item_1:AWAITING_APPROVAL",
+      "approval:item_1:shell", "tool_state:item_1:TIMEOUT", "tool_result:item_1:error:denied: no approval for shell within 1 s");
+  }
+
+  @Test
+  void approveAllAnswersTheNextQuestionOfTheRequest() throws Exception {
+    RecordingResponse r = answering(true, true);
+    gated(ToolPolicy.defaults(), Duration.ofSeconds(5)).handle(RecordingResponse.message("req-1", "th-1", "two commands"), r);
+    assertThat(await(r)).isEqualTo("done:Both ran.");
+    assertThat(r.startingWith("approval:")).containsExactly("approval:item_1:shell");
+    assertThat(ran()).containsExactly("mvn -q test", "mvn -q verify");
+  }
+
+  @Test
+  void aPatchIsAskedForWithItsChangesAndAppliedOnlyOnceApproved() throws Exception {
+    RecordingResponse denied = answering(false, false);
+    gated(ToolPolicy.defaults(), Duration.ofSeconds(5)).handle(RecordingResponse.message("req-1", "th-1", "write notes"), denied);
+    assertThat(await(denied)).isEqualTo("done:Patch declined.");
+    assertThat(workdir.resolve("notes.txt")).doesNotExist();
+
+    RecordingResponse approved = answering(true, false);
+    gated(ToolPolicy.defaults(), Duration.ofSeconds(5)).handle(RecordingResponse.message("req-2", "th-2", "write notes"), approved);
+    assertThat(await(approved)).isEqualTo("done:Patch completed.");
+    assertThat(workdir.resolve("notes.txt")).hasContent("hello");
+    assertThat(approved.events).contains("tool_use:item_3:apply_patch", "approval:item_3:apply_patch",
+      "tool_state:item_3:RUNNING", "tool_state:item_3:COMPLETED");
+  }
+
+  @Test
+  void planModeRunsCodexReadOnly() throws Exception {
+    RecordingResponse r = new RecordingResponse();
+    gated(ToolPolicy.defaults().withMode(GateMode.PLAN), Duration.ofSeconds(5))
+      .handle(RecordingResponse.message("req-1", "th-1", "list the files"), r);
+    await(r);
+    assertThat(request("thread/start", 0).getString("sandbox")).isEqualTo("read-only");
   }
 }

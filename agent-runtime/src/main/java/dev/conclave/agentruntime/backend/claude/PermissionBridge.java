@@ -1,0 +1,215 @@
+package dev.conclave.agentruntime.backend.claude;
+
+import dev.conclave.agentruntime.backend.cli.CliTools;
+import dev.conclave.agentruntime.gate.GateDecision;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpHeaders;
+import io.vertx.core.http.HttpMethod;
+import io.vertx.core.http.HttpServer;
+import io.vertx.core.http.HttpServerOptions;
+import io.vertx.core.http.HttpServerRequest;
+import io.vertx.core.json.DecodeException;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.security.MessageDigest;
+import java.security.SecureRandom;
+import java.util.Base64;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * The MCP server Claude Code asks before it runs a tool ({@code --permission-prompt-tool}). One per
+ * run, for as long as the run lasts: Streamable HTTP on 127.0.0.1 at a port the system picks, and a
+ * random bearer secret that only this run's {@code --mcp-config} carries; a request without it is
+ * answered 401. It is the smallest MCP server that does the job, JSON-RPC 2.0 with JSON responses:
+ * {@code initialize}, {@code notifications/initialized}, {@code ping}, {@code tools/list} and
+ * {@code tools/call} of its one tool, {@value #TOOL}.
+ *
+ * <p>Claude Code calls the tool with {@code {"tool_name", "input", "tool_use_id"}} and reads the
+ * text of the result as JSON: {@code {"behavior":"allow","updatedInput":{…}}} lets the tool run
+ * with that input, {@code {"behavior":"deny","message":"…"}} refuses it and tells the model the
+ * message. The decision is the tool gate's ({@link CliTools#gate}), a person's when the policy asks.
+ */
+final class PermissionBridge {
+
+  private static final Logger LOG = LoggerFactory.getLogger(PermissionBridge.class);
+  /** The server's name in {@code --mcp-config}: Claude Code names its tools {@code mcp__SERVER__TOOL}. */
+  static final String SERVER = "conclave";
+  static final String TOOL = "approve";
+  /** {@code --permission-prompt-tool}'s value. */
+  static final String PROMPT_TOOL = "mcp__" + SERVER + "__" + TOOL;
+  static final String PATH = "/mcp";
+  /** MCP revisions this server speaks, oldest first; a client asking for another gets the newest. */
+  private static final List<String> VERSIONS = List.of("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25");
+  private static final int MAX_BODY = 4 * 1024 * 1024;
+  private static final SecureRandom RANDOM = new SecureRandom();
+
+  private final CliTools tools;
+  private final String secret;
+  private final AtomicInteger anonymous = new AtomicInteger();
+  private final HttpServer server;
+
+  private PermissionBridge(Vertx vertx, CliTools tools) {
+    this.tools = tools;
+    byte[] raw = new byte[32];
+    RANDOM.nextBytes(raw);
+    this.secret = Base64.getUrlEncoder().withoutPadding().encodeToString(raw);
+    this.server = vertx.createHttpServer(new HttpServerOptions().setHost("127.0.0.1").setPort(0)).requestHandler(this::handle);
+  }
+
+  /** Starts a bridge for one run's tools; completes once it listens. */
+  static Future<PermissionBridge> start(Vertx vertx, CliTools tools) {
+    PermissionBridge bridge = new PermissionBridge(vertx, tools);
+    return bridge.server.listen().map(s -> bridge);
+  }
+
+  int port() {
+    return server.actualPort();
+  }
+
+  /** The {@code --mcp-config} JSON that points Claude Code at this bridge, secret included. */
+  String mcpConfig() {
+    JsonObject entry = new JsonObject().put("type", "http").put("url", "http://127.0.0.1:" + port() + PATH)
+      .put("headers", new JsonObject().put("Authorization", "Bearer " + secret));
+    return new JsonObject().put("mcpServers", new JsonObject().put(SERVER, entry)).encode();
+  }
+
+  /** Writes {@link #mcpConfig} to a new temporary file only this user can read. */
+  Path writeMcpConfig() throws IOException {
+    Path file = Files.createTempFile("conclave-mcp-", ".json",
+      PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+    Files.writeString(file, mcpConfig());
+    return file;
+  }
+
+  /** Stops listening and drops open connections; a decision still pending reaches no one. */
+  Future<Void> close() {
+    return server.close();
+  }
+
+  private void handle(HttpServerRequest req) {
+    if (!PATH.equals(req.path())) {
+      req.response().setStatusCode(404).end();
+      return;
+    }
+    if (!authorized(req.getHeader(HttpHeaders.AUTHORIZATION))) {
+      LOG.warn("permission bridge refused a request without this run's secret from {}", req.remoteAddress());
+      req.response().setStatusCode(401).putHeader("WWW-Authenticate", "Bearer").end();
+      return;
+    }
+    if (req.method() != HttpMethod.POST) {
+      // no server-initiated stream (GET) and no sessions to delete: allowed by Streamable HTTP
+      req.response().setStatusCode(405).putHeader(HttpHeaders.ALLOW, "POST").end();
+      return;
+    }
+    if (tooLong(req.getHeader(HttpHeaders.CONTENT_LENGTH))) {
+      req.response().setStatusCode(413).end();
+      return;
+    }
+    req.body().onSuccess(body -> answer(req, body)).onFailure(err -> req.response().setStatusCode(400).end());
+  }
+
+  private static boolean tooLong(String contentLength) {
+    try {
+      return contentLength != null && Long.parseLong(contentLength.strip()) > MAX_BODY;
+    } catch (NumberFormatException e) {
+      return true;
+    }
+  }
+
+  private boolean authorized(String header) {
+    String expected = "Bearer " + secret;
+    return header != null && MessageDigest.isEqual(header.getBytes(StandardCharsets.UTF_8),
+      expected.getBytes(StandardCharsets.UTF_8));
+  }
+
+  private void answer(HttpServerRequest req, Buffer body) {
+    JsonObject message;
+    try {
+      String text = body.toString(StandardCharsets.UTF_8).strip();
+      if (!text.startsWith("{")) {
+        reply(req, error(null, -32600, "one JSON-RPC message object per request"));
+        return;
+      }
+      message = new JsonObject(text);
+    } catch (DecodeException e) {
+      reply(req, error(null, -32700, "not JSON"));
+      return;
+    }
+    Object id = message.getValue("id");
+    String method = message.getString("method", "");
+    if (id == null) {
+      req.response().setStatusCode(202).end();   // a notification (notifications/initialized) or a response
+      return;
+    }
+    JsonObject params = message.getJsonObject("params", new JsonObject());
+    switch (method) {
+      case "initialize" -> reply(req, result(id, new JsonObject()
+        .put("protocolVersion", VERSIONS.contains(params.getString("protocolVersion"))
+          ? params.getString("protocolVersion") : VERSIONS.get(VERSIONS.size() - 1))
+        .put("capabilities", new JsonObject().put("tools", new JsonObject()))
+        .put("serverInfo", new JsonObject().put("name", "conclave-tool-gate").put("version", "0.1.0"))));
+      case "ping" -> reply(req, result(id, new JsonObject()));
+      case "tools/list" -> reply(req, result(id, new JsonObject().put("tools", new JsonArray().add(toolDefinition()))));
+      case "tools/call" -> call(req, id, params);
+      default -> reply(req, error(id, -32601, "method not found: " + method));
+    }
+  }
+
+  private void call(HttpServerRequest req, Object id, JsonObject params) {
+    if (!TOOL.equals(params.getString("name"))) {
+      reply(req, error(id, -32602, "unknown tool: " + params.getString("name")));
+      return;
+    }
+    JsonObject args = params.getJsonObject("arguments", new JsonObject());
+    String tool = args.getString("tool_name", "");
+    JsonObject input = args.getValue("input") instanceof JsonObject in ? in : new JsonObject();
+    String toolUseId = args.getString("tool_use_id");
+    String callId = toolUseId == null || toolUseId.isBlank() ? "permission-" + anonymous.incrementAndGet() : toolUseId;
+    LOG.info("permission asked tool={} id={}", tool, callId);
+    tools.gate(callId, tool, input.encode()).onComplete(ar -> {
+      GateDecision d = ar.succeeded() ? ar.result() : GateDecision.refuse("the tool gate failed: " + ar.cause().getMessage());
+      JsonObject behavior = d.allowed()
+        ? new JsonObject().put("behavior", "allow").put("updatedInput", input)
+        : new JsonObject().put("behavior", "deny").put("message", d.reason());
+      reply(req, result(id, new JsonObject().put("content",
+        new JsonArray().add(new JsonObject().put("type", "text").put("text", behavior.encode())))));
+    });
+  }
+
+  private static JsonObject toolDefinition() {
+    JsonObject props = new JsonObject()
+      .put("tool_name", new JsonObject().put("type", "string").put("description", "the tool Claude Code wants to run"))
+      .put("input", new JsonObject().put("type", "object").put("description", "its input"))
+      .put("tool_use_id", new JsonObject().put("type", "string").put("description", "the tool_use block's id"));
+    return new JsonObject().put("name", TOOL)
+      .put("description", "Decides whether a tool may run, by the agent's tool policy and, when it asks, a person.")
+      .put("inputSchema", new JsonObject().put("type", "object").put("properties", props)
+        .put("required", new JsonArray().add("tool_name").add("input")));
+  }
+
+  private static JsonObject result(Object id, JsonObject result) {
+    return new JsonObject().put("jsonrpc", "2.0").put("id", id).put("result", result);
+  }
+
+  private static JsonObject error(Object id, int code, String message) {
+    return new JsonObject().put("jsonrpc", "2.0").put("id", id)
+      .put("error", new JsonObject().put("code", code).put("message", message));
+  }
+
+  private static void reply(HttpServerRequest req, JsonObject message) {
+    if (!req.response().ended() && !req.response().closed()) {
+      req.response().putHeader(HttpHeaders.CONTENT_TYPE, "application/json").end(message.encode());
+    }
+  }
+}

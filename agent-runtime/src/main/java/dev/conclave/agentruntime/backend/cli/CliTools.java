@@ -1,0 +1,120 @@
+package dev.conclave.agentruntime.backend.cli;
+
+import dev.conclave.agent.ToolState;
+import dev.conclave.agent.backend.BackendCallbacks;
+import dev.conclave.agentruntime.gate.GateDecision;
+import dev.conclave.agentruntime.gate.ToolGate;
+import dev.conclave.agentruntime.gate.Verdict;
+import io.vertx.core.Future;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The tools of one CLI run, which the CLI runs itself. Two things tell the runtime about a tool,
+ * from two threads and in either order:
+ *
+ * <ul>
+ *   <li>the CLI asks before it runs one ({@link #gate}: Claude Code's permission prompt tool, Codex's
+ *       approval requests): the {@link ToolGate} decides, asking a person when the policy says so,
+ *       and the answer goes back to the CLI; an allowed tool is reported {@code RUNNING}, a refused
+ *       one {@code DENIED} or {@code TIMEOUT} with a {@code tool_result} that says why;</li>
+ *   <li>the CLI's output stream shows the tool being announced ({@link #announced}) and finishing
+ *       ({@link #finished}).</li>
+ * </ul>
+ *
+ * {@code tool_use} is reported once, by whichever comes first. A tool that finished without having
+ * been asked about (the CLI let it through by its own rules, such as Claude Code's read-only tools
+ * or Codex's known-safe commands) is reported as it ran and checked against the policy after the
+ * fact: one the policy denies stops the run ({@link #stopReason}).
+ */
+public final class CliTools {
+
+  private final ToolGate gate;
+  private final BackendCallbacks callbacks;
+  private final Map<String, Future<Void>> announced = new HashMap<>();
+  private final Map<String, Future<GateDecision>> decided = new HashMap<>();
+  private final List<String> names = new ArrayList<>();
+  private volatile String stopReason;
+
+  public CliTools(ToolGate gate, BackendCallbacks callbacks) {
+    this.gate = gate;
+    this.callbacks = callbacks;
+  }
+
+  /** The stream shows the CLI wants {@code name}: {@code tool_use}, once. */
+  public Future<Void> announced(String id, String name, String inputJson) {
+    return announce(id, name, inputJson);
+  }
+
+  /**
+   * The CLI asks whether {@code name} may run. Completes with the decision the CLI must obey; never
+   * fails. Asking twice about the same id gives the first decision.
+   */
+  public Future<GateDecision> gate(String id, String name, String inputJson) {
+    Future<GateDecision> decision;
+    synchronized (this) {
+      decision = decided.get(id);
+      if (decision == null) {
+        decision = announce(id, name, inputJson)
+          .transform(ar -> gate.decide(id, name, inputJson, callbacks))
+          .compose(d -> d.allowed()
+            ? callbacks.toolState(id, ToolState.RUNNING, null).transform(ar -> Future.succeededFuture(d))
+            : Future.succeededFuture(d));
+        decided.put(id, decision);
+      }
+    }
+    return decision;
+  }
+
+  /** The stream shows the tool finished with {@code output}. */
+  public Future<Void> finished(String id, String name, String inputJson, String output, boolean isError) {
+    Future<GateDecision> decision;
+    synchronized (this) {
+      decision = decided.get(id);
+    }
+    if (decision != null) {
+      // asked about: a refused tool's result was already reported with the reason
+      return decision.compose(d -> d.allowed() ? callbacks.toolFinished(id, output, isError) : Future.succeededFuture());
+    }
+    Verdict after = gate.verdict(name, inputJson);
+    if (after.action() == Verdict.Action.DENY) {
+      stopReason = name + " ran without being asked about, though the policy denies it (" + after.reason() + ")";
+    }
+    return announce(id, name, inputJson)
+      .compose(v -> callbacks.toolState(id, ToolState.RUNNING, null))
+      .compose(v -> callbacks.toolFinished(id, output, isError));
+  }
+
+  /** The CLI refused the tool by its own rules (not through {@link #gate}). */
+  public Future<Void> refusedByCli(String id, String detail) {
+    synchronized (this) {
+      if (decided.containsKey(id)) {
+        return Future.succeededFuture();   // refused through the gate: already reported
+      }
+    }
+    return callbacks.toolState(id, ToolState.DENIED, detail);
+  }
+
+  /** Set when a tool the policy denies ran without being asked about: the run must stop. */
+  public String stopReason() {
+    return stopReason;
+  }
+
+  /** The names of the tools the CLI wanted, in order. */
+  public synchronized List<String> names() {
+    return List.copyOf(names);
+  }
+
+  private synchronized Future<Void> announce(String id, String name, String inputJson) {
+    Future<Void> f = announced.get(id);
+    if (f == null) {
+      names.add(name);
+      f = callbacks.toolUse(id, name, inputJson);
+      announced.put(id, f);
+    }
+    return f;
+  }
+}
