@@ -109,4 +109,15 @@ class HttpBadInputTest {
     refused(send(HttpMethod.POST, "/auth/session", "multipart/form-data; boundary=fz", longField), 415, "media_type_unsupported");
     refused(send(HttpMethod.POST, "/auth/session", "application/x-www-form-urlencoded", longField), 415, "media_type_unsupported");
   }
+
+  /** A refused form's unread body must not leave the connection stuck: more refusals than the client has connections, then a normal call. */
+  @Test
+  void aRefusedFormLeavesNoConnectionStuck() {
+    for (int i = 0; i < 12; i++) {
+      refused(send(HttpMethod.POST, "/auth/session", "multipart/form-data; boundary=fz", "x".repeat(8_000)), 415, "media_type_unsupported");
+      refused(send(HttpMethod.POST, "/api/v1/gateway/principals", "application/x-www-form-urlencoded", "a=" + "b".repeat(8_000)), 415,
+        "media_type_unsupported");
+    }
+    assertThat(send(HttpMethod.GET, "/health/live", null, null).status()).isEqualTo(200);
+  }
 }

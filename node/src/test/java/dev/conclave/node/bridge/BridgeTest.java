@@ -267,6 +267,35 @@ class BridgeTest {
     assertThat(metrics).containsPattern("conclave_bridge_refusals_total\\{[^}]*reason=\"forbidden\"[^}]*} [1-9]");
   }
 
+  /**
+   * Frames the bridge cannot take are answered (an unknown type) or end the socket (one over the
+   * message limit, 1009), and the log says nothing at ERROR about a client's mistake: Vert.x's own
+   * bridge logged both at ERROR (with a stack) and threw a NullPointerException on the next frame.
+   */
+  @Test
+  void malformed_frames_are_refused_without_an_error_in_the_log() {
+    ch.qos.logback.classic.Logger root = (ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME);
+    ch.qos.logback.core.read.ListAppender<ch.qos.logback.classic.spi.ILoggingEvent> lines = new ch.qos.logback.core.read.ListAppender<>();
+    lines.start();
+    root.addAppender(lines);
+    try (BridgeSocketClient socket = BridgeSocketClient.connect(vertx, node.httpPort(), Optional.of(login(ownerToken)))) {
+      socket.frame(new JsonObject().put("type", "subscribe-all").put("address", Addresses.SWARM_EVENTS));
+      assertThat(socket.await(f -> "err".equals(f.getString("type")), 5).getString("body")).isEqualTo("invalid_type");
+      // the socket still serves
+      socket.register(Addresses.SWARM_EVENTS);
+      socket.awaitSubscribed(Addresses.SWARM_EVENTS);
+      socket.ws.writeTextMessage("{\"type\":\"register\",\"address\":\"" + "z".repeat(4_300_000) + "\"}");
+      socket.register(Addresses.SWARM_EVENTS);
+      assertThat(socket.awaitClosed(10).status()).isEqualTo((short) 1009);
+      sleep(500);
+    } finally {
+      root.detachAppender(lines);
+    }
+    assertThat(lines.list.stream().filter(e -> e.getLevel().isGreaterOrEqual(ch.qos.logback.classic.Level.ERROR) || e.getThrowableProxy() != null)
+      .map(e -> e.getLoggerName() + " " + e.getFormattedMessage() + (e.getThrowableProxy() == null ? "" : " " + e.getThrowableProxy().getClassName())))
+      .isEmpty();
+  }
+
   @Test
   void a_socket_that_does_not_read_is_closed_instead_of_filling_memory() {
     try (StalledReader socket = new StalledReader(node.httpPort(), login(ownerToken), Addresses.SWARM_EVENTS)) {

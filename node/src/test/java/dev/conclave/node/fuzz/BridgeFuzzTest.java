@@ -140,7 +140,7 @@ class BridgeFuzzTest {
         // already closed
       }
     }
-    found.logs(withoutKnownOpen(f.logs.drain()));
+    found.logs(f.logs.drain());
     found.close();
   }
 
@@ -231,22 +231,4 @@ class BridgeFuzzTest {
     Arbitrary<Boolean> binary = Arbitraries.frequencyOf(Tuple.of(4, Arbitraries.just(false)), Tuple.of(1, Arbitraries.just(true)));
     return Combinators.combine(binary, content).as(WsFrame::new);
   }
-
-  /**
-   * Lines Vert.x's own bridge (EventBusBridgeImpl) causes about a client's frame before any handler
-   * of ours sees it: an ERROR for a frame whose type is not one of the bridge's, an ERROR for a
-   * message over the WebSocket size limit (the node then closes that socket, 1009), and the
-   * NullPointerException Vert.x throws when that socket's next frame arrives after its state is
-   * gone. They are still open (issue 11's closing note): fixing them needs a filter in front of
-   * Vert.x's socket handling. Everything else the bridge logs, and everything it answers, is
-   * judged as on every other surface.
-   */
-  private static List<LogWatch.Entry> withoutKnownOpen(List<LogWatch.Entry> entries) {
-    return entries.stream().filter(e -> !(VERTX_BRIDGE.equals(e.logger())
-      && (e.message().startsWith("Invalid type in incoming message")
-        || (e.message().equals("SockJSSocket exception") && e.throwable() != null && e.throwable().contains("overflow max message size"))))
-      && !(e.throwable() != null && e.throwable().contains("Cannot read field \"handlerCount\" because \"info\" is null"))).toList();
-  }
-
-  private static final String VERTX_BRIDGE = "io.vertx.ext.web.handler.sockjs.impl.EventBusBridgeImpl";
 }

@@ -22,6 +22,7 @@ import io.vertx.ext.web.handler.sockjs.SockJSBridgeOptions;
 import io.vertx.ext.web.handler.sockjs.SockJSHandler;
 import io.vertx.ext.web.handler.sockjs.SockJSHandlerOptions;
 import io.vertx.ext.web.handler.sockjs.SockJSSocket;
+import io.vertx.ext.web.handler.sockjs.impl.EventBusBridgeImpl;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -85,7 +86,22 @@ public final class EventBusBridge {
       }
       ctx.next();
     });
-    router.route(PATH + "/*").subRouter(sockJS.bridge(options, this::onEvent));
+    // Vert.x's bridge, fed screened sockets (ScreenedSocket says why)
+    EventBusBridgeImpl bridge = new EventBusBridgeImpl(vertx, null, options, this::onEvent);
+    router.route(PATH + "/*").subRouter(sockJS.socketHandler(socket ->
+      bridge.handle(new ScreenedSocket(vertx, socket, this::failed))));
+  }
+
+  /**
+   * A frame Vert.x could not take (a message over the size limit): the socket is unusable after it,
+   * so it is closed rather than left open and silent.
+   */
+  private void failed(SockJSSocket socket, Throwable failure) {
+    if (sockets.containsKey(socket)) {
+      drop(socket, CLOSE_TOO_BIG, "message too large or malformed", "socket_error");
+    } else {
+      socket.close(CLOSE_TOO_BIG, "message too large or malformed");
+    }
   }
 
   private void onEvent(BridgeEvent event) {
@@ -100,13 +116,6 @@ public final class EventBusBridge {
       case REGISTERED -> subscribedMarker(socket, event.getRawMessage().getString("address"));
       case UNREGISTER -> unsubscribe(sockets.get(socket), event.getRawMessage().getString("address"));
       case SOCKET_CLOSED -> closed(socket);
-      case SOCKET_ERROR -> {
-        // a frame Vert.x could not take (a message over the size limit): the socket is unusable
-        // after it, so it is closed rather than left open and silent
-        drop(socket, CLOSE_TOO_BIG, "message too large or malformed", "socket_error");
-        event.complete(false);
-        return;
-      }
       case RECEIVE -> {
         deliver(sockets.get(socket), event);
         return;
