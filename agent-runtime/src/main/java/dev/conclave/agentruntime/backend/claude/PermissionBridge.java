@@ -23,6 +23,7 @@ import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.security.MessageDigest;
 import java.security.SecureRandom;
+import java.time.Duration;
 import java.util.Base64;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -39,6 +40,21 @@ import java.util.concurrent.atomic.AtomicInteger;
  * text of the result as JSON: {@code {"behavior":"allow","updatedInput":{…}}} lets the tool run
  * with that input, {@code {"behavior":"deny","message":"…"}} refuses it and tells the model the
  * message. The decision is the tool gate's ({@link CliTools#gate}), a person's when the policy asks.
+ *
+ * <p>Claude Code does not call the prompt tool for every tool: the tools it deems safe (Read, Glob,
+ * Grep, LS in the working directory, read-only Bash commands) run without it. So the bridge also
+ * answers a {@code PreToolUse} hook ({@value #HOOK_PATH}), which Claude Code runs before every tool
+ * call, read-only ones included (Claude Code's hooks reference: "Runs after Claude creates tool
+ * parameters and before processing the tool call"; the Agent SDK's permission docs put hooks first
+ * in the evaluation order, before rules, the permission mode and the prompt tool). The hook is a
+ * {@code curl} command ({@link #hookSettings}) that posts the hook's input ({@code tool_name},
+ * {@code tool_input}, {@code tool_use_id}) with this run's secret, read from an owner-only curl
+ * config file, never the command line. The gate decides; an allowed tool is answered 200 with an
+ * empty body (exit 0, no decision: Claude Code goes on with its own permission flow, and the prompt
+ * tool, if Claude Code calls it, gets the same decision for the same tool_use_id); a refused one
+ * 403 with the reason, which {@code curl --fail-with-body} prints to standard error and the command
+ * turns into exit code 2, the documented "block the tool call, show stderr to Claude". Anything
+ * that goes wrong (the bridge gone, curl missing, a timeout) also ends in exit code 2: fail closed.
  */
 final class PermissionBridge {
 
@@ -49,6 +65,8 @@ final class PermissionBridge {
   /** {@code --permission-prompt-tool}'s value. */
   static final String PROMPT_TOOL = "mcp__" + SERVER + "__" + TOOL;
   static final String PATH = "/mcp";
+  /** Where the PreToolUse hook posts. */
+  static final String HOOK_PATH = "/hook";
   /** MCP revisions this server speaks, oldest first; a client asking for another gets the newest. */
   private static final List<String> VERSIONS = List.of("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25");
   private static final int MAX_BODY = 4 * 1024 * 1024;
@@ -86,9 +104,56 @@ final class PermissionBridge {
 
   /** Writes {@link #mcpConfig} to a new temporary file only this user can read. */
   Path writeMcpConfig() throws IOException {
-    Path file = Files.createTempFile("conclave-mcp-", ".json",
+    return ownerOnly("conclave-mcp-", ".json", mcpConfig());
+  }
+
+  /**
+   * Writes the curl config the hook command reads (this bridge's hook URL, the secret, a time limit)
+   * to a new temporary file only this user can read.
+   *
+   * @param maxTime how long curl waits for the gate's answer; past it the command fails and the tool is blocked
+   */
+  Path writeHookCurlConfig(Duration maxTime) throws IOException {
+    String config = String.join("\n",
+      "url = \"http://127.0.0.1:" + port() + HOOK_PATH + "\"",
+      "header = \"Authorization: Bearer " + secret + "\"",
+      "header = \"Content-Type: application/json\"",
+      "max-time = " + Math.max(1, maxTime.toSeconds()),
+      "");
+    return ownerOnly("conclave-hook-", ".curl", config);
+  }
+
+  /**
+   * The {@code --settings} JSON that registers the PreToolUse hook for every tool (matcher {@code *}):
+   * {@code curl -s --fail-with-body -K CONFIG --data-binary @- >&2}, whose failure ends in exit code 2 (with
+   * the gate's reason, or a sentence saying the gate could not be reached, on standard error).
+   *
+   * @param curlConfig the file {@link #writeHookCurlConfig} wrote
+   * @param timeout Claude Code's limit for the hook; longer than curl's, so curl fails first (and blocks)
+   */
+  static String hookSettings(Path curlConfig, Duration timeout) {
+    String path = curlConfig.toAbsolutePath().toString();
+    if (path.contains("'")) {
+      throw new IllegalArgumentException("the hook's curl config path has a quote in it: " + path);
+    }
+    // exit 22 is curl's "HTTP error": the body (the reason) is already on stderr; anything else is a gate not reached
+    String command = "curl -s --fail-with-body -K '" + path + "' --data-binary @- >&2 || { c=$?; [ \"$c\" -eq 22 ] || echo "
+      + "\"the Conclave tool gate could not be reached (curl exit $c); the tool was not run\" >&2; exit 2; }";
+    JsonObject hook = new JsonObject().put("type", "command").put("command", command)
+      .put("timeout", Math.max(1, timeout.toSeconds()));
+    JsonObject matcher = new JsonObject().put("matcher", "*").put("hooks", new JsonArray().add(hook));
+    return new JsonObject().put("hooks", new JsonObject().put("PreToolUse", new JsonArray().add(matcher))).encode();
+  }
+
+  /** Writes {@link #hookSettings} to a new temporary file only this user can read. */
+  static Path writeHookSettings(Path curlConfig, Duration timeout) throws IOException {
+    return ownerOnly("conclave-settings-", ".json", hookSettings(curlConfig, timeout));
+  }
+
+  private static Path ownerOnly(String prefix, String suffix, String content) throws IOException {
+    Path file = Files.createTempFile(prefix, suffix,
       PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
-    Files.writeString(file, mcpConfig());
+    Files.writeString(file, content);
     return file;
   }
 
@@ -98,7 +163,7 @@ final class PermissionBridge {
   }
 
   private void handle(HttpServerRequest req) {
-    if (!PATH.equals(req.path())) {
+    if (!PATH.equals(req.path()) && !HOOK_PATH.equals(req.path())) {
       req.response().setStatusCode(404).end();
       return;
     }
@@ -116,7 +181,45 @@ final class PermissionBridge {
       req.response().setStatusCode(413).end();
       return;
     }
+    if (HOOK_PATH.equals(req.path())) {
+      req.body().onSuccess(body -> hook(req, body)).onFailure(err -> req.response().setStatusCode(400).end());
+      return;
+    }
     req.body().onSuccess(body -> answer(req, body)).onFailure(err -> req.response().setStatusCode(400).end());
+  }
+
+  /**
+   * A PreToolUse hook's input: {@code {"hook_event_name":"PreToolUse","tool_name","tool_input",
+   * "tool_use_id",…}}. 200 and no body lets the tool go on; 403 with the reason blocks it; 400 (which
+   * blocks it too) for anything that is not such an input.
+   */
+  private void hook(HttpServerRequest req, Buffer body) {
+    JsonObject in;
+    try {
+      in = new JsonObject(body.toString(StandardCharsets.UTF_8));
+    } catch (DecodeException e) {
+      req.response().setStatusCode(400).end("the Conclave tool gate got a hook input that is not JSON");
+      return;
+    }
+    String tool = in.getString("tool_name", "");
+    if (tool.isBlank() || !"PreToolUse".equals(in.getString("hook_event_name", "PreToolUse"))) {
+      req.response().setStatusCode(400).end("the Conclave tool gate answers PreToolUse hooks only");
+      return;
+    }
+    JsonObject input = in.getValue("tool_input") instanceof JsonObject o ? o : new JsonObject();
+    String callId = tools.callId(in.getString("tool_use_id"), tool, input.encode(), () -> "hook-" + anonymous.incrementAndGet());
+    LOG.info("hook asked tool={} id={}", tool, callId);
+    tools.gate(callId, tool, input.encode()).onComplete(ar -> {
+      GateDecision d = ar.succeeded() ? ar.result() : GateDecision.refuse("the tool gate failed: " + ar.cause().getMessage());
+      if (req.response().ended() || req.response().closed()) {
+        return;
+      }
+      if (d.allowed()) {
+        req.response().setStatusCode(200).end();
+      } else {
+        req.response().setStatusCode(403).putHeader(HttpHeaders.CONTENT_TYPE, "text/plain; charset=utf-8").end(d.reason());
+      }
+    });
   }
 
   private static boolean tooLong(String contentLength) {
@@ -174,8 +277,7 @@ final class PermissionBridge {
     JsonObject args = params.getJsonObject("arguments", new JsonObject());
     String tool = args.getString("tool_name", "");
     JsonObject input = args.getValue("input") instanceof JsonObject in ? in : new JsonObject();
-    String toolUseId = args.getString("tool_use_id");
-    String callId = toolUseId == null || toolUseId.isBlank() ? "permission-" + anonymous.incrementAndGet() : toolUseId;
+    String callId = tools.callId(args.getString("tool_use_id"), tool, input.encode(), () -> "permission-" + anonymous.incrementAndGet());
     LOG.info("permission asked tool={} id={}", tool, callId);
     tools.gate(callId, tool, input.encode()).onComplete(ar -> {
       GateDecision d = ar.succeeded() ? ar.result() : GateDecision.refuse("the tool gate failed: " + ar.cause().getMessage());

@@ -6,11 +6,16 @@ import dev.conclave.agentruntime.gate.GateDecision;
 import dev.conclave.agentruntime.gate.ToolGate;
 import dev.conclave.agentruntime.gate.Verdict;
 import io.vertx.core.Future;
+import io.vertx.core.json.DecodeException;
+import io.vertx.core.json.JsonObject;
 
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
+import java.util.function.Supplier;
 
 /**
  * The tools of one CLI run, which the CLI runs itself. Two things tell the runtime about a tool,
@@ -35,6 +40,7 @@ public final class CliTools {
   private final ToolGate gate;
   private final BackendCallbacks callbacks;
   private final Map<String, Future<Void>> announced = new HashMap<>();
+  private final Map<String, String[]> calls = new LinkedHashMap<>();   // id -> {name, input}, in announcement order
   private final Map<String, Future<GateDecision>> decided = new HashMap<>();
   private final List<String> names = new ArrayList<>();
   private volatile String stopReason;
@@ -67,6 +73,36 @@ public final class CliTools {
       }
     }
     return decision;
+  }
+
+  /**
+   * The id to gate a call under. A CLI that asks without the tool_use id (older Claude Code versions
+   * leave it out of the hook input or the prompt tool's arguments) gets the id of the announced call
+   * with the same name and input, preferring one not decided yet; failing that, {@code fallback}'s.
+   */
+  public synchronized String callId(String id, String name, String inputJson, Supplier<String> fallback) {
+    if (id != null && !id.isBlank()) {
+      return id;
+    }
+    Object input = parse(inputJson);
+    String last = null;
+    for (Map.Entry<String, String[]> e : calls.entrySet()) {
+      if (e.getValue()[0].equals(name) && Objects.equals(parse(e.getValue()[1]), input)) {
+        if (!decided.containsKey(e.getKey())) {
+          return e.getKey();
+        }
+        last = e.getKey();
+      }
+    }
+    return last != null ? last : fallback.get();
+  }
+
+  private static Object parse(String json) {
+    try {
+      return new JsonObject(json == null || json.isBlank() ? "{}" : json);
+    } catch (DecodeException | ClassCastException e) {
+      return json;
+    }
   }
 
   /** The stream shows the tool finished with {@code output}. */
@@ -112,6 +148,7 @@ public final class CliTools {
     Future<Void> f = announced.get(id);
     if (f == null) {
       names.add(name);
+      calls.put(id, new String[] {name, inputJson});
       f = callbacks.toolUse(id, name, inputJson);
       announced.put(id, f);
     }
