@@ -7,12 +7,12 @@ import dev.conclave.agentruntime.backend.cli.CliBackend;
 import dev.conclave.agentruntime.backend.cli.CliRun;
 import dev.conclave.agentruntime.backend.cli.CliSettings;
 import dev.conclave.agentruntime.backend.cli.CliTools;
+import dev.conclave.agentruntime.backend.cli.PermissionBridge;
 import dev.conclave.agentruntime.gate.GateMode;
 import dev.conclave.agentruntime.gate.ToolPolicy;
 import io.vertx.core.Future;
 
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -59,7 +59,7 @@ public final class ClaudeCliBackend extends CliBackend {
 
   @Override
   protected Future<CliRun> prepare(String prompt, BackendSession session, BackendCallbacks callbacks) {
-    if (!onPath("curl")) {
+    if (!PermissionBridge.curlOnPath()) {
       return Future.failedFuture(new IllegalStateException("curl is not on the PATH; claude-cli needs it for the hook that "
         + "asks the tool gate before every tool Claude Code runs"));
     }
@@ -74,44 +74,17 @@ public final class ClaudeCliBackend extends CliBackend {
         Path curlConfig = add(files, bridge.writeHookCurlConfig(approval.plus(CURL_MARGIN)));
         settingsFile = add(files, PermissionBridge.writeHookSettings(curlConfig, approval.plus(BRIDGE_MARGIN)));
       } catch (IOException | RuntimeException e) {
-        return bridge.close().eventually(() -> deleteAll(files)).transform(x -> Future.failedFuture(e));
+        return bridge.close().eventually(() -> PermissionBridge.deleteAll(files)).transform(x -> Future.failedFuture(e));
       }
       String timeout = Long.toString(approval.plus(BRIDGE_MARGIN).toMillis());
       return Future.succeededFuture(new CliRun(command(prompt, session, mcpConfig, settingsFile), Map.of("MCP_TOOL_TIMEOUT", timeout),
-        new ClaudeStreamMapper(session, callbacks, tools), false, () -> bridge.close().eventually(() -> deleteAll(files))));
+        new ClaudeStreamMapper(session, callbacks, tools), false, () -> bridge.close().eventually(() -> PermissionBridge.deleteAll(files))));
     });
   }
 
   private static Path add(List<Path> files, Path file) {
     files.add(file);
     return file;
-  }
-
-  private static Future<Void> deleteAll(List<Path> files) {
-    files.forEach(ClaudeCliBackend::delete);
-    return Future.succeededFuture();
-  }
-
-  /** Whether an executable named {@code name} is in one of the PATH's directories. */
-  static boolean onPath(String name) {
-    String path = System.getenv("PATH");
-    if (path == null) {
-      return false;
-    }
-    for (String dir : path.split(java.io.File.pathSeparator)) {
-      if (!dir.isEmpty() && Files.isExecutable(Path.of(dir, name))) {
-        return true;
-      }
-    }
-    return false;
-  }
-
-  private static void delete(Path file) {
-    try {
-      Files.deleteIfExists(file);
-    } catch (IOException ignored) {
-      // a temporary file: the system cleans it up
-    }
   }
 
   private List<String> command(String prompt, BackendSession session, Path mcpConfig, Path settingsFile) {

@@ -6,6 +6,7 @@ import dev.conclave.agentruntime.backend.BackendContext;
 import dev.conclave.agentruntime.backend.InjectionQueue;
 import dev.conclave.agentruntime.backend.PackTools;
 import dev.conclave.agentruntime.backend.cli.CliSettings;
+import dev.conclave.agentruntime.backend.cli.PermissionBridge;
 import dev.conclave.agentruntime.gate.GateMode;
 import dev.conclave.agentruntime.gate.ToolPolicy;
 import dev.conclave.agentruntime.testing.FakeCli;

@@ -1,6 +1,5 @@
-package dev.conclave.agentruntime.backend.claude;
+package dev.conclave.agentruntime.backend.cli;
 
-import dev.conclave.agentruntime.backend.cli.CliTools;
 import dev.conclave.agentruntime.gate.GateDecision;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
@@ -26,6 +25,7 @@ import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.Base64;
 import java.util.List;
+import java.util.function.UnaryOperator;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -56,14 +56,14 @@ import java.util.concurrent.atomic.AtomicInteger;
  * turns into exit code 2, the documented "block the tool call, show stderr to Claude". Anything
  * that goes wrong (the bridge gone, curl missing, a timeout) also ends in exit code 2: fail closed.
  */
-final class PermissionBridge {
+public final class PermissionBridge {
 
   private static final Logger LOG = LoggerFactory.getLogger(PermissionBridge.class);
   /** The server's name in {@code --mcp-config}: Claude Code names its tools {@code mcp__SERVER__TOOL}. */
-  static final String SERVER = "conclave";
-  static final String TOOL = "approve";
+  public static final String SERVER = "conclave";
+  public static final String TOOL = "approve";
   /** {@code --permission-prompt-tool}'s value. */
-  static final String PROMPT_TOOL = "mcp__" + SERVER + "__" + TOOL;
+  public static final String PROMPT_TOOL = "mcp__" + SERVER + "__" + TOOL;
   static final String PATH = "/mcp";
   /** Where the PreToolUse hook posts. */
   static final String HOOK_PATH = "/hook";
@@ -73,12 +73,14 @@ final class PermissionBridge {
   private static final SecureRandom RANDOM = new SecureRandom();
 
   private final CliTools tools;
+  private final UnaryOperator<String> hookToolName;
   private final String secret;
   private final AtomicInteger anonymous = new AtomicInteger();
   private final HttpServer server;
 
-  private PermissionBridge(Vertx vertx, CliTools tools) {
+  private PermissionBridge(Vertx vertx, CliTools tools, UnaryOperator<String> hookToolName) {
     this.tools = tools;
+    this.hookToolName = hookToolName;
     byte[] raw = new byte[32];
     RANDOM.nextBytes(raw);
     this.secret = Base64.getUrlEncoder().withoutPadding().encodeToString(raw);
@@ -86,24 +88,32 @@ final class PermissionBridge {
   }
 
   /** Starts a bridge for one run's tools; completes once it listens. */
-  static Future<PermissionBridge> start(Vertx vertx, CliTools tools) {
-    PermissionBridge bridge = new PermissionBridge(vertx, tools);
+  public static Future<PermissionBridge> start(Vertx vertx, CliTools tools) {
+    return start(vertx, tools, UnaryOperator.identity());
+  }
+
+  /**
+   * Starts a bridge whose hook endpoint renames the hook's {@code tool_name} before the gate sees it
+   * (Codex's hooks name its shell tool {@code Bash}, which this runtime calls {@code shell}).
+   */
+  public static Future<PermissionBridge> start(Vertx vertx, CliTools tools, UnaryOperator<String> hookToolName) {
+    PermissionBridge bridge = new PermissionBridge(vertx, tools, hookToolName);
     return bridge.server.listen().map(s -> bridge);
   }
 
-  int port() {
+  public int port() {
     return server.actualPort();
   }
 
   /** The {@code --mcp-config} JSON that points Claude Code at this bridge, secret included. */
-  String mcpConfig() {
+  public String mcpConfig() {
     JsonObject entry = new JsonObject().put("type", "http").put("url", "http://127.0.0.1:" + port() + PATH)
       .put("headers", new JsonObject().put("Authorization", "Bearer " + secret));
     return new JsonObject().put("mcpServers", new JsonObject().put(SERVER, entry)).encode();
   }
 
   /** Writes {@link #mcpConfig} to a new temporary file only this user can read. */
-  Path writeMcpConfig() throws IOException {
+  public Path writeMcpConfig() throws IOException {
     return ownerOnly("conclave-mcp-", ".json", mcpConfig());
   }
 
@@ -113,7 +123,7 @@ final class PermissionBridge {
    *
    * @param maxTime how long curl waits for the gate's answer; past it the command fails and the tool is blocked
    */
-  Path writeHookCurlConfig(Duration maxTime) throws IOException {
+  public Path writeHookCurlConfig(Duration maxTime) throws IOException {
     String config = String.join("\n",
       "url = \"http://127.0.0.1:" + port() + HOOK_PATH + "\"",
       "header = \"Authorization: Bearer " + secret + "\"",
@@ -131,7 +141,16 @@ final class PermissionBridge {
    * @param curlConfig the file {@link #writeHookCurlConfig} wrote
    * @param timeout Claude Code's limit for the hook; longer than curl's, so curl fails first (and blocks)
    */
-  static String hookSettings(Path curlConfig, Duration timeout) {
+  public static String hookSettings(Path curlConfig, Duration timeout) {
+    JsonObject matcher = new JsonObject().put("matcher", "*").put("hooks", new JsonArray().add(hookCommand(curlConfig, timeout)));
+    return new JsonObject().put("hooks", new JsonObject().put("PreToolUse", new JsonArray().add(matcher))).encode();
+  }
+
+  /**
+   * The hook handler both CLIs take in their hooks configuration: {@code {"type":"command","command":…,
+   * "timeout":SECONDS}}.
+   */
+  public static JsonObject hookCommand(Path curlConfig, Duration timeout) {
     String path = curlConfig.toAbsolutePath().toString();
     if (path.contains("'")) {
       throw new IllegalArgumentException("the hook's curl config path has a quote in it: " + path);
@@ -139,14 +158,37 @@ final class PermissionBridge {
     // exit 22 is curl's "HTTP error": the body (the reason) is already on stderr; anything else is a gate not reached
     String command = "curl -s --fail-with-body -K '" + path + "' --data-binary @- >&2 || { c=$?; [ \"$c\" -eq 22 ] || echo "
       + "\"the Conclave tool gate could not be reached (curl exit $c); the tool was not run\" >&2; exit 2; }";
-    JsonObject hook = new JsonObject().put("type", "command").put("command", command)
-      .put("timeout", Math.max(1, timeout.toSeconds()));
-    JsonObject matcher = new JsonObject().put("matcher", "*").put("hooks", new JsonArray().add(hook));
-    return new JsonObject().put("hooks", new JsonObject().put("PreToolUse", new JsonArray().add(matcher))).encode();
+    return new JsonObject().put("type", "command").put("command", command).put("timeout", Math.max(1, timeout.toSeconds()));
+  }
+
+  /** Deletes a run's files (configs holding the secret); a file that cannot be deleted is left to the system's cleanup. */
+  public static Future<Void> deleteAll(List<Path> files) {
+    for (Path file : files) {
+      try {
+        Files.deleteIfExists(file);
+      } catch (IOException ignored) {
+        // a temporary file: the system cleans it up
+      }
+    }
+    return Future.succeededFuture();
+  }
+
+  /** Whether curl, which the hook command runs, is in one of the PATH's directories. */
+  public static boolean curlOnPath() {
+    String path = System.getenv("PATH");
+    if (path == null) {
+      return false;
+    }
+    for (String dir : path.split(java.io.File.pathSeparator)) {
+      if (!dir.isEmpty() && Files.isExecutable(Path.of(dir, "curl"))) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** Writes {@link #hookSettings} to a new temporary file only this user can read. */
-  static Path writeHookSettings(Path curlConfig, Duration timeout) throws IOException {
+  public static Path writeHookSettings(Path curlConfig, Duration timeout) throws IOException {
     return ownerOnly("conclave-settings-", ".json", hookSettings(curlConfig, timeout));
   }
 
@@ -158,7 +200,7 @@ final class PermissionBridge {
   }
 
   /** Stops listening and drops open connections; a decision still pending reaches no one. */
-  Future<Void> close() {
+  public Future<Void> close() {
     return server.close();
   }
 
@@ -201,7 +243,7 @@ final class PermissionBridge {
       req.response().setStatusCode(400).end("the Conclave tool gate got a hook input that is not JSON");
       return;
     }
-    String tool = in.getString("tool_name", "");
+    String tool = hookToolName.apply(in.getString("tool_name", ""));
     if (tool.isBlank() || !"PreToolUse".equals(in.getString("hook_event_name", "PreToolUse"))) {
       req.response().setStatusCode(400).end("the Conclave tool gate answers PreToolUse hooks only");
       return;
