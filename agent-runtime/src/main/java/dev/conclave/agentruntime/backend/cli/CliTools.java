@@ -8,6 +8,8 @@ import dev.conclave.agentruntime.gate.Verdict;
 import io.vertx.core.Future;
 import io.vertx.core.json.DecodeException;
 import io.vertx.core.json.JsonObject;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -30,12 +32,15 @@ import java.util.function.Supplier;
  *       ({@link #finished}).</li>
  * </ul>
  *
- * {@code tool_use} is reported once, by whichever comes first. A tool that finished without having
- * been asked about (the CLI let it through by its own rules, such as Claude Code's read-only tools
- * or Codex's known-safe commands) is reported as it ran and checked against the policy after the
- * fact: one the policy denies stops the run ({@link #stopReason}).
+ * {@code tool_use} is reported once, by whichever comes first. Both CLIs ask before every tool
+ * through a PreToolUse hook ({@link PermissionBridge}); a tool that finished without having been
+ * asked about means the CLI did not run the hook (hooks switched off by an administrator, a CLI too
+ * old): it is reported as it ran, logged, and checked against the policy after the fact, and one the
+ * policy denies stops the run ({@link #stopReason}).
  */
 public final class CliTools {
+
+  private static final Logger LOG = LoggerFactory.getLogger(CliTools.class);
 
   private final ToolGate gate;
   private final BackendCallbacks callbacks;
@@ -116,6 +121,8 @@ public final class CliTools {
       return decision.compose(d -> d.allowed() ? callbacks.toolFinished(id, output, isError) : Future.succeededFuture());
     }
     Verdict after = gate.verdict(name, inputJson);
+    LOG.warn("{} ran without passing the tool gate: the CLI did not run the PreToolUse hook (verdict after the fact: {})",
+      name, after.action());
     if (after.action() == Verdict.Action.DENY) {
       stopReason = name + " ran without being asked about, though the policy denies it (" + after.reason() + ")";
     }
