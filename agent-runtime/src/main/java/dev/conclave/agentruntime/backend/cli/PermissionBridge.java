@@ -41,7 +41,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  * with that input, {@code {"behavior":"deny","message":"…"}} refuses it and tells the model the
  * message. The decision is the tool gate's ({@link CliTools#gate}), a person's when the policy asks.
  *
- * <p>Claude Code does not call the prompt tool for every tool: the tools it deems safe (Read, Glob,
+ * <p>Both CLI backends use the hook endpoint below: claude-cli registers it with {@code --settings},
+ * codex-cli in the thread's {@code config} (Codex's hooks take the same command, input and exit codes).
+ * Claude Code does not call the prompt tool for every tool: the tools it deems safe (Read, Glob,
  * Grep, LS in the working directory, read-only Bash commands) run without it. So the bridge also
  * answers a {@code PreToolUse} hook ({@value #HOOK_PATH}), which Claude Code runs before every tool
  * call, read-only ones included (Claude Code's hooks reference: "Runs after Claude creates tool
