@@ -7,12 +7,12 @@ import dev.conclave.agentruntime.backend.cli.CliBackend;
 import dev.conclave.agentruntime.backend.cli.CliRun;
 import dev.conclave.agentruntime.backend.cli.CliSettings;
 import dev.conclave.agentruntime.backend.cli.CliTools;
+import dev.conclave.agentruntime.backend.cli.PermissionBridge;
 import dev.conclave.agentruntime.gate.GateMode;
 import dev.conclave.agentruntime.gate.ToolPolicy;
 import io.vertx.core.Future;
 
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -33,11 +33,20 @@ import java.util.Map;
  * system prompt (with the plan instruction) to {@code --append-system-prompt}. Claude Code's MCP
  * tool timeout ({@code MCP_TOOL_TIMEOUT}) is set past the approval timeout, so a person has the whole
  * approval timeout to answer.
+ *
+ * <p>The prompt tool is not asked about every tool: Claude Code runs the tools it deems safe (Read,
+ * Glob, Grep, LS in the working directory, read-only Bash commands) without it. So each run also
+ * gets {@code --settings FILE} registering a {@code PreToolUse} hook for every tool, which Claude
+ * Code runs before any tool call, read-only ones included: a {@code curl} command that asks the
+ * same bridge and blocks the call (exit code 2) unless the gate allows it
+ * ({@link PermissionBridge#hookSettings}). curl must be on the PATH; the run is refused without it.
  */
 public final class ClaudeCliBackend extends CliBackend {
 
-  /** What Claude Code waits for the bridge beyond the approval timeout. */
+  /** What Claude Code waits for the bridge beyond the approval timeout (MCP tool timeout, hook timeout). */
   private static final Duration BRIDGE_MARGIN = Duration.ofSeconds(60);
+  /** What the hook's curl waits beyond the approval timeout: less than the hook's own timeout, so curl fails first and blocks. */
+  private static final Duration CURL_MARGIN = Duration.ofSeconds(30);
 
   public ClaudeCliBackend(BackendContext context, CliSettings settings) {
     super(context, settings);
@@ -50,36 +59,42 @@ public final class ClaudeCliBackend extends CliBackend {
 
   @Override
   protected Future<CliRun> prepare(String prompt, BackendSession session, BackendCallbacks callbacks) {
+    if (!PermissionBridge.curlOnPath()) {
+      return Future.failedFuture(new IllegalStateException("curl is not on the PATH; claude-cli needs it for the hook that "
+        + "asks the tool gate before every tool Claude Code runs"));
+    }
     CliTools tools = new CliTools(context.gate(), callbacks);
+    Duration approval = context.gate().approvalTimeout();
     return PermissionBridge.start(context.vertx(), tools).compose(bridge -> {
-      Path config;
+      List<Path> files = new ArrayList<>();
+      Path mcpConfig;
+      Path settingsFile;
       try {
-        config = bridge.writeMcpConfig();
-      } catch (IOException e) {
-        return bridge.close().transform(x -> Future.failedFuture(e));
+        mcpConfig = add(files, bridge.writeMcpConfig());
+        Path curlConfig = add(files, bridge.writeHookCurlConfig(approval.plus(CURL_MARGIN)));
+        settingsFile = add(files, PermissionBridge.writeHookSettings(curlConfig, approval.plus(BRIDGE_MARGIN)));
+      } catch (IOException | RuntimeException e) {
+        return bridge.close().eventually(() -> PermissionBridge.deleteAll(files)).transform(x -> Future.failedFuture(e));
       }
-      String timeout = Long.toString(context.gate().approvalTimeout().plus(BRIDGE_MARGIN).toMillis());
-      return Future.succeededFuture(new CliRun(command(prompt, session, config), Map.of("MCP_TOOL_TIMEOUT", timeout),
-        new ClaudeStreamMapper(session, callbacks, tools), false, () -> bridge.close().eventually(() -> delete(config))));
+      String timeout = Long.toString(approval.plus(BRIDGE_MARGIN).toMillis());
+      return Future.succeededFuture(new CliRun(command(prompt, session, mcpConfig, settingsFile), Map.of("MCP_TOOL_TIMEOUT", timeout),
+        new ClaudeStreamMapper(session, callbacks, tools), false, () -> bridge.close().eventually(() -> PermissionBridge.deleteAll(files))));
     });
   }
 
-  private static Future<Void> delete(Path file) {
-    try {
-      Files.deleteIfExists(file);
-    } catch (IOException ignored) {
-      // a temporary file: the system cleans it up
-    }
-    return Future.succeededFuture();
+  private static Path add(List<Path> files, Path file) {
+    files.add(file);
+    return file;
   }
 
-  private List<String> command(String prompt, BackendSession session, Path mcpConfig) {
+  private List<String> command(String prompt, BackendSession session, Path mcpConfig, Path settingsFile) {
     List<String> cmd = new ArrayList<>(List.of(settings.executable(), "-p", prompt, "--output-format", "stream-json", "--verbose"));
     session.resumeSessionId().ifPresent(id -> cmd.addAll(List.of("--resume", id)));
     settings.model().ifPresent(m -> cmd.addAll(List.of("--model", m)));
     ToolPolicy policy = context.gate().policy();
     cmd.addAll(List.of("--permission-mode", policy.mode() == GateMode.PLAN ? "plan" : "default"));
     cmd.addAll(List.of("--permission-prompt-tool", PermissionBridge.PROMPT_TOOL, "--mcp-config", mcpConfig.toString()));
+    cmd.addAll(List.of("--settings", settingsFile.toString()));
     List<String> denied = policy.deny().stream().filter(r -> r.args().isEmpty() && !r.outsideWorkdir())
       .map(r -> r.toolGlob()).filter(ClaudeCliBackend::isExact).toList();
     if (!denied.isEmpty()) {

@@ -6,11 +6,18 @@ import dev.conclave.agentruntime.gate.GateDecision;
 import dev.conclave.agentruntime.gate.ToolGate;
 import dev.conclave.agentruntime.gate.Verdict;
 import io.vertx.core.Future;
+import io.vertx.core.json.DecodeException;
+import io.vertx.core.json.JsonObject;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
+import java.util.function.Supplier;
 
 /**
  * The tools of one CLI run, which the CLI runs itself. Two things tell the runtime about a tool,
@@ -25,16 +32,20 @@ import java.util.Map;
  *       ({@link #finished}).</li>
  * </ul>
  *
- * {@code tool_use} is reported once, by whichever comes first. A tool that finished without having
- * been asked about (the CLI let it through by its own rules, such as Claude Code's read-only tools
- * or Codex's known-safe commands) is reported as it ran and checked against the policy after the
- * fact: one the policy denies stops the run ({@link #stopReason}).
+ * {@code tool_use} is reported once, by whichever comes first. Both CLIs ask before every tool
+ * through a PreToolUse hook ({@link PermissionBridge}); a tool that finished without having been
+ * asked about means the CLI did not run the hook (hooks switched off by an administrator, a CLI too
+ * old): it is reported as it ran, logged, and checked against the policy after the fact, and one the
+ * policy denies stops the run ({@link #stopReason}).
  */
 public final class CliTools {
+
+  private static final Logger LOG = LoggerFactory.getLogger(CliTools.class);
 
   private final ToolGate gate;
   private final BackendCallbacks callbacks;
   private final Map<String, Future<Void>> announced = new HashMap<>();
+  private final Map<String, String[]> calls = new LinkedHashMap<>();   // id -> {name, input}, in announcement order
   private final Map<String, Future<GateDecision>> decided = new HashMap<>();
   private final List<String> names = new ArrayList<>();
   private volatile String stopReason;
@@ -69,6 +80,36 @@ public final class CliTools {
     return decision;
   }
 
+  /**
+   * The id to gate a call under. A CLI that asks without the tool_use id (older Claude Code versions
+   * leave it out of the hook input or the prompt tool's arguments) gets the id of the announced call
+   * with the same name and input, preferring one not decided yet; failing that, {@code fallback}'s.
+   */
+  public synchronized String callId(String id, String name, String inputJson, Supplier<String> fallback) {
+    if (id != null && !id.isBlank()) {
+      return id;
+    }
+    Object input = parse(inputJson);
+    String last = null;
+    for (Map.Entry<String, String[]> e : calls.entrySet()) {
+      if (e.getValue()[0].equals(name) && Objects.equals(parse(e.getValue()[1]), input)) {
+        if (!decided.containsKey(e.getKey())) {
+          return e.getKey();
+        }
+        last = e.getKey();
+      }
+    }
+    return last != null ? last : fallback.get();
+  }
+
+  private static Object parse(String json) {
+    try {
+      return new JsonObject(json == null || json.isBlank() ? "{}" : json);
+    } catch (DecodeException | ClassCastException e) {
+      return json;
+    }
+  }
+
   /** The stream shows the tool finished with {@code output}. */
   public Future<Void> finished(String id, String name, String inputJson, String output, boolean isError) {
     Future<GateDecision> decision;
@@ -80,6 +121,8 @@ public final class CliTools {
       return decision.compose(d -> d.allowed() ? callbacks.toolFinished(id, output, isError) : Future.succeededFuture());
     }
     Verdict after = gate.verdict(name, inputJson);
+    LOG.warn("{} ran without passing the tool gate: the CLI did not run the PreToolUse hook (verdict after the fact: {})",
+      name, after.action());
     if (after.action() == Verdict.Action.DENY) {
       stopReason = name + " ran without being asked about, though the policy denies it (" + after.reason() + ")";
     }
@@ -112,6 +155,7 @@ public final class CliTools {
     Future<Void> f = announced.get(id);
     if (f == null) {
       names.add(name);
+      calls.put(id, new String[] {name, inputJson});
       f = callbacks.toolUse(id, name, inputJson);
       announced.put(id, f);
     }

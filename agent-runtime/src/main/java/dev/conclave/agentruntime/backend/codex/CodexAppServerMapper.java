@@ -31,7 +31,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * <ol>
  *   <li>{@code initialize} with {@code clientInfo}, then the {@code initialized} notification;</li>
  *   <li>{@code thread/start} ({@code cwd}, {@code approvalPolicy: "untrusted"}, {@code sandbox},
- *       {@code model}, {@code developerInstructions}) or {@code thread/resume} ({@code threadId});
+ *       {@code model}, {@code developerInstructions}, {@code config} with the gate's PreToolUse hook) or
+ *       {@code thread/resume} ({@code threadId}, the same {@code config});
  *       a resume Codex refuses is a stale session;</li>
  *   <li>{@code turn/start} with the prompt as a {@code text} input, then notifications until
  *       {@code turn/completed}: {@code item/started} and {@code item/completed} with items
@@ -62,6 +63,7 @@ final class CodexAppServerMapper implements StreamMapper {
   private final BackendCallbacks callbacks;
   private final CliTools tools;
   private final String prompt;
+  private final JsonObject hooks;
   private final Map<String, JsonObject> items = new ConcurrentHashMap<>();
   private final StringBuilder text = new StringBuilder();
   private final long[] usage = new long[4];   // input, output, cached input, reasoning output
@@ -73,13 +75,14 @@ final class CodexAppServerMapper implements StreamMapper {
   private int turns;
 
   CodexAppServerMapper(BackendContext context, CliSettings settings, BackendSession session, BackendCallbacks callbacks,
-                       CliTools tools, String prompt) {
+                       CliTools tools, String prompt, JsonObject hooks) {
     this.context = context;
     this.settings = settings;
     this.session = session;
     this.callbacks = callbacks;
     this.tools = tools;
     this.prompt = prompt;
+    this.hooks = hooks;
   }
 
   @Override
@@ -139,6 +142,8 @@ final class CodexAppServerMapper implements StreamMapper {
       .put("sandbox", context.gate().mode() == GateMode.PLAN ? "read-only" : "workspace-write");
     settings.model().ifPresent(model -> p.put("model", model));
     session.resumeSessionId().ifPresent(t -> p.put("threadId", t));
+    // the gate's PreToolUse hook, as session config; Codex runs unreviewed hooks only with bypass_hook_trust
+    p.put("config", new JsonObject().put("hooks", hooks.copy()).put("bypass_hook_trust", true));
     if (session.resumeSessionId().isEmpty() && !context.systemPrompt().isBlank()) {
       p.put("developerInstructions", context.systemPrompt());
     }

@@ -6,6 +6,7 @@ import dev.conclave.agentruntime.backend.BackendContext;
 import dev.conclave.agentruntime.backend.InjectionQueue;
 import dev.conclave.agentruntime.backend.PackTools;
 import dev.conclave.agentruntime.backend.cli.CliSettings;
+import dev.conclave.agentruntime.backend.cli.PermissionBridge;
 import dev.conclave.agentruntime.gate.GateMode;
 import dev.conclave.agentruntime.gate.ToolPolicy;
 import dev.conclave.agentruntime.testing.FakeCli;
@@ -202,8 +203,95 @@ class ClaudeCliBackendTest {
     assertThat(r.events.subList(0, 3)).containsExactly("tool_use:toolu_rm:Bash", "tool_state:toolu_rm:DENIED",
       "tool_result:toolu_rm:error:denied by policy: a recursive forced delete (rm -rf)");
     assertThat(r.startingWith("tool_")).as("reported once, not again from permission_denials").hasSize(3);
-    assertThat(Files.readString(workdir.resolve("claude-permissions.log")))
-      .contains("Bash {\"behavior\":\"deny\",\"message\":\"denied by policy: a recursive forced delete (rm -rf)\"}");
+    assertThat(Files.readString(workdir.resolve("claude-hooks.log")))
+      .as("refused by the PreToolUse hook, before Claude Code's own rules and the prompt tool")
+      .contains("Bash exit=2 deny denied by policy: a recursive forced delete (rm -rf)");
+    assertThat(workdir.resolve("claude-permissions.log")).doesNotExist();
+  }
+
+  // --- the PreToolUse hook: every tool, read-only ones included, passes the gate before it runs ---
+
+  @Test
+  void aReadOnlyToolOutsideTheWorkdirIsRefusedBeforeItRuns() throws Exception {
+    Path secret = Files.writeString(dir.resolve("id_rsa"), "PRIVATE KEY");
+    RecordingResponse r = new RecordingResponse();
+    gated(ToolPolicy.defaults(), Duration.ofSeconds(5)).handle(RecordingResponse.message("req-1", "th-1", "read file=" + secret), r);
+    assertThat(await(r)).as("the run goes on: the tool was refused, not caught after the fact").isEqualTo("done:I was not allowed to run Read.");
+    assertThat(workdir.resolve("read-ran.log")).as("the Read never ran").doesNotExist();
+    assertThat(r.events.subList(0, 3)).containsExactly("tool_use:toolu_read:Read", "tool_state:toolu_read:DENIED",
+      "tool_result:toolu_read:error:denied by policy: a path outside the working directory");
+    assertThat(r.startingWith("tool_")).hasSize(3);
+    assertThat(r.events).noneMatch(e -> e.contains("PRIVATE KEY"));
+    assertThat(Files.readString(workdir.resolve("claude-hooks.log"))).contains("Read exit=2 deny denied by policy: a path outside the working directory");
+    assertThat(workdir.resolve("claude-permissions.log")).as("the prompt tool was never needed").doesNotExist();
+  }
+
+  @Test
+  void aReadOnlyToolInsideTheWorkdirRunsOnceTheGateAllowedIt() throws Exception {
+    Files.writeString(workdir.resolve("plan.md"), "step one");
+    RecordingResponse r = new RecordingResponse();
+    gated(ToolPolicy.defaults(), Duration.ofSeconds(5)).handle(RecordingResponse.message("req-1", "th-1", "read file=plan.md"), r);
+    assertThat(await(r)).isEqualTo("done:Done.");
+    assertThat(r.events.subList(0, 4)).containsExactly("tool_use:toolu_read:Read", "tool_state:toolu_read:RUNNING",
+      "tool_result:toolu_read:step one", "tool_state:toolu_read:COMPLETED");
+    assertThat(Files.readAllLines(workdir.resolve("read-ran.log"))).containsExactly("plan.md");
+    assertThat(Files.readString(workdir.resolve("claude-hooks.log"))).contains("Read exit=0 none");
+    assertThat(workdir.resolve("claude-permissions.log")).as("Claude Code's own rules let it run: no prompt tool").doesNotExist();
+  }
+
+  private static ToolPolicy askForGrep() {
+    return ToolPolicy.parse("""
+      { "mode": "ask", "read_only": ["Read", "Grep", "LS"],
+        "ask": [{ "tool": "Grep", "args": "API_KEY", "why": "searching for keys" }] }""", "test");
+  }
+
+  @Test
+  void aReadOnlyToolTheCliWouldRunUnaskedWaitsForApprovalWhenThePolicyAsks() throws Exception {
+    RecordingResponse r = answering(true, false);
+    gated(askForGrep(), Duration.ofSeconds(5)).handle(RecordingResponse.message("req-1", "th-1", "grep env"), r);
+    assertThat(await(r)).isEqualTo("done:Done.");
+    assertThat(r.events.subList(0, 6)).containsExactly("tool_use:toolu_grep:Grep", "tool_state:toolu_grep:AWAITING_APPROVAL",
+      "approval:toolu_grep:Grep", "tool_state:toolu_grep:RUNNING", "tool_result:toolu_grep:no matches",
+      "tool_state:toolu_grep:COMPLETED");
+    assertThat(Files.readAllLines(workdir.resolve("read-ran.log"))).containsExactly("API_KEY");
+  }
+
+  @Test
+  void aReadOnlyToolTheCliWouldRunUnaskedNeverRunsWhenTheApprovalIsDenied() throws Exception {
+    RecordingResponse r = answering(false, false);
+    gated(askForGrep(), Duration.ofSeconds(5)).handle(RecordingResponse.message("req-1", "th-1", "grep env"), r);
+    assertThat(await(r)).isEqualTo("done:I was not allowed to run Grep.");
+    assertThat(workdir.resolve("read-ran.log")).doesNotExist();
+    assertThat(r.events.subList(0, 5)).containsExactly("tool_use:toolu_grep:Grep", "tool_state:toolu_grep:AWAITING_APPROVAL",
+      "approval:toolu_grep:Grep", "tool_state:toolu_grep:DENIED", "tool_result:toolu_grep:error:denied: the user did not approve Grep");
+  }
+
+  @Test
+  void theHookBlocksTheToolWhenTheGateCannotBeReached() throws Exception {
+    // the hook's command as Claude Code runs it (sh -c, input on stdin), pointed at a port nobody listens on
+    Path curlConfig = Files.writeString(dir.resolve("hook.curl"),
+      "url = \"http://127.0.0.1:" + dev.conclave.agentruntime.testing.Ports.free() + "/hook\"\nmax-time = 5\n");
+    String command = new JsonObject(PermissionBridge.hookSettings(curlConfig, Duration.ofSeconds(60)))
+      .getJsonObject("hooks").getJsonArray("PreToolUse").getJsonObject(0).getJsonArray("hooks").getJsonObject(0).getString("command");
+    Process p = new ProcessBuilder("sh", "-c", command).redirectErrorStream(true).start();
+    p.getOutputStream().flush();
+    p.getOutputStream().write("{\"hook_event_name\":\"PreToolUse\",\"tool_name\":\"Read\",\"tool_input\":{}}".getBytes());
+    p.getOutputStream().close();
+    assertThat(p.waitFor(20, TimeUnit.SECONDS)).isTrue();
+    assertThat(p.exitValue()).as("exit code 2: Claude Code blocks the tool call").isEqualTo(2);
+    assertThat(new String(p.getInputStream().readAllBytes())).contains("the Conclave tool gate could not be reached");
+  }
+
+  @Test
+  void eachRunGetsTheHookSettingsAndItsFilesAreOwnerOnlyAndGoneAfterwards() throws Exception {
+    RecordingResponse r = new RecordingResponse();
+    gated(ToolPolicy.defaults(), Duration.ofSeconds(5)).handle(RecordingResponse.message("req-1", "th-1", "list the files"), r);
+    await(r);
+    String args = FakeCli.invocations(workdir, "claude").get(0);
+    assertThat(args).contains("--settings ");
+    Path settings = Path.of(args.substring(args.indexOf("--settings ") + 11).split(" ")[0]);
+    assertThat(settings).as("deleted when the run ended").doesNotExist();
+    assertThat(Files.readString(workdir.resolve("claude-hooks.log"))).contains("LS exit=0 none");
   }
 
   @Test

@@ -64,7 +64,10 @@ class CodexCliBackendTest {
     RecordingResponse r = new RecordingResponse();
     h.handle(RecordingResponse.message("req-1", "th-1", "list the files"), r);
     assertThat(await(r)).isEqualTo("done:Two entries: README.md and src.");
-    assertThat(r.events).containsExactly("thinking:**Listing the files**", "tool_use:item_1:shell", "tool_state:item_1:RUNNING",
+    // ls is one of Codex's known-safe commands: it would run unasked; the PreToolUse hook makes it pass
+    // the gate, and the default policy asks for shell commands
+    assertThat(r.events).containsExactly("thinking:**Listing the files**", "tool_use:item_1:shell",
+      "tool_state:item_1:AWAITING_APPROVAL", "approval:item_1:shell", "tool_state:item_1:RUNNING",
       "tool_result:item_1:README.md\nsrc\n", "tool_state:item_1:COMPLETED", "text:Two entries: README.md and src.",
       "usage:2400/57", "session_init:0199a213-81c0-7800-8aa1-bbab2a035a53", "done:Two entries: README.md and src.");
     assertThat(FakeCli.invocations(workdir, "codex").get(0)).isEqualTo("app-server");
@@ -72,12 +75,18 @@ class CodexCliBackendTest {
     assertThat(start.getString("approvalPolicy")).isEqualTo("untrusted");
     assertThat(start.getString("sandbox")).isEqualTo("workspace-write");
     assertThat(start.getString("cwd")).isEqualTo(workdir.toString());
+    JsonObject config = start.getJsonObject("config");
+    assertThat(config.getBoolean("bypass_hook_trust")).isTrue();
+    assertThat(config.getJsonObject("hooks").getJsonArray("PreToolUse").getJsonObject(0).getJsonArray("hooks").getJsonObject(0)
+      .getString("command")).startsWith("curl -s --fail-with-body -K '");
+    assertThat(Files.readString(workdir.resolve("codex-hooks.log"))).contains("Bash exit=0 none");
     assertThat(request("initialize", 0).getJsonObject("clientInfo").getString("name")).isEqualTo("conclave_agent");
 
     RecordingResponse next = new RecordingResponse();
     h.handle(RecordingResponse.message("req-2", "th-1", "more"), next);
     await(next);
     assertThat(request("thread/resume", 0).getString("threadId")).isEqualTo("0199a213-81c0-7800-8aa1-bbab2a035a53");
+    assertThat(request("thread/resume", 0).getJsonObject("config").containsKey("hooks")).as("a resumed thread gets the hook too").isTrue();
     assertThat(request("turn/start", 1).getJsonArray("input").getJsonObject(0).getString("text")).isEqualTo("more");
   }
 
@@ -217,8 +226,10 @@ class CodexCliBackendTest {
   void aPatchIsAskedForWithItsChangesAndAppliedOnlyOnceApproved() throws Exception {
     RecordingResponse denied = answering(false, false);
     gated(ToolPolicy.defaults(), Duration.ofSeconds(5)).handle(RecordingResponse.message("req-1", "th-1", "write notes"), denied);
-    assertThat(await(denied)).isEqualTo("done:Patch declined.");
+    assertThat(await(denied)).as("refused in the PreToolUse hook, before Codex's own approval request").isEqualTo("done:Patch blocked.");
     assertThat(workdir.resolve("notes.txt")).doesNotExist();
+    assertThat(denied.events).contains("tool_use:item_3:apply_patch", "approval:item_3:apply_patch", "tool_state:item_3:DENIED");
+    assertThat(Files.readString(workdir.resolve("codex-hooks.log"))).contains("apply_patch exit=2 blocked denied: the user did not approve apply_patch");
 
     RecordingResponse approved = answering(true, false);
     gated(ToolPolicy.defaults(), Duration.ofSeconds(5)).handle(RecordingResponse.message("req-2", "th-2", "write notes"), approved);
@@ -226,6 +237,34 @@ class CodexCliBackendTest {
     assertThat(workdir.resolve("notes.txt")).hasContent("hello");
     assertThat(approved.events).contains("tool_use:item_3:apply_patch", "approval:item_3:apply_patch",
       "tool_state:item_3:RUNNING", "tool_state:item_3:COMPLETED");
+  }
+
+  // --- the PreToolUse hook: known-safe commands, which Codex runs without asking, pass the gate first ---
+
+  @Test
+  void aKnownSafeReadOutsideTheWorkdirIsRefusedBeforeItRuns() throws Exception {
+    Path secret = Files.writeString(dir.resolve("id_rsa"), "PRIVATE KEY");
+    RecordingResponse r = new RecordingResponse();
+    gated(ToolPolicy.defaults(), Duration.ofSeconds(5)).handle(RecordingResponse.message("req-1", "th-1", "cat file=" + secret), r);
+    assertThat(await(r)).as("the run goes on: refused, not caught after the fact").isEqualTo("done:I was not allowed to read it.");
+    assertThat(workdir.resolve("codex-ran.log")).as("cat never ran").doesNotExist();
+    assertThat(r.events.subList(0, 3)).containsExactly("tool_use:item_4:shell", "tool_state:item_4:DENIED",
+      "tool_result:item_4:error:denied by policy: a path outside the working directory");
+    assertThat(r.events).noneMatch(e -> e.contains("PRIVATE KEY"));
+    assertThat(Files.readString(workdir.resolve("codex-hooks.log")))
+      .contains("Bash exit=2 blocked denied by policy: a path outside the working directory");
+  }
+
+  @Test
+  void aKnownSafeReadInsideTheWorkdirRunsOnceTheGateAllowedIt() throws Exception {
+    Files.writeString(workdir.resolve("plan.md"), "step one");
+    RecordingResponse r = new RecordingResponse();
+    gated(ToolPolicy.defaults().withMode(GateMode.AUTO), Duration.ofSeconds(5))
+      .handle(RecordingResponse.message("req-1", "th-1", "cat file=plan.md"), r);
+    assertThat(await(r)).isEqualTo("done:Read it.");
+    assertThat(r.events.subList(0, 4)).containsExactly("tool_use:item_4:shell", "tool_state:item_4:RUNNING",
+      "tool_result:item_4:step one", "tool_state:item_4:COMPLETED");
+    assertThat(Files.readAllLines(workdir.resolve("codex-ran.log"))).containsExactly("cat plan.md");
   }
 
   @Test

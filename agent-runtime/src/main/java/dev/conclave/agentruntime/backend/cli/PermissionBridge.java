@@ -1,6 +1,5 @@
-package dev.conclave.agentruntime.backend.claude;
+package dev.conclave.agentruntime.backend.cli;
 
-import dev.conclave.agentruntime.backend.cli.CliTools;
 import dev.conclave.agentruntime.gate.GateDecision;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
@@ -23,8 +22,10 @@ import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.security.MessageDigest;
 import java.security.SecureRandom;
+import java.time.Duration;
 import java.util.Base64;
 import java.util.List;
+import java.util.function.UnaryOperator;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -39,28 +40,49 @@ import java.util.concurrent.atomic.AtomicInteger;
  * text of the result as JSON: {@code {"behavior":"allow","updatedInput":{…}}} lets the tool run
  * with that input, {@code {"behavior":"deny","message":"…"}} refuses it and tells the model the
  * message. The decision is the tool gate's ({@link CliTools#gate}), a person's when the policy asks.
+ *
+ * <p>Both CLI backends use the hook endpoint below: claude-cli registers it with {@code --settings},
+ * codex-cli in the thread's {@code config} (Codex's hooks take the same command, input and exit codes).
+ * Claude Code does not call the prompt tool for every tool: the tools it deems safe (Read, Glob,
+ * Grep, LS in the working directory, read-only Bash commands) run without it. So the bridge also
+ * answers a {@code PreToolUse} hook ({@value #HOOK_PATH}), which Claude Code runs before every tool
+ * call, read-only ones included (Claude Code's hooks reference: "Runs after Claude creates tool
+ * parameters and before processing the tool call"; the Agent SDK's permission docs put hooks first
+ * in the evaluation order, before rules, the permission mode and the prompt tool). The hook is a
+ * {@code curl} command ({@link #hookSettings}) that posts the hook's input ({@code tool_name},
+ * {@code tool_input}, {@code tool_use_id}) with this run's secret, read from an owner-only curl
+ * config file, never the command line. The gate decides; an allowed tool is answered 200 with an
+ * empty body (exit 0, no decision: Claude Code goes on with its own permission flow, and the prompt
+ * tool, if Claude Code calls it, gets the same decision for the same tool_use_id); a refused one
+ * 403 with the reason, which {@code curl --fail-with-body} prints to standard error and the command
+ * turns into exit code 2, the documented "block the tool call, show stderr to Claude". Anything
+ * that goes wrong (the bridge gone, curl missing, a timeout) also ends in exit code 2: fail closed.
  */
-final class PermissionBridge {
+public final class PermissionBridge {
 
   private static final Logger LOG = LoggerFactory.getLogger(PermissionBridge.class);
   /** The server's name in {@code --mcp-config}: Claude Code names its tools {@code mcp__SERVER__TOOL}. */
-  static final String SERVER = "conclave";
-  static final String TOOL = "approve";
+  public static final String SERVER = "conclave";
+  public static final String TOOL = "approve";
   /** {@code --permission-prompt-tool}'s value. */
-  static final String PROMPT_TOOL = "mcp__" + SERVER + "__" + TOOL;
+  public static final String PROMPT_TOOL = "mcp__" + SERVER + "__" + TOOL;
   static final String PATH = "/mcp";
+  /** Where the PreToolUse hook posts. */
+  static final String HOOK_PATH = "/hook";
   /** MCP revisions this server speaks, oldest first; a client asking for another gets the newest. */
   private static final List<String> VERSIONS = List.of("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25");
   private static final int MAX_BODY = 4 * 1024 * 1024;
   private static final SecureRandom RANDOM = new SecureRandom();
 
   private final CliTools tools;
+  private final UnaryOperator<String> hookToolName;
   private final String secret;
   private final AtomicInteger anonymous = new AtomicInteger();
   private final HttpServer server;
 
-  private PermissionBridge(Vertx vertx, CliTools tools) {
+  private PermissionBridge(Vertx vertx, CliTools tools, UnaryOperator<String> hookToolName) {
     this.tools = tools;
+    this.hookToolName = hookToolName;
     byte[] raw = new byte[32];
     RANDOM.nextBytes(raw);
     this.secret = Base64.getUrlEncoder().withoutPadding().encodeToString(raw);
@@ -68,37 +90,124 @@ final class PermissionBridge {
   }
 
   /** Starts a bridge for one run's tools; completes once it listens. */
-  static Future<PermissionBridge> start(Vertx vertx, CliTools tools) {
-    PermissionBridge bridge = new PermissionBridge(vertx, tools);
+  public static Future<PermissionBridge> start(Vertx vertx, CliTools tools) {
+    return start(vertx, tools, UnaryOperator.identity());
+  }
+
+  /**
+   * Starts a bridge whose hook endpoint renames the hook's {@code tool_name} before the gate sees it
+   * (Codex's hooks name its shell tool {@code Bash}, which this runtime calls {@code shell}).
+   */
+  public static Future<PermissionBridge> start(Vertx vertx, CliTools tools, UnaryOperator<String> hookToolName) {
+    PermissionBridge bridge = new PermissionBridge(vertx, tools, hookToolName);
     return bridge.server.listen().map(s -> bridge);
   }
 
-  int port() {
+  public int port() {
     return server.actualPort();
   }
 
   /** The {@code --mcp-config} JSON that points Claude Code at this bridge, secret included. */
-  String mcpConfig() {
+  public String mcpConfig() {
     JsonObject entry = new JsonObject().put("type", "http").put("url", "http://127.0.0.1:" + port() + PATH)
       .put("headers", new JsonObject().put("Authorization", "Bearer " + secret));
     return new JsonObject().put("mcpServers", new JsonObject().put(SERVER, entry)).encode();
   }
 
   /** Writes {@link #mcpConfig} to a new temporary file only this user can read. */
-  Path writeMcpConfig() throws IOException {
-    Path file = Files.createTempFile("conclave-mcp-", ".json",
+  public Path writeMcpConfig() throws IOException {
+    return ownerOnly("conclave-mcp-", ".json", mcpConfig());
+  }
+
+  /**
+   * Writes the curl config the hook command reads (this bridge's hook URL, the secret, a time limit)
+   * to a new temporary file only this user can read.
+   *
+   * @param maxTime how long curl waits for the gate's answer; past it the command fails and the tool is blocked
+   */
+  public Path writeHookCurlConfig(Duration maxTime) throws IOException {
+    String config = String.join("\n",
+      "url = \"http://127.0.0.1:" + port() + HOOK_PATH + "\"",
+      "header = \"Authorization: Bearer " + secret + "\"",
+      "header = \"Content-Type: application/json\"",
+      "max-time = " + Math.max(1, maxTime.toSeconds()),
+      "");
+    return ownerOnly("conclave-hook-", ".curl", config);
+  }
+
+  /**
+   * The {@code --settings} JSON that registers the PreToolUse hook for every tool (matcher {@code *}):
+   * {@code curl -s --fail-with-body -K CONFIG --data-binary @- >&2}, whose failure ends in exit code 2 (with
+   * the gate's reason, or a sentence saying the gate could not be reached, on standard error).
+   *
+   * @param curlConfig the file {@link #writeHookCurlConfig} wrote
+   * @param timeout Claude Code's limit for the hook; longer than curl's, so curl fails first (and blocks)
+   */
+  public static String hookSettings(Path curlConfig, Duration timeout) {
+    JsonObject matcher = new JsonObject().put("matcher", "*").put("hooks", new JsonArray().add(hookCommand(curlConfig, timeout)));
+    return new JsonObject().put("hooks", new JsonObject().put("PreToolUse", new JsonArray().add(matcher))).encode();
+  }
+
+  /**
+   * The hook handler both CLIs take in their hooks configuration: {@code {"type":"command","command":…,
+   * "timeout":SECONDS}}.
+   */
+  public static JsonObject hookCommand(Path curlConfig, Duration timeout) {
+    String path = curlConfig.toAbsolutePath().toString();
+    if (path.contains("'")) {
+      throw new IllegalArgumentException("the hook's curl config path has a quote in it: " + path);
+    }
+    // exit 22 is curl's "HTTP error": the body (the reason) is already on stderr; anything else is a gate not reached
+    String command = "curl -s --fail-with-body -K '" + path + "' --data-binary @- >&2 || { c=$?; [ \"$c\" -eq 22 ] || echo "
+      + "\"the Conclave tool gate could not be reached (curl exit $c); the tool was not run\" >&2; exit 2; }";
+    return new JsonObject().put("type", "command").put("command", command).put("timeout", Math.max(1, timeout.toSeconds()));
+  }
+
+  /** Deletes a run's files (configs holding the secret); a file that cannot be deleted is left to the system's cleanup. */
+  public static Future<Void> deleteAll(List<Path> files) {
+    for (Path file : files) {
+      try {
+        Files.deleteIfExists(file);
+      } catch (IOException ignored) {
+        // a temporary file: the system cleans it up
+      }
+    }
+    return Future.succeededFuture();
+  }
+
+  /** Whether curl, which the hook command runs, is in one of the PATH's directories. */
+  public static boolean curlOnPath() {
+    String path = System.getenv("PATH");
+    if (path == null) {
+      return false;
+    }
+    for (String dir : path.split(java.io.File.pathSeparator)) {
+      if (!dir.isEmpty() && Files.isExecutable(Path.of(dir, "curl"))) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** Writes {@link #hookSettings} to a new temporary file only this user can read. */
+  public static Path writeHookSettings(Path curlConfig, Duration timeout) throws IOException {
+    return ownerOnly("conclave-settings-", ".json", hookSettings(curlConfig, timeout));
+  }
+
+  private static Path ownerOnly(String prefix, String suffix, String content) throws IOException {
+    Path file = Files.createTempFile(prefix, suffix,
       PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
-    Files.writeString(file, mcpConfig());
+    Files.writeString(file, content);
     return file;
   }
 
   /** Stops listening and drops open connections; a decision still pending reaches no one. */
-  Future<Void> close() {
+  public Future<Void> close() {
     return server.close();
   }
 
   private void handle(HttpServerRequest req) {
-    if (!PATH.equals(req.path())) {
+    if (!PATH.equals(req.path()) && !HOOK_PATH.equals(req.path())) {
       req.response().setStatusCode(404).end();
       return;
     }
@@ -116,7 +225,45 @@ final class PermissionBridge {
       req.response().setStatusCode(413).end();
       return;
     }
+    if (HOOK_PATH.equals(req.path())) {
+      req.body().onSuccess(body -> hook(req, body)).onFailure(err -> req.response().setStatusCode(400).end());
+      return;
+    }
     req.body().onSuccess(body -> answer(req, body)).onFailure(err -> req.response().setStatusCode(400).end());
+  }
+
+  /**
+   * A PreToolUse hook's input: {@code {"hook_event_name":"PreToolUse","tool_name","tool_input",
+   * "tool_use_id",…}}. 200 and no body lets the tool go on; 403 with the reason blocks it; 400 (which
+   * blocks it too) for anything that is not such an input.
+   */
+  private void hook(HttpServerRequest req, Buffer body) {
+    JsonObject in;
+    try {
+      in = new JsonObject(body.toString(StandardCharsets.UTF_8));
+    } catch (DecodeException e) {
+      req.response().setStatusCode(400).end("the Conclave tool gate got a hook input that is not JSON");
+      return;
+    }
+    String tool = hookToolName.apply(in.getString("tool_name", ""));
+    if (tool.isBlank() || !"PreToolUse".equals(in.getString("hook_event_name", "PreToolUse"))) {
+      req.response().setStatusCode(400).end("the Conclave tool gate answers PreToolUse hooks only");
+      return;
+    }
+    JsonObject input = in.getValue("tool_input") instanceof JsonObject o ? o : new JsonObject();
+    String callId = tools.callId(in.getString("tool_use_id"), tool, input.encode(), () -> "hook-" + anonymous.incrementAndGet());
+    LOG.info("hook asked tool={} id={}", tool, callId);
+    tools.gate(callId, tool, input.encode()).onComplete(ar -> {
+      GateDecision d = ar.succeeded() ? ar.result() : GateDecision.refuse("the tool gate failed: " + ar.cause().getMessage());
+      if (req.response().ended() || req.response().closed()) {
+        return;
+      }
+      if (d.allowed()) {
+        req.response().setStatusCode(200).end();
+      } else {
+        req.response().setStatusCode(403).putHeader(HttpHeaders.CONTENT_TYPE, "text/plain; charset=utf-8").end(d.reason());
+      }
+    });
   }
 
   private static boolean tooLong(String contentLength) {
@@ -174,8 +321,7 @@ final class PermissionBridge {
     JsonObject args = params.getJsonObject("arguments", new JsonObject());
     String tool = args.getString("tool_name", "");
     JsonObject input = args.getValue("input") instanceof JsonObject in ? in : new JsonObject();
-    String toolUseId = args.getString("tool_use_id");
-    String callId = toolUseId == null || toolUseId.isBlank() ? "permission-" + anonymous.incrementAndGet() : toolUseId;
+    String callId = tools.callId(args.getString("tool_use_id"), tool, input.encode(), () -> "permission-" + anonymous.incrementAndGet());
     LOG.info("permission asked tool={} id={}", tool, callId);
     tools.gate(callId, tool, input.encode()).onComplete(ar -> {
       GateDecision d = ar.succeeded() ? ar.result() : GateDecision.refuse("the tool gate failed: " + ar.cause().getMessage());
