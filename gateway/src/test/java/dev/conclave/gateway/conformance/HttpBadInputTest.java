@@ -1,10 +1,8 @@
 package dev.conclave.gateway.conformance;
 
 import dev.conclave.gateway.support.GatewayFixture;
-import io.vertx.core.buffer.Buffer;
-import io.vertx.core.http.HttpClient;
+import dev.conclave.platform.testing.RawHttp;
 import io.vertx.core.http.HttpMethod;
-import io.vertx.core.http.RequestOptions;
 import io.vertx.core.json.JsonObject;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -16,7 +14,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 class HttpBadInputTest {
 
   private static GatewayFixture gw;
-  private static HttpClient http;
 
   private record Reply(int status, String contentType, String body) {
   }
@@ -24,24 +21,27 @@ class HttpBadInputTest {
   @BeforeAll
   static void start() {
     gw = GatewayFixture.start();
-    http = gw.vertx().createHttpClient();
   }
 
   @AfterAll
   static void stop() {
-    http.close();
     gw.close();
   }
 
+  /**
+   * Over a raw socket: Vert.x's client sometimes lost the end of an answer whose connection closes as
+   * it arrives (uri_invalid, 413), and the test timed out on a correct answer.
+   */
   private static Reply send(HttpMethod method, String uri, String contentType, String body) {
-    RequestOptions options = new RequestOptions().setMethod(method).setHost("127.0.0.1").setPort(gw.node().httpPort()).setURI(uri)
-      .putHeader("authorization", gw.admin().authorization());
+    java.util.Map<String, String> headers = new java.util.LinkedHashMap<>();
+    headers.put("authorization", gw.admin().authorization());
     if (contentType != null) {
-      options.putHeader("content-type", contentType);
+      headers.put("content-type", contentType);
     }
-    return GatewayFixture.await(http.request(options)
-      .compose(req -> body == null ? req.send() : req.send(Buffer.buffer(body)))
-      .compose(resp -> resp.body().map(b -> new Reply(resp.statusCode(), resp.getHeader("content-type"), b.toString()))));
+    RawHttp.Response r = RawHttp.send(gw.node().httpPort(), method.name(), uri, headers,
+      body == null ? null : body.getBytes(java.nio.charset.StandardCharsets.UTF_8), 15_000);
+    assertThat(r.status()).as(r.body()).isPositive();
+    return new Reply(r.status(), r.header("content-type"), r.body());
   }
 
   private static void refused(Reply reply, int status, String code) {

@@ -67,7 +67,7 @@ class HttpFuzzTest {
     Findings found = new Findings(SURFACE, c.route(), c);
     String contentType = a.headers().get("content-type");
     if (a.status() < 0) {
-      found.add("no answer within 5 s", a.body());
+      found.add("no answer within " + FuzzNode.NO_ANSWER_SECONDS + " s", a.body());
     } else if (a.status() >= 500) {
       found.add(a.status() + " " + code(a.body()), a.status() + " " + contentType + " " + Findings.abbreviate(a.body(), 600));
     } else if (a.status() >= 400 && !c.route().endsWith(" /mcp") && c.method() != HttpMethod.HEAD && a.status() != 414 && a.status() != 431) {
