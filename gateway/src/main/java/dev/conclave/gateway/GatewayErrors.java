@@ -149,4 +149,32 @@ public final class GatewayErrors {
   public static ConclaveException ownerUnreachable(String agentId) {
     return new ConclaveException(ErrorKind.UNAVAILABLE, "owner_unreachable", "the node holding agent '" + agentId + "' did not answer; retry");
   }
+  // ---- registry and lifecycle (seed 004) ------------------------------------------------------
+
+  public static ConclaveException badClassification(String why) {
+    return ConclaveException.invalid("classification_invalid", "classification " + why);
+  }
+
+  public static ConclaveException badLifecycleState(String given) {
+    return ConclaveException.invalid("lifecycle_state_invalid", "'" + given + "' is not a lifecycle state; use one of Defined, Provisioning,"
+      + " Initialized, Running, Paused, Maintaining, Evolving, Retiring, Retired");
+  }
+
+  public static ConclaveException lifecycleIllegal(String agentId, String from, String to, String why) {
+    return new ConclaveException(ErrorKind.FAILED_PRECONDITION, "lifecycle_transition_illegal",
+      "agent '" + agentId + "' cannot go from " + from + " to " + to + ": " + why);
+  }
+
+  public static ConclaveException agentRetired(String agentId) {
+    return new ConclaveException(ErrorKind.FAILED_PRECONDITION, "agent_retired",
+      "agent '" + agentId + "' is retired: it takes no work and may not register again");
+  }
+
+  public static ConclaveException agentExists(String agentId) {
+    return new ConclaveException(ErrorKind.ALREADY_EXISTS, "agent_exists", "agent '" + agentId + "' is already in the registry");
+  }
+
+  public static ConclaveException parentNotFound(String parentId) {
+    return ConclaveException.notFound("parent_not_found", "no parent agent '" + parentId + "' in the registry");
+  }
 }

@@ -12,6 +12,10 @@ import dev.conclave.gateway.api.EventStreams;
 import dev.conclave.gateway.api.GatewayHttpApi;
 import dev.conclave.gateway.api.GatewayToolsEndpoint;
 import dev.conclave.gateway.api.PrincipalHttpApi;
+import dev.conclave.gateway.api.RegistryHttpApi;
+import dev.conclave.gateway.lifecycle.Lifecycle;
+import dev.conclave.gateway.registry.AgentRegistry;
+import dev.conclave.gateway.store.RegistryStore;
 import dev.conclave.gateway.api.SecretsHttpApi;
 import dev.conclave.gateway.api.TokenHttpApi;
 import dev.conclave.gateway.control.ActingOwner;
@@ -102,9 +106,11 @@ public final class GatewayRole implements RoleModule {
     Terminations terminations = new Terminations(pool, requests, ledger, approvalStore, live, ctx.clock());
     LocalSessions sessions = new LocalSessions();
     ctx.metrics().gauge(MetricNames.GATEWAY_AGENTS_CONNECTED, sessions, LocalSessions::size);
+    RegistryStore registryStore = new RegistryStore(pool);
+    Lifecycle lifecycle = new Lifecycle(vertx, pool, registryStore, ledger, live, router, ctx.clock());
     SessionServices services = new SessionServices(vertx, ctx.nodeId(), settings, pool, agents, requests, ledger, approvalStore,
       injectionStore, usage, presence, router, live, terminations, ctx.principals(), ctx.tokens(), ctx.packTools(), ctx.edge(), sessions,
-      new SessionMetrics(ctx.metrics()), ctx.metrics(), ctx.clock(), ctx.secrets());
+      new SessionMetrics(ctx.metrics()), ctx.metrics(), ctx.clock(), ctx.secrets(), lifecycle);
 
     Mailbox mailbox = new Mailbox(pool, requests, ledger, bindings, ctx.access(), live, router, ctx.clock());
     AgentDirectory directory = new AgentDirectory(agents, presence, ctx.access());
@@ -129,6 +135,8 @@ public final class GatewayRole implements RoleModule {
     TokenHttpApi tokensHttp = new TokenHttpApi(ctx.tokens());
     AuditHttpApi auditHttp = new AuditHttpApi(new AuditQuery(pool));
     PrincipalHttpApi principalsHttp = new PrincipalHttpApi(ctx.principals(), ctx.tokens(), grants);
+    AgentRegistry registry = new AgentRegistry(registryStore, presence, ctx.access());
+    RegistryHttpApi registryHttp = new RegistryHttpApi(registry, lifecycle);
 
     EdgeContribution edge = new EdgeContribution() {
       @Override
@@ -148,6 +156,7 @@ public final class GatewayRole implements RoleModule {
         new SecretsHttpApi(ctx.secrets()).mount(routes);
         conversationsHttp.mount(routes);
         clusterHttp.mount(routes);
+        registryHttp.mount(routes);
       }
 
       @Override

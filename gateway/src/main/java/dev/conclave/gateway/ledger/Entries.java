@@ -171,4 +171,15 @@ public final class Entries {
     return new LedgerEntry(Optional.of(requestId), EventKind.TOOL_DECISION, GATEWAY_AUTHOR, Optional.of(message), view,
       Optional.empty(), Optional.of(by), at);
   }
+
+  /**
+   * An agent's lifecycle transition, recorded in its own conversation. The text is the
+   * {@code LifecycleEvent} as JSON, so followers (and the session protocol) can read it back.
+   */
+  public static LedgerEntry lifecycle(io.vertx.core.json.JsonObject lifecycleEvent, Optional<UUID> by, Instant at) {
+    String json = lifecycleEvent.encode();
+    ClientStreamEvent view = ClientStreamEvent.newBuilder()
+      .setEvent(Event.newBuilder().setType("system").setText(json)).build();
+    return new LedgerEntry(Optional.empty(), EventKind.LIFECYCLE, GATEWAY_AUTHOR, Optional.of(json), view, Optional.empty(), by, at);
+  }
 }

@@ -45,13 +45,16 @@ public final class RequestStore {
 
   /**
    * Hands the agent's oldest queued request to the session with {@code epoch}, if that session is
-   * still the agent's newest and nothing else is in flight (the partial unique index enforces it).
+   * still the agent's newest, the agent is Running, and nothing else is in flight (the partial unique
+   * index enforces it).
    */
   public Future<Optional<RequestRecord>> dispatchNext(String agentId, long epoch, String node) {
     return pool.preparedQuery("UPDATE gateway.requests SET state = 'dispatched', dispatched_at = now(), dispatch_epoch = $2, dispatch_node = $3"
         + " WHERE id = (SELECT id FROM gateway.requests WHERE agent_id = $1 AND state = 'queued' ORDER BY queue_seq LIMIT 1 FOR UPDATE SKIP LOCKED)"
         + " AND NOT EXISTS (SELECT 1 FROM gateway.requests WHERE agent_id = $1 AND state = 'dispatched')"
         + " AND (SELECT epoch FROM gateway.agents WHERE agent_id = $1) = $2"
+        // only a Running agent gets new work: a Paused (Maintaining, Evolving, Retiring…) agent's mailbox holds it
+        + " AND (SELECT lifecycle FROM gateway.agents WHERE agent_id = $1) = 'running'"
         + " RETURNING " + COLUMNS)
       .execute(Tuple.of(agentId, epoch, node))
       .map(rows -> Rows.first(rows, RequestStore::map))
