@@ -13,6 +13,9 @@ import dev.conclave.gateway.api.GatewayHttpApi;
 import dev.conclave.gateway.api.GatewayToolsEndpoint;
 import dev.conclave.gateway.api.PrincipalHttpApi;
 import dev.conclave.gateway.api.RegistryHttpApi;
+import dev.conclave.gateway.api.SessionSockets;
+import dev.conclave.gateway.clientsession.SessionDeps;
+import dev.conclave.gateway.store.ClientSessionStore;
 import dev.conclave.gateway.lifecycle.Lifecycle;
 import dev.conclave.gateway.registry.AgentRegistry;
 import dev.conclave.gateway.store.RegistryStore;
@@ -130,13 +133,16 @@ public final class GatewayRole implements RoleModule {
     GatewayToolsEndpoint tools = new GatewayToolsEndpoint(questions, new AgentTools(presence, agents, ledger, usage, ctx.access()),
       new AgentPrompts(vertx, mailbox, requests, ledger, presence), new ActingOwner(grants, ctx.principals()));
     AdminServiceEndpoint admin = new AdminServiceEndpoint(bindings, ctx.principals(), ctx.tokens(), ctx.edge());
-    GatewayHttpApi http = new GatewayHttpApi(new Cancellation(requests, terminations, router),
+    Cancellation cancellation = new Cancellation(requests, terminations, router);
+    GatewayHttpApi http = new GatewayHttpApi(cancellation,
       new Injections(agents, injectionStore, router), injectionStore, requests, usage, directory, conversations);
     TokenHttpApi tokensHttp = new TokenHttpApi(ctx.tokens());
     AuditHttpApi auditHttp = new AuditHttpApi(new AuditQuery(pool));
     PrincipalHttpApi principalsHttp = new PrincipalHttpApi(ctx.principals(), ctx.tokens(), grants);
     AgentRegistry registry = new AgentRegistry(registryStore, presence, ctx.access());
     RegistryHttpApi registryHttp = new RegistryHttpApi(registry, lifecycle);
+    SessionSockets sessionSockets = new SessionSockets(new SessionDeps(vertx, mailbox, cancellation, approvals, requests, ledger, conversations,
+      registry, registryStore, lifecycle, new ClientSessionStore(pool)), ctx.tokens().live(), followers);
 
     EdgeContribution edge = new EdgeContribution() {
       @Override
@@ -157,6 +163,7 @@ public final class GatewayRole implements RoleModule {
         conversationsHttp.mount(routes);
         clusterHttp.mount(routes);
         registryHttp.mount(routes);
+        sessionSockets.mount(routes);
       }
 
       @Override

@@ -180,6 +180,13 @@ public final class RequestStore {
     });
   }
 
+  /** The idempotency key a request was sent with (the session protocol keeps its submission ids there). */
+  public Future<Optional<String>> idempotencyKey(UUID id) {
+    return pool.preparedQuery("SELECT idempotency_key FROM gateway.requests WHERE id = $1")
+      .execute(Tuple.of(id))
+      .map(rows -> Rows.first(rows, r -> r.getString("idempotency_key")));
+  }
+
   public Future<Optional<RequestRecord>> find(UUID id) {
     return pool.preparedQuery("SELECT " + COLUMNS + " FROM gateway.requests WHERE id = $1")
       .execute(Tuple.of(id))

@@ -271,6 +271,8 @@ final class Probes {
       f.http(HttpMethod.GET, GW + "/usage/conversations/" + AGENT_ID, null, who));
     http("GET", GW + "/agents", Who.MEMBERS, (f, who) -> f.http(HttpMethod.GET, GW + "/agents", null, who));
     http("GET", GW + "/nodes", Who.MEMBERS, (f, who) -> f.http(HttpMethod.GET, GW + "/nodes", null, who));
+    // the session protocol's WebSocket (seed 004): a plain GET is refused as not an upgrade, after the audience check
+    http("GET", "/api/v1/sessions", Who.MEMBERS, (f, who) -> f.http(HttpMethod.GET, "/api/v1/sessions", null, who));
     // the agent registry and lifecycle (seed 004): query for members, changes for admins
     http("GET", GW + "/registry/agents", Who.MEMBERS, (f, who) -> f.http(HttpMethod.GET, GW + "/registry/agents?status=connected", null, who));
     http("POST", GW + "/registry/agents", Who.ADMIN_ONLY, (f, who) -> f.http(HttpMethod.POST, GW + "/registry/agents",
