@@ -25,6 +25,8 @@ final class SessionFollower {
 
   private static final Logger LOG = LoggerFactory.getLogger(SessionFollower.class);
   static final int PAGE = 200;
+  /** Also read on this timer: a lost wake-up (a partition, a node without the cluster bus) only delays events. */
+  static final long POLL_MS = 1000;
 
   private final Vertx vertx;
   private final LedgerStore ledger;
@@ -37,6 +39,7 @@ final class SessionFollower {
   private boolean reading;
   private boolean again;
   private boolean stopped;
+  private long timer = -1;
 
   SessionFollower(Vertx vertx, LedgerStore ledger, String conversationKey, Function<LedgerEvent, Future<Void>> sink, BooleanSupplier full,
                   Consumer<Runnable> onDrain) {
@@ -58,6 +61,7 @@ final class SessionFollower {
         return Future.failedFuture(dev.conclave.gateway.GatewayErrors.badEventId(Long.toString(from)));
       }
       last = from;
+      timer = vertx.setPeriodic(POLL_MS, t -> read());
       read();
       return Future.succeededFuture(from);
     });
@@ -107,6 +111,7 @@ final class SessionFollower {
 
   void stop() {
     stopped = true;
+    vertx.cancelTimer(timer);
     if (consumer != null) {
       consumer.unregister();
     }
