@@ -110,12 +110,12 @@ public final class GatewayRole implements RoleModule {
     LocalSessions sessions = new LocalSessions();
     ctx.metrics().gauge(MetricNames.GATEWAY_AGENTS_CONNECTED, sessions, LocalSessions::size);
     RegistryStore registryStore = new RegistryStore(pool);
-    Lifecycle lifecycle = new Lifecycle(vertx, pool, registryStore, ledger, live, router, ctx.clock());
+    Lifecycle lifecycle = new Lifecycle(vertx, pool, registryStore, ledger, live, router, terminations, ctx.clock());
     SessionServices services = new SessionServices(vertx, ctx.nodeId(), settings, pool, agents, requests, ledger, approvalStore,
       injectionStore, usage, presence, router, live, terminations, ctx.principals(), ctx.tokens(), ctx.packTools(), ctx.edge(), sessions,
       new SessionMetrics(ctx.metrics()), ctx.metrics(), ctx.clock(), ctx.secrets(), lifecycle);
 
-    Mailbox mailbox = new Mailbox(pool, requests, ledger, bindings, ctx.access(), live, router, ctx.clock());
+    Mailbox mailbox = new Mailbox(pool, requests, ledger, bindings, ctx.access(), live, router, registryStore, ctx.clock());
     AgentDirectory directory = new AgentDirectory(agents, presence, ctx.access());
     ConversationAccess conversations = new ConversationAccess(pool, ctx.access());
     Followers followers = new Followers();

@@ -3,8 +3,6 @@ package dev.conclave.gateway.clientsession;
 import dev.conclave.gateway.GatewayErrors;
 import dev.conclave.gateway.ledger.LedgerEvent;
 import dev.conclave.gateway.lifecycle.LifecycleState;
-import dev.conclave.gateway.registry.AgentQuery;
-import dev.conclave.platform.access.Audience;
 import dev.conclave.platform.auth.Caller;
 import dev.conclave.platform.errors.ConclaveException;
 import dev.conclave.platform.errors.Failures;
@@ -13,7 +11,6 @@ import dev.conclave.proto.coven.ClientSendMessageRequest;
 import io.vertx.core.Future;
 import io.vertx.core.http.ServerWebSocket;
 import io.vertx.core.json.DecodeException;
-import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -44,6 +41,7 @@ public final class ClientSession {
   private final SessionDeps deps;
   private final Caller caller;
   private final ServerWebSocket ws;
+  private final RegistryOps registryOps;
   private final Map<UUID, String> subIds = lru(1000);
   private final Map<UUID, Boolean> ended = lru(1000);
   private UUID sessionId;
@@ -61,6 +59,7 @@ public final class ClientSession {
     this.deps = deps;
     this.caller = caller;
     this.ws = ws;
+    this.registryOps = new RegistryOps(deps, caller);
   }
 
   /** Starts reading submissions; {@code onClose} runs once when the socket is gone. */
@@ -134,11 +133,11 @@ public final class ClientSession {
       case Ops.USER_INPUT -> userInput(id, op);
       case Ops.INTERRUPT -> interrupt();
       case Ops.EXEC_APPROVAL -> approval(op);
-      case Ops.AGENT_QUERY -> deps.registry().query(caller, AgentQuery.fromJson(body(op)))
-        .map(agents -> send(id, EventMapping.msg("agent_query_result").put("agents", new JsonArray(agents))));
-      case Ops.REGISTER_AGENT -> admin(type).compose(v -> deps.registry().register(caller, body(op)))
-        .map(entry -> send(id, EventMapping.msg("agent_registered").put("agent", entry)));
-      case Ops.LIFECYCLE_TRANSITION -> lifecycle(id, op);
+      case Ops.AGENT_QUERY -> registryOps.query(op).map(msg -> send(id, msg));
+      case Ops.REGISTER_AGENT -> registryOps.register(op).map(msg -> send(id, msg));
+      // a session following the agent's own conversation gets the LifecycleEvent from there
+      case Ops.LIFECYCLE_TRANSITION -> registryOps.transition(op, agentId, "session " + (sessionId == null ? "-" : sessionId))
+        .map(msg -> msg.getString("agent_id").equals(conversationKey) ? null : send(id, msg));
       default -> Future.failedFuture(GatewayErrors.unknownOp(type));
     };
   }
@@ -146,19 +145,9 @@ public final class ClientSession {
   // ---- ops ----------------------------------------------------------------------------------------
 
   private Future<Void> configure(String id, JsonObject op) {
-    Optional<String> byId = text(op, "agent_id");
-    Object query = op.getValue("agent_query");
-    if (byId.isEmpty() && !(query instanceof JsonObject)) {
-      return Future.failedFuture(GatewayErrors.badSubmission("configure_session needs agent_id, or agent_query (an object)"));
-    }
-    Optional<UUID> givenSession = text(op, "session_id").map(ClientSession::sessionUuid);
-    Optional<String> lastEventId = text(op, "last_event_id");
-    Optional<long[]> resumeAt = lastEventId.map(ClientSession::eventId);
-    Future<String> agent = byId.isPresent()
-      ? deps.registryStore().find(byId.get()).compose(e -> e.isPresent() ? Future.succeededFuture(byId.get())
-        : Future.failedFuture(GatewayErrors.agentNotFound(byId.get())))
-      : deps.registry().query(caller, AgentQuery.fromJson((JsonObject) query)).compose(ClientSession::pick);
-    return agent.compose(a -> deps.conversations().agents().require(caller, a).map(a)).compose(a -> {
+    Optional<UUID> givenSession = text(op, "session_id").map(Submissions::sessionId);
+    Optional<long[]> resumeAt = text(op, "last_event_id").map(Submissions::eventId);
+    return registryOps.resolve(text(op, "agent_id"), op.getValue("agent_query")).compose(a -> deps.conversations().agents().require(caller, a).map(a)).compose(a -> {
       String key = text(op, "conversation_key").orElse(a);
       return deps.conversations().require(caller, key).compose(v -> givenSession.isEmpty() ? Future.succeededFuture(Optional.<dev.conclave.gateway.store.ClientSessionStore.Stored>empty())
         : deps.sessions().find(givenSession.get())).compose(stored -> {
@@ -213,21 +202,11 @@ public final class ClientSession {
     if (id.isEmpty() || id.length() > MAX_SUB_ID) {
       return Future.failedFuture(GatewayErrors.badSubmission("a user_input's id must be 1 to " + MAX_SUB_ID + " characters"));
     }
-    if (!(op.getValue("items") instanceof JsonArray items) || items.isEmpty()) {
-      return Future.failedFuture(GatewayErrors.badSubmission("user_input needs items: [{\"type\": \"text\", \"text\": \"…\"}]"));
-    }
-    StringBuilder content = new StringBuilder();
-    for (Object item : items) {
-      if (!(item instanceof JsonObject i) || !"text".equals(i.getValue("type")) || !(i.getValue("text") instanceof String t)) {
-        return Future.failedFuture(GatewayErrors.badSubmission("each user_input item must be {\"type\": \"text\", \"text\": \"…\"};"
-          + " other item types (images) are not supported"));
-      }
-      content.append(content.length() == 0 ? "" : "\n").append(t);
-    }
+    String content = Submissions.userText(op);
     Future<Void> bookmark = text(op, "last_response_id").map(this::checkBookmark).orElse(Future.succeededFuture());
     return bookmark.compose(v -> task != null ? abort(task, "aborted by a new user_input") : Future.succeededFuture())
       .compose(v -> deps.mailbox().send(caller, ClientSendMessageRequest.newBuilder().setConversationKey(conversationKey)
-        .setContent(content.toString()).setIdempotencyKey("ui:" + sessionId + ":" + id).build()))
+        .setContent(content).setIdempotencyKey("ui:" + sessionId + ":" + id).build()))
       .compose(accepted -> {
         if (accepted.duplicate() || accepted.requestId().isEmpty()) {
           return Future.failedFuture(GatewayErrors.badSubmission("submission id '" + id + "' was already used in this session"));
@@ -271,56 +250,12 @@ public final class ClientSession {
     if (callId.isEmpty() || decision.isEmpty()) {
       return Future.failedFuture(GatewayErrors.badSubmission("exec_approval needs id (the call_id of the exec_approval_request) and decision"));
     }
-    boolean approved;
-    boolean forSession = false;
-    switch (decision.get()) {
-      case "approved", "allow" -> approved = true;
-      case "approved_for_session" -> {
-        approved = true;
-        forSession = true;
-      }
-      case "denied", "deny", "abort" -> approved = false;
-      default -> {
-        return Future.failedFuture(GatewayErrors.badSubmission("decision must be approved, approved_for_session, denied or abort"));
-      }
-    }
+    Submissions.Decision d = Submissions.decision(decision.get());
     ApproveToolRequest request = ApproveToolRequest.newBuilder().setAgentId(agentId).setToolId(callId.get())
-      .setApproved(approved).setApproveAll(forSession).build();
+      .setApproved(d.approved()).setApproveAll(d.forSession()).build();
     return deps.conversations().agents().require(caller, agentId).compose(v -> deps.approvals().decide(caller, request))
       .compose(r -> r.getSuccess() || r.getError().startsWith("decision recorded") ? Future.<Void>succeededFuture()
         : Future.failedFuture(GatewayErrors.approvalRefused(r.getError())));
-  }
-
-  private Future<Void> lifecycle(String id, JsonObject op) {
-    Optional<String> to = text(op, "to");
-    if (to.isEmpty()) {
-      return Future.failedFuture(GatewayErrors.required("to"));
-    }
-    LifecycleState state = LifecycleState.parse(to.get()).orElseThrow(() -> GatewayErrors.badLifecycleState(to.get()));
-    String target = text(op, "agent_id").orElse(agentId);
-    if (target == null) {
-      return Future.failedFuture(GatewayErrors.required("agent_id"));
-    }
-    String reason = text(op, "reason").orElse("operator request (session " + (sessionId == null ? "-" : sessionId) + ")");
-    return admin(Ops.LIFECYCLE_TRANSITION).compose(v -> deps.lifecycle().transition(target, state, reason, Optional.of(caller.principalId())))
-      .map(t -> {
-        // a session following the agent's own conversation sees the LifecycleEvent there
-        if (!target.equals(conversationKey)) {
-          JsonObject event = t.lifecycleEvent();
-          event.remove("type");
-          send(id, EventMapping.msg("lifecycle_event").mergeIn(event));
-        }
-        return null;
-      });
-  }
-
-  private Future<Void> admin(String op) {
-    try {
-      Audience.ADMINS.check(caller, "session op " + op);
-      return Future.succeededFuture();
-    } catch (ConclaveException e) {
-      return Future.failedFuture(e);
-    }
   }
 
   // ---- events -------------------------------------------------------------------------------------
@@ -378,49 +313,8 @@ public final class ClientSession {
     return EventMapping.msg("error").put("message", e.detail()).put("code", e.code());
   }
 
-  // ---- parsing ------------------------------------------------------------------------------------
-
-  private static Future<String> pick(List<JsonObject> agents) {
-    return agents.stream().filter(a -> "connected".equals(a.getString("status")) && "Running".equals(a.getString("lifecycle"))).findFirst()
-      .or(() -> agents.stream().findFirst())
-      .map(a -> Future.succeededFuture(a.getString("agent_id")))
-      .orElseGet(() -> Future.failedFuture(GatewayErrors.noAgentMatches()));
-  }
-
-  private static JsonObject body(JsonObject op) {
-    JsonObject copy = op.copy();
-    copy.remove("type");
-    return copy;
-  }
-
   private static Optional<String> text(JsonObject op, String field) {
-    Object v = op.getValue(field);
-    if (v != null && !(v instanceof String)) {
-      throw GatewayErrors.badSubmission(field + " must be a string");
-    }
-    return Optional.ofNullable((String) v).filter(s -> !s.isBlank());
-  }
-
-  private static UUID sessionUuid(String s) {
-    try {
-      return UUID.fromString(s);
-    } catch (IllegalArgumentException e) {
-      throw GatewayErrors.badSubmission("session_id must be one that session_configured gave (a UUID)");
-    }
-  }
-
-  /** {@code "<seq>"} or {@code "<seq>.<n>"}: as {seq, n}, n = -1 when absent. */
-  private static long[] eventId(String s) {
-    try {
-      int dot = s.indexOf('.');
-      long[] out = dot < 0 ? new long[] {Long.parseLong(s), -1} : new long[] {Long.parseLong(s.substring(0, dot)), Long.parseLong(s.substring(dot + 1))};
-      if (out[0] < 0 || (dot >= 0 && out[0] < 1) || out[1] < -1) {
-        throw new NumberFormatException();
-      }
-      return out;
-    } catch (NumberFormatException e) {
-      throw GatewayErrors.badSubmission("last_event_id must be an event_id this session sent ('<seq>.<n>'), got '" + s + "'");
-    }
+    return Submissions.text(op, field);
   }
 
   private static <K, V> Map<K, V> lru(int max) {

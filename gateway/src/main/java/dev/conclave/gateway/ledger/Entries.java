@@ -19,6 +19,7 @@ public final class Entries {
 
   public static final String GATEWAY_AUTHOR = "gateway";
   public static final String DISCONNECTED = "agent disconnected";
+  public static final String RETIRED = "agent retired: it takes no more work";
 
   private Entries() {
   }

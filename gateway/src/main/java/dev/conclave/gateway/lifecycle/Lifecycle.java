@@ -5,6 +5,7 @@ import dev.conclave.gateway.GatewayErrors;
 import dev.conclave.gateway.ledger.Entries;
 import dev.conclave.gateway.ledger.LedgerEntry;
 import dev.conclave.gateway.ledger.LedgerViews;
+import dev.conclave.gateway.mailbox.Terminations;
 import dev.conclave.gateway.routing.AgentRouter;
 import dev.conclave.gateway.routing.NodeCommand;
 import dev.conclave.gateway.store.LedgerStore;
@@ -43,15 +44,18 @@ public final class Lifecycle {
   private final LedgerStore ledger;
   private final LiveEvents live;
   private final AgentRouter router;
+  private final Terminations terminations;
   private final Clock clock;
 
-  public Lifecycle(Vertx vertx, Pool pool, RegistryStore registry, LedgerStore ledger, LiveEvents live, AgentRouter router, Clock clock) {
+  public Lifecycle(Vertx vertx, Pool pool, RegistryStore registry, LedgerStore ledger, LiveEvents live, AgentRouter router,
+                   Terminations terminations, Clock clock) {
     this.vertx = vertx;
     this.pool = pool;
     this.registry = registry;
     this.ledger = ledger;
     this.live = live;
     this.router = router;
+    this.terminations = terminations;
     this.clock = clock;
   }
 
@@ -80,9 +84,18 @@ public final class Lifecycle {
     return applyIf(agentId, LifecycleState.RUNNING, "the agent connected", BEFORE_RUNNING);
   }
 
-  /** A Retiring agent has nothing in flight any more: it is Retired. */
+  /**
+   * A Retiring agent has nothing in flight any more: it is Retired, and what was still queued for it
+   * ends with an error (a retired agent never takes work; new sends to it are refused).
+   */
   public Future<Optional<Transition>> retired(String agentId, String reason) {
-    return applyIf(agentId, LifecycleState.RETIRED, reason, EnumSet.of(LifecycleState.RETIRING));
+    return applyIf(agentId, LifecycleState.RETIRED, reason, EnumSet.of(LifecycleState.RETIRING))
+      .compose(t -> t.isEmpty() ? Future.succeededFuture(t) : terminations.retired(agentId).map(n -> {
+        if (n > 0) {
+          LOG.info("queued requests of a retired agent ended agent={} requests={}", agentId, n);
+        }
+        return t;
+      }));
   }
 
   public Future<Optional<LifecycleState>> state(String agentId) {

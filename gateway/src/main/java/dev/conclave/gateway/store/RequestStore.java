@@ -126,6 +126,14 @@ public final class RequestStore {
       .map(rows -> Rows.all(rows, r -> new Ended(r.getUUID("id"), r.getString("agent_id"), r.getString("conversation_key"))));
   }
 
+  /** Ends, as errors, the agent's queued requests (it was retired and will never take them); returns them. */
+  public Future<List<Ended>> endQueuedOfAgent(SqlClient tx, String agentId) {
+    return tx.preparedQuery("UPDATE gateway.requests SET state = 'error', finished_at = now()"
+        + " WHERE agent_id = $1 AND state = 'queued' RETURNING id, agent_id, conversation_key")
+      .execute(Tuple.of(agentId))
+      .map(rows -> Rows.all(rows, r -> new Ended(r.getUUID("id"), r.getString("agent_id"), r.getString("conversation_key"))));
+  }
+
   /** Ends, as errors, every request in flight on a node that is gone; returns them. */
   public Future<List<Ended>> endInFlightOnNode(SqlClient tx, String node) {
     return tx.preparedQuery("UPDATE gateway.requests SET state = 'error', finished_at = now()"

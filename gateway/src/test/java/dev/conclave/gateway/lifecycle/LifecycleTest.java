@@ -133,7 +133,15 @@ class LifecycleTest {
       assertThat(shutdown.getShutdown().getReason()).contains("retired");
       assertThat(agent.awaitEnd().status()).isEqualTo(GrpcStatus.FAILED_PRECONDITION);
       assertThat(state("life-retire").getString("lifecycle")).isEqualTo("Retired");
-      assertThat(queued).isNotEmpty();
+      // what was still queued ends (a retired agent never takes work), and new work is refused
+      long deadline = System.currentTimeMillis() + 5000;
+      while (!"error".equals(requestState(queued)) && System.currentTimeMillis() < deadline) {
+        sleep(50);
+      }
+      assertThat(requestState(queued)).isEqualTo("error");
+      var refused = admin.send("life-retire", "too late", "retire-3");
+      assertThat(refused.status()).isEqualTo(GrpcStatus.FAILED_PRECONDITION);
+      assertThat(refused.message()).contains("agent_retired");
     }
   }
 
@@ -227,6 +235,10 @@ class LifecycleTest {
     // a member sees only the agents it may act on
     assertThat(http.get(gw.memberToken("q-member"), "/api/v1/gateway/registry/agents?parent_id=q-super").body()
       .getJsonArray("agents")).isEmpty();
+  }
+
+  private static String requestState(String requestId) {
+    return http.get(gw.node().adminToken(), "/api/v1/gateway/requests/" + requestId).body().getString("state");
   }
 
   private static List<String> ids(String query) {
