@@ -162,10 +162,15 @@ public final class ClientSession {
             return Future.failedFuture(GatewayErrors.sessionNotYours(sid.toString()));
           }
           return restoreTask(resume ? stored : Optional.empty()).compose(v -> follow(sid, a, key, resumeAt));
-        }).compose(from -> deps.lifecycle().state(a).map(state -> send(id, EventMapping.msg("session_configured")
-          .put("session_id", sid.toString()).put("agent_id", a).put("conversation_key", key).put("last_event_id", from + "")
-          .put("lifecycle", state.map(LifecycleState::display).orElse(null))
-          .put("task_running", task != null).put("task_id", task == null ? null : task.subId()))));
+        }).compose(from -> deps.lifecycle().state(a).map(state -> {
+          // session_configured goes first; the events after the start point follow it
+          send(id, EventMapping.msg("session_configured")
+            .put("session_id", sid.toString()).put("agent_id", a).put("conversation_key", key).put("last_event_id", from + "")
+            .put("lifecycle", state.map(LifecycleState::display).orElse(null))
+            .put("task_running", task != null).put("task_id", task == null ? null : task.subId()));
+          follower.begin();
+          return null;
+        }));
       });
     });
   }
@@ -185,7 +190,13 @@ public final class ClientSession {
   }
 
   private Future<Long> follow(UUID sid, String agent, String key, Optional<long[]> resumeAt) {
+    Optional<Long> after = resumeAt.map(r -> r[1] >= 0 ? r[0] - 1 : r[0]);
     if (follower != null) {
+      // a reconfigure on the same conversation continues where the session was: the events of the
+      // task it aborted are not lost
+      if (resumeAt.isEmpty() && key.equals(conversationKey)) {
+        after = Optional.of(follower.position());
+      }
       follower.stop();
     }
     sessionId = sid;
@@ -193,8 +204,10 @@ public final class ClientSession {
     conversationKey = key;
     skipSeq = resumeAt.map(r -> r[1] >= 0 ? r[0] : -1L).orElse(-1L);
     skipUpTo = resumeAt.map(r -> (int) r[1]).orElse(-1);
-    Optional<Long> after = resumeAt.map(r -> r[1] >= 0 ? r[0] - 1 : r[0]);
-    follower = new SessionFollower(deps.vertx(), deps.ledger(), key, this::deliver, ws::writeQueueFull, drain -> ws.drainHandler(v -> drain.run()));
+    SessionFollower[] self = new SessionFollower[1];
+    self[0] = new SessionFollower(deps.vertx(), deps.ledger(), key, e -> deliver(e, self[0]), ws::writeQueueFull,
+      drain -> ws.drainHandler(v -> drain.run()));
+    follower = self[0];
     return follower.start(after);
   }
 
@@ -261,8 +274,12 @@ public final class ClientSession {
   // ---- events -------------------------------------------------------------------------------------
 
   /** Sends the session events of one ledger event, each with its {@code event_id} ({@code <seq>.<n>}). */
-  private Future<Void> deliver(LedgerEvent e) {
-    return subIdOf(e).map(sub -> {
+  private Future<Void> deliver(LedgerEvent e, SessionFollower from) {
+    return subIdOf(e).compose(sub -> {
+      if (from != follower) {
+        // replaced while the lookup ran: its successor starts before this event
+        return Future.failedFuture(new IllegalStateException("follower replaced"));
+      }
       List<JsonObject> msgs = EventMapping.map(e);
       for (int k = 0; k < msgs.size(); k++) {
         if (e.seq() == skipSeq && k <= skipUpTo) {
@@ -276,7 +293,7 @@ public final class ClientSession {
           task = null;
         }
       }
-      return null;
+      return Future.<Void>succeededFuture();
     });
   }
 

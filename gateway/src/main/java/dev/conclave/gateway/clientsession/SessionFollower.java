@@ -39,6 +39,7 @@ final class SessionFollower {
   private boolean reading;
   private boolean again;
   private boolean stopped;
+  private boolean begun;
   private long timer = -1;
 
   SessionFollower(Vertx vertx, LedgerStore ledger, String conversationKey, Function<LedgerEvent, Future<Void>> sink, BooleanSupplier full,
@@ -51,7 +52,10 @@ final class SessionFollower {
     this.onDrain = onDrain;
   }
 
-  /** Starts after event {@code after} (the conversation's current end when empty); answers the start point. */
+  /**
+   * Fixes the start point: after event {@code after} (the conversation's current end when empty);
+   * answers it. Nothing is handed on before {@link #begin}, so the caller can answer first.
+   */
   Future<Long> start(java.util.Optional<Long> after) {
     consumer = vertx.eventBus().consumer(Addresses.conversation(conversationKey), m -> read());
     return consumer.completion().compose(v -> ledger.lastSeq(conversationKey)).compose(end -> {
@@ -61,14 +65,27 @@ final class SessionFollower {
         return Future.failedFuture(dev.conclave.gateway.GatewayErrors.badEventId(Long.toString(from)));
       }
       last = from;
-      timer = vertx.setPeriodic(POLL_MS, t -> read());
-      read();
       return Future.succeededFuture(from);
     });
   }
 
+  /** Starts handing on events. */
+  void begin() {
+    if (begun || stopped) {
+      return;
+    }
+    begun = true;
+    timer = vertx.setPeriodic(POLL_MS, t -> read());
+    read();
+  }
+
+  /** The last event handed on: where a follower of the same conversation continues without gap or duplicate. */
+  long position() {
+    return last;
+  }
+
   private void read() {
-    if (stopped) {
+    if (stopped || !begun) {
       return;
     }
     if (reading) {

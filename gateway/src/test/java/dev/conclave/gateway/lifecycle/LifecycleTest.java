@@ -54,9 +54,14 @@ class LifecycleTest {
   }
 
   @Test
-  void aConnectingAgentBecomesRunningAndEveryTransitionIsPublishedAndLedgered() throws Exception {
+  void aRegisteredAgentBecomesRunningWhenItConnectsAndEveryTransitionIsPublishedAndLedgered() throws Exception {
     BUS.clear();
-    try (RawAgent agent = gw.connect("life-1", gw.agentToken("life-1"))) {
+    String token = gw.agentToken("life-1");
+    java.util.UUID principal = gw.node().runtime().context().tokens().verifyHeader("Bearer " + token).principalId();
+    assertThat(http.post(gw.node().adminToken(), "/api/v1/gateway/registry/agents", new JsonObject().put("agent_id", "life-1")
+      .put("principal_id", principal.toString())).status()).isEqualTo(201);
+    assertThat(state("life-1").getString("lifecycle")).isEqualTo("Initialized");
+    try (RawAgent agent = gw.connect("life-1", token)) {
       assertThat(state("life-1").getString("lifecycle")).isEqualTo("Running");
       assertThat(state("life-1").getString("status")).isEqualTo("connected");
       JsonObject started = next("life-1", "lifecycle_event");
@@ -79,6 +84,15 @@ class LifecycleTest {
   }
 
   @Test
+  void anAgentFirstSeenOnItsStreamEntersTheRegistryRunningWithNothingInItsConversation() {
+    try (RawAgent agent = gw.connect("life-plain", gw.agentToken("life-plain"))) {
+      assertThat(state("life-plain").getString("lifecycle")).isEqualTo("Running");
+      assertThat(http.get(gw.node().adminToken(), "/api/v1/gateway/conversations/life-plain/events?after=0").body()
+        .getJsonArray("events")).as("a plain Coven agent's conversation starts with its first message").isEmpty();
+    }
+  }
+
+  @Test
   void aPausedAgentsQueueIsHeldThenDeliveredOnResume() {
     try (RawAgent agent = gw.connect("life-pause", gw.agentToken("life-pause"))) {
       String first = admin.sendOk("life-pause", "before", "pause-0");
@@ -96,6 +110,21 @@ class LifecycleTest {
       assertThat(m.getSendMessage().getRequestId()).isEqualTo(second);
       agent.respond(second, MessageResponse.newBuilder().setDone(Done.getDefaultInstance()));
       assertThat(agent.next().getSendMessage().getRequestId()).isEqualTo(third);
+    }
+  }
+
+  @Test
+  void maintainingAndEvolvingAgentsGetNoNewWorkEither() {
+    try (RawAgent agent = gw.connect("life-maint", gw.agentToken("life-maint"))) {
+      for (String state : List.of("maintaining", "evolving")) {
+        assertThat(transition("life-maint", state).status()).isEqualTo(200);
+        String held = admin.sendOk("life-maint", "during " + state, "maint-" + state);
+        assertThat(agent.poll(1000)).as("no work while " + state).isNull();
+        assertThat(transition("life-maint", "running").body().getString("event")).isEqualTo("Resumed");
+        String id = agent.next().getSendMessage().getRequestId();
+        assertThat(id).isEqualTo(held);
+        agent.respond(id, MessageResponse.newBuilder().setDone(Done.getDefaultInstance()));
+      }
     }
   }
 
