@@ -36,6 +36,16 @@ public final class Addresses {
   // ---- gateway -----------------------------------------------------------------------------
 
   /**
+   * Publish. An agent's lifecycle changed (seed 004). Two JSON bodies per transition, in this order:
+   * {@code {"type": "lifecycle_event", "agent_id", "from", "to", "event", "reason", "at"}} (states in
+   * seed 004's spelling, {@code Paused}; {@code event} is the seed's LifecycleEvent name such as
+   * {@code Started}, {@code Paused}, {@code Resumed}, {@code Retired}) and
+   * {@code {"type": "agent_status_changed", "agent_id", "status", "lifecycle", "connected", "at"}}.
+   * Admins' dashboards follow it over the bridge.
+   */
+  public static final String LIFECYCLE_EVENTS = "conclave.events.lifecycle";
+
+  /**
    * Shared-data map (cluster-wide when clustered): agent id → presence entry of the session that
    * holds the agent's stream. Value: JSON {@code {"agentId", "principalId", "node", "epoch",
    * "name", "capabilities": [..], "features": [..], "metadata": "<AgentMetadata, protobuf, base64>",

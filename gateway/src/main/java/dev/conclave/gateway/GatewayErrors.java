@@ -149,4 +149,72 @@ public final class GatewayErrors {
   public static ConclaveException ownerUnreachable(String agentId) {
     return new ConclaveException(ErrorKind.UNAVAILABLE, "owner_unreachable", "the node holding agent '" + agentId + "' did not answer; retry");
   }
+  // ---- registry and lifecycle (seed 004) ------------------------------------------------------
+
+  public static ConclaveException badClassification(String why) {
+    return ConclaveException.invalid("classification_invalid", "classification " + why);
+  }
+
+  public static ConclaveException badLifecycleState(String given) {
+    return ConclaveException.invalid("lifecycle_state_invalid", "'" + given + "' is not a lifecycle state; use one of Defined, Provisioning,"
+      + " Initialized, Running, Paused, Maintaining, Evolving, Retiring, Retired");
+  }
+
+  public static ConclaveException lifecycleIllegal(String agentId, String from, String to, String why) {
+    return new ConclaveException(ErrorKind.FAILED_PRECONDITION, "lifecycle_transition_illegal",
+      "agent '" + agentId + "' cannot go from " + from + " to " + to + ": " + why);
+  }
+
+  public static ConclaveException agentRetired(String agentId) {
+    return new ConclaveException(ErrorKind.FAILED_PRECONDITION, "agent_retired",
+      "agent '" + agentId + "' is retired: it takes no work and may not register again");
+  }
+
+  public static ConclaveException agentExists(String agentId) {
+    return new ConclaveException(ErrorKind.ALREADY_EXISTS, "agent_exists", "agent '" + agentId + "' is already in the registry");
+  }
+
+  public static ConclaveException parentNotFound(String parentId) {
+    return ConclaveException.notFound("parent_not_found", "no parent agent '" + parentId + "' in the registry");
+  }
+
+  // ---- the session protocol (seed 004, /api/v1/sessions) ----------------------------------------
+
+  public static ConclaveException badSubmission(String why) {
+    return ConclaveException.invalid("submission_invalid", why);
+  }
+
+  public static ConclaveException unknownOp(String op) {
+    return ConclaveException.invalid("op_unknown", "unknown op '" + op + "'; the session stays open");
+  }
+
+  public static ConclaveException unsupportedOp(String op) {
+    return new ConclaveException(ErrorKind.UNSUPPORTED_MEDIA, "op_unsupported",
+      "op '" + op + "' is a seed 004 extension that Conclave does not support (see docs/sessions.md)");
+  }
+
+  public static ConclaveException sessionNotConfigured(String op) {
+    return new ConclaveException(ErrorKind.FAILED_PRECONDITION, "session_not_configured",
+      "op '" + op + "' needs a session: send configure_session first");
+  }
+
+  public static ConclaveException noTaskRunning() {
+    return new ConclaveException(ErrorKind.FAILED_PRECONDITION, "no_task_running", "no task is running in this session");
+  }
+
+  public static ConclaveException noAgentMatches() {
+    return ConclaveException.notFound("agent_not_found", "no agent you may act on matches the agent_query");
+  }
+
+  public static ConclaveException sessionNotYours(String sessionId) {
+    return ConclaveException.denied("session " + sessionId + " belongs to another principal");
+  }
+
+  public static ConclaveException approvalRefused(String why) {
+    return new ConclaveException(ErrorKind.FAILED_PRECONDITION, "exec_approval_refused", why);
+  }
+
+  public static ConclaveException unknownResponseId(String responseId) {
+    return ConclaveException.invalid("response_id_unknown", "last_response_id '" + responseId + "' is not a response of this session's conversation");
+  }
 }

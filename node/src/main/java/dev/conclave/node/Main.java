@@ -7,7 +7,8 @@ import picocli.CommandLine.Command;
 
 /**
  * The {@code conclave-node} executable. Without a subcommand it runs {@code serve}; {@code agent}
- * runs an AI agent against a node (module agent-runtime).
+ * runs an AI agent against a node (module agent-runtime); {@code session} drives an agent through the
+ * session protocol over NDJSON.
  */
 @Command(name = "conclave-node",
   mixinStandardHelpOptions = true,
@@ -20,6 +21,7 @@ public final class Main implements Runnable {
     JvmTuning.apply();
     CommandLine cli = new CommandLine(new Main());
     cli.addSubcommand("agent", AgentCommand.commandLine());
+    cli.addSubcommand("session", new dev.conclave.node.session.SessionCommand());
     int code = cli.execute(args);
     if (code != 0) {
       System.exit(code);

@@ -45,6 +45,19 @@ public final class AgentProcess implements AutoCloseable {
     }
   }
 
+  /** Runs another agent program ({@code main}'s class, with {@code args}) as its own process. */
+  public static AgentProcess startMain(Class<?> main, String... args) {
+    try {
+      String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+      List<String> cmd = new java.util.ArrayList<>(List.of(java, "-Xmx128m", "-XX:+UseSerialGC", "-cp", System.getProperty("java.class.path"),
+        main.getName()));
+      cmd.addAll(List.of(args));
+      return new AgentProcess(new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.DISCARD).start());
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
   /** Waits for a line starting with {@code prefix}; returns the rest of it. */
   public String await(String prefix) {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);

@@ -30,7 +30,7 @@ public final class DashboardTopics {
   static final long VISIBLE_AGENTS_TTL_MS = 5_000;
 
   public static List<BridgeTopic> of(ConversationAccess conversations, ConversationRelay relay) {
-    return List.of(presence(conversations.agents()), new BridgeTopic() {
+    return List.of(presence(conversations.agents()), lifecycle(), new BridgeTopic() {
       @Override
       public boolean owns(String address) {
         return Addresses.conversationOfDashboardAddress(address) != null;
@@ -56,6 +56,11 @@ public final class DashboardTopics {
         relay.release(Addresses.conversationOfDashboardAddress(address));
       }
     });
+  }
+
+  /** Lifecycle events and status changes of every agent, for admins' dashboards. */
+  static BridgeTopic lifecycle() {
+    return BridgeTopic.exact(Addresses.LIFECYCLE_EVENTS, Audience.ADMINS, (caller, body) -> BridgeTopic.ALWAYS);
   }
 
   /**

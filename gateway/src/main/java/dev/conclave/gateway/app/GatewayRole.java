@@ -12,6 +12,13 @@ import dev.conclave.gateway.api.EventStreams;
 import dev.conclave.gateway.api.GatewayHttpApi;
 import dev.conclave.gateway.api.GatewayToolsEndpoint;
 import dev.conclave.gateway.api.PrincipalHttpApi;
+import dev.conclave.gateway.api.RegistryHttpApi;
+import dev.conclave.gateway.api.SessionSockets;
+import dev.conclave.gateway.clientsession.SessionDeps;
+import dev.conclave.gateway.store.ClientSessionStore;
+import dev.conclave.gateway.lifecycle.Lifecycle;
+import dev.conclave.gateway.registry.AgentRegistry;
+import dev.conclave.gateway.store.RegistryStore;
 import dev.conclave.gateway.api.SecretsHttpApi;
 import dev.conclave.gateway.api.TokenHttpApi;
 import dev.conclave.gateway.control.ActingOwner;
@@ -102,11 +109,13 @@ public final class GatewayRole implements RoleModule {
     Terminations terminations = new Terminations(pool, requests, ledger, approvalStore, live, ctx.clock());
     LocalSessions sessions = new LocalSessions();
     ctx.metrics().gauge(MetricNames.GATEWAY_AGENTS_CONNECTED, sessions, LocalSessions::size);
+    RegistryStore registryStore = new RegistryStore(pool);
+    Lifecycle lifecycle = new Lifecycle(vertx, pool, registryStore, ledger, live, router, terminations, ctx.clock());
     SessionServices services = new SessionServices(vertx, ctx.nodeId(), settings, pool, agents, requests, ledger, approvalStore,
       injectionStore, usage, presence, router, live, terminations, ctx.principals(), ctx.tokens(), ctx.packTools(), ctx.edge(), sessions,
-      new SessionMetrics(ctx.metrics()), ctx.metrics(), ctx.clock(), ctx.secrets());
+      new SessionMetrics(ctx.metrics()), ctx.metrics(), ctx.clock(), ctx.secrets(), lifecycle);
 
-    Mailbox mailbox = new Mailbox(pool, requests, ledger, bindings, ctx.access(), live, router, ctx.clock());
+    Mailbox mailbox = new Mailbox(pool, requests, ledger, bindings, ctx.access(), live, router, registryStore, ctx.clock());
     AgentDirectory directory = new AgentDirectory(agents, presence, ctx.access());
     ConversationAccess conversations = new ConversationAccess(pool, ctx.access());
     Followers followers = new Followers();
@@ -124,11 +133,16 @@ public final class GatewayRole implements RoleModule {
     GatewayToolsEndpoint tools = new GatewayToolsEndpoint(questions, new AgentTools(presence, agents, ledger, usage, ctx.access()),
       new AgentPrompts(vertx, mailbox, requests, ledger, presence), new ActingOwner(grants, ctx.principals()));
     AdminServiceEndpoint admin = new AdminServiceEndpoint(bindings, ctx.principals(), ctx.tokens(), ctx.edge());
-    GatewayHttpApi http = new GatewayHttpApi(new Cancellation(requests, terminations, router),
+    Cancellation cancellation = new Cancellation(requests, terminations, router);
+    GatewayHttpApi http = new GatewayHttpApi(cancellation,
       new Injections(agents, injectionStore, router), injectionStore, requests, usage, directory, conversations);
     TokenHttpApi tokensHttp = new TokenHttpApi(ctx.tokens());
     AuditHttpApi auditHttp = new AuditHttpApi(new AuditQuery(pool));
     PrincipalHttpApi principalsHttp = new PrincipalHttpApi(ctx.principals(), ctx.tokens(), grants);
+    AgentRegistry registry = new AgentRegistry(registryStore, presence, ctx.access());
+    RegistryHttpApi registryHttp = new RegistryHttpApi(registry, lifecycle);
+    SessionSockets sessionSockets = new SessionSockets(new SessionDeps(vertx, mailbox, cancellation, approvals, requests, ledger, conversations,
+      registry, registryStore, lifecycle, new ClientSessionStore(pool)), ctx.tokens().live(), followers);
 
     EdgeContribution edge = new EdgeContribution() {
       @Override
@@ -148,6 +162,8 @@ public final class GatewayRole implements RoleModule {
         new SecretsHttpApi(ctx.secrets()).mount(routes);
         conversationsHttp.mount(routes);
         clusterHttp.mount(routes);
+        registryHttp.mount(routes);
+        sessionSockets.mount(routes);
       }
 
       @Override

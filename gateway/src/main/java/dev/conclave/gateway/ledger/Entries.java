@@ -19,6 +19,7 @@ public final class Entries {
 
   public static final String GATEWAY_AUTHOR = "gateway";
   public static final String DISCONNECTED = "agent disconnected";
+  public static final String RETIRED = "agent retired: it takes no more work";
 
   private Entries() {
   }
@@ -170,5 +171,16 @@ public final class Entries {
       .setEvent(Event.newBuilder().setType("system").setText(message)).build();
     return new LedgerEntry(Optional.of(requestId), EventKind.TOOL_DECISION, GATEWAY_AUTHOR, Optional.of(message), view,
       Optional.empty(), Optional.of(by), at);
+  }
+
+  /**
+   * An agent's lifecycle transition, recorded in its own conversation. The text is the
+   * {@code LifecycleEvent} as JSON, so followers (and the session protocol) can read it back.
+   */
+  public static LedgerEntry lifecycle(io.vertx.core.json.JsonObject lifecycleEvent, Optional<UUID> by, Instant at) {
+    String json = lifecycleEvent.encode();
+    ClientStreamEvent view = ClientStreamEvent.newBuilder()
+      .setEvent(Event.newBuilder().setType("system").setText(json)).build();
+    return new LedgerEntry(Optional.empty(), EventKind.LIFECYCLE, GATEWAY_AUTHOR, Optional.of(json), view, Optional.empty(), by, at);
   }
 }

@@ -22,6 +22,8 @@ public enum EventKind {
   FILE("file", "message", false),
   SESSION_INIT("session_init", "system", false),
   SESSION_ORPHANED("session_orphaned", "system", false),
+  /** The agent's lifecycle state changed (in the agent's own conversation); text is the JSON LifecycleEvent. */
+  LIFECYCLE("lifecycle", "system", false),
   DONE("done", "message", true),
   ERROR("error", "error", true),
   CANCELLED("cancelled", "error", true);

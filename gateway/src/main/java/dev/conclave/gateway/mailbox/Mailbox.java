@@ -7,6 +7,7 @@ import dev.conclave.gateway.ledger.LedgerViews;
 import dev.conclave.gateway.routing.AgentRouter;
 import dev.conclave.gateway.store.BindingStore;
 import dev.conclave.gateway.store.LedgerStore;
+import dev.conclave.gateway.store.RegistryStore;
 import dev.conclave.gateway.store.RequestStore;
 import dev.conclave.gateway.streaming.LiveEvents;
 import dev.conclave.platform.access.AgentAccess;
@@ -40,10 +41,11 @@ public final class Mailbox {
   private final AgentAccess access;
   private final LiveEvents live;
   private final AgentRouter router;
+  private final RegistryStore registry;
   private final Clock clock;
 
   public Mailbox(Pool pool, RequestStore requests, LedgerStore ledger, BindingStore bindings, AgentAccess access, LiveEvents live,
-                 AgentRouter router, Clock clock) {
+                 AgentRouter router, RegistryStore registry, Clock clock) {
     this.pool = pool;
     this.requests = requests;
     this.ledger = ledger;
@@ -51,6 +53,7 @@ public final class Mailbox {
     this.access = access;
     this.live = live;
     this.router = router;
+    this.registry = registry;
     this.clock = clock;
   }
 
@@ -82,7 +85,8 @@ public final class Mailbox {
         return Future.failedFuture(GatewayErrors.unknownConversation(key));
       }
       String agentId = route.agentId().get();
-      return access.require(caller, agentId).map(route);
+      return access.require(caller, agentId).compose(v -> registry.retired(agentId)).compose(retired -> retired
+        ? Future.failedFuture(GatewayErrors.agentRetired(agentId)) : Future.succeededFuture(route));
     }).compose(route -> {
       String agentId = route.agentId().orElseThrow();
       String from = sender.or(route::senderName).orElse(caller.principalId().toString());

@@ -97,15 +97,26 @@ public final class Terminations {
     });
   }
 
+  /** Ends the queued requests of a retired agent with a (not recoverable) error; returns how many. */
+  public Future<Integer> retired(String agentId) {
+    return pool.withTransaction(tx -> requests.endQueuedOfAgent(tx, agentId)
+        .compose(ended -> errors(tx, ended, Entries.RETIRED, false)))
+      .map(this::publish);
+  }
+
   private Future<List<Committed>> errors(SqlClient tx, List<RequestStore.Ended> ended) {
+    return errors(tx, ended, Entries.DISCONNECTED, true);
+  }
+
+  private Future<List<Committed>> errors(SqlClient tx, List<RequestStore.Ended> ended, String message, boolean recoverable) {
     Future<List<Committed>> chain = Future.succeededFuture(new ArrayList<>());
     for (RequestStore.Ended e : ended) {
-      LedgerEntry entry = Entries.gatewayError(e.id(), Entries.DISCONNECTED, true, clock.instant());
+      LedgerEntry entry = Entries.gatewayError(e.id(), message, recoverable, clock.instant());
       chain = chain.compose(list -> approvals.expireOf(tx, e.id())
         .compose(v -> ledger.append(tx, e.conversationKey(), e.agentId(), List.of(entry)))
         .map(seq -> {
           list.add(new Committed(e.conversationKey(), seq, entry));
-          LOG.info("request ended by the gateway: agent disconnected agent={} request={}", e.agentId(), e.id());
+          LOG.info("request ended by the gateway: {} agent={} request={}", message, e.agentId(), e.id());
           return list;
         }));
     }

@@ -17,6 +17,7 @@ public final class NodeCommand {
   public static final String INJECT = "inject";
   public static final String APPROVE = "approve";
   public static final String SUPERSEDE = "supersede";
+  public static final String RETIRE = "retire";
 
   private NodeCommand() {
   }
@@ -49,6 +50,11 @@ public final class NodeCommand {
   /** A newer session registered the agent; the session with this epoch must shut down. */
   public static JsonObject supersede(String agentId, long epoch) {
     return base(SUPERSEDE, agentId, epoch);
+  }
+
+  /** The agent is Retiring: let its request in flight finish, then send it Shutdown and retire it. */
+  public static JsonObject retire(String agentId, long epoch) {
+    return base(RETIRE, agentId, epoch);
   }
 
   private static JsonObject base(String op, String agentId, long epoch) {

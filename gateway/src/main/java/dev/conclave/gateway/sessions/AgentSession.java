@@ -52,6 +52,8 @@ public final class AgentSession {
   private InFlight inFlight;
   private boolean inboundPaused;
   private boolean draining;
+  /** Retiring: no new work; once the request in flight ends, Shutdown and Retired. */
+  private boolean retiring;
   private boolean responseEnded;
   /** The last write to the agent; the stream's end waits for it ({@link #endStream}). */
   private Future<Void> lastWrite = Future.succeededFuture();
@@ -209,7 +211,9 @@ public final class AgentSession {
       services.vertx().cancelTimer(flight.cancelTimer);
     }
     inFlight = null;
-    if (draining) {
+    if (retiring) {
+      finishRetirement();
+    } else if (draining) {
       close("drained", Optional.of(GatewayErrors.nodeStopping()));
     } else {
       dispatcher.poll();
@@ -268,6 +272,30 @@ public final class AgentSession {
         .setReason("superseded: the same agent registered again on a newer connection")).build());
       close("superseded by a newer connection", Optional.of(GatewayErrors.superseded()));
     });
+  }
+
+  /** The agent is Retiring: it finishes the request in flight (if any), then gets Shutdown and is Retired. */
+  void retire() {
+    if (retiring || state != State.REGISTERED) {
+      return;
+    }
+    retiring = true;
+    LOG.info("agent retiring agent={} inFlight={}", agentId(), inFlight == null ? "none" : inFlight.id());
+    if (inFlight == null) {
+      finishRetirement();
+    }
+  }
+
+  private void finishRetirement() {
+    String agent = agentId();
+    send(ServerMessage.newBuilder().setShutdown(Shutdown.newBuilder()
+      .setReason("retired: an operator retired this agent; it must not reconnect")).build());
+    services.lifecycle().retired(agent, "the request in flight finished").onComplete(ar -> runOnContext(() -> {
+      if (ar.failed()) {
+        LOG.error("could not record an agent's retirement agent={}", agent, ar.cause());
+      }
+      close("retired", Optional.of(GatewayErrors.agentRetired(agent)));
+    }));
   }
 
   /** Graceful node stop: tell the agent to reconnect elsewhere; end once its request is done. */

@@ -2,6 +2,7 @@ package dev.conclave.gateway.sessions;
 
 import dev.conclave.gateway.GatewayErrors;
 import dev.conclave.gateway.directory.AgentRecord;
+import dev.conclave.gateway.lifecycle.LifecycleState;
 import dev.conclave.gateway.presence.PresenceEntry;
 import dev.conclave.gateway.routing.NodeCommand;
 import dev.conclave.platform.access.Audience;
@@ -55,13 +56,15 @@ final class Registration {
     return services.principals().find(caller.principalId())
       .compose(found -> checkPrincipal(caller, found))
       .compose(principal -> checkNotHeldByOther(agentId, principal).map(principal))
+      .compose(principal -> checkNotRetired(agentId).map(principal))
       .compose(principal -> services.agents().register(principal.id(), request, caller.isAdmin()).compose(agent -> agent.isPresent()
         ? Future.succeededFuture(new Object[] {principal, agent.get()})
         : Future.failedFuture(new RegistrationRejected(GatewayErrors.agentIdOwned(agentId), suggestId(agentId)))))
       .compose(pair -> {
         Principal principal = (Principal) pair[0];
         AgentRecord agent = (AgentRecord) pair[1];
-        return endOlderInFlight(agent).compose(v -> claimPresence(agent)).map(presence -> new Registered(agent, presence, principal));
+        return services.lifecycle().connected(agentId).compose(v -> endOlderInFlight(agent))
+          .compose(v -> claimPresence(agent)).map(presence -> new Registered(agent, presence, principal));
       });
   }
 
@@ -87,6 +90,22 @@ final class Registration {
         return Future.failedFuture(new RegistrationRejected(GatewayErrors.agentIdTaken(agentId), suggestId(agentId)));
       }
       return Future.succeededFuture();
+    });
+  }
+
+  /**
+   * A Retired agent may not register again. One that reconnects while Retiring has nothing in
+   * flight (its old session's request ends with that session), so its retirement completes now.
+   */
+  private Future<Void> checkNotRetired(String agentId) {
+    return services.lifecycle().state(agentId).compose(state -> {
+      if (state.isEmpty() || (state.get() != LifecycleState.RETIRED && state.get() != LifecycleState.RETIRING)) {
+        return Future.succeededFuture();
+      }
+      Future<?> settled = state.get() == LifecycleState.RETIRING
+        ? services.lifecycle().retired(agentId, "reconnected while retiring, with nothing in flight")
+        : Future.succeededFuture();
+      return settled.compose(v -> Future.failedFuture(new RegistrationRejected(GatewayErrors.agentRetired(agentId), "")));
     });
   }
 

@@ -48,6 +48,10 @@ final class SessionCommands {
       case NodeCommand.DISCARD -> discard(UUID.fromString(command.getString("requestId")));
       case NodeCommand.INJECT -> inject(command);
       case NodeCommand.APPROVE -> approve(command);
+      case NodeCommand.RETIRE -> {
+        session.retire();
+        yield Future.succeededFuture(OK);
+      }
       case NodeCommand.SUPERSEDE -> {
         session.superseded();
         yield Future.succeededFuture(OK);

@@ -46,5 +46,6 @@ public record SessionServices(
   SessionMetrics metrics,
   MeterRegistry registry,
   Clock clock,
-  Secrets secrets) {
+  Secrets secrets,
+  dev.conclave.gateway.lifecycle.Lifecycle lifecycle) {
 }

@@ -47,8 +47,10 @@ public final class AgentStore {
       m.getBackend(), m.getWorkingDirectory(),
       Buffer.buffer(m.toByteArray()),
       newInstanceId(), takeOver});
-    return pool.preparedQuery("INSERT INTO gateway.agents AS a (agent_id, principal_id, name, capabilities, features, workspaces, backend, working_dir, metadata, instance_id)"
-        + " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)"
+    // an agent first seen on its stream (no registry entry) enters the registry Running; the
+    // lifecycle of an existing entry is the registry's (lifecycle.Lifecycle), never changed here
+    return pool.preparedQuery("INSERT INTO gateway.agents AS a (agent_id, principal_id, name, capabilities, features, workspaces, backend, working_dir, metadata, instance_id, lifecycle)"
+        + " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, 'running')"
         + " ON CONFLICT (agent_id) DO UPDATE SET principal_id = EXCLUDED.principal_id, name = EXCLUDED.name,"
         + " capabilities = EXCLUDED.capabilities, features = EXCLUDED.features, workspaces = EXCLUDED.workspaces,"
         + " backend = EXCLUDED.backend, working_dir = EXCLUDED.working_dir, metadata = EXCLUDED.metadata,"

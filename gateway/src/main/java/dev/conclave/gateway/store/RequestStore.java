@@ -45,13 +45,16 @@ public final class RequestStore {
 
   /**
    * Hands the agent's oldest queued request to the session with {@code epoch}, if that session is
-   * still the agent's newest and nothing else is in flight (the partial unique index enforces it).
+   * still the agent's newest, the agent is Running, and nothing else is in flight (the partial unique
+   * index enforces it).
    */
   public Future<Optional<RequestRecord>> dispatchNext(String agentId, long epoch, String node) {
     return pool.preparedQuery("UPDATE gateway.requests SET state = 'dispatched', dispatched_at = now(), dispatch_epoch = $2, dispatch_node = $3"
         + " WHERE id = (SELECT id FROM gateway.requests WHERE agent_id = $1 AND state = 'queued' ORDER BY queue_seq LIMIT 1 FOR UPDATE SKIP LOCKED)"
         + " AND NOT EXISTS (SELECT 1 FROM gateway.requests WHERE agent_id = $1 AND state = 'dispatched')"
         + " AND (SELECT epoch FROM gateway.agents WHERE agent_id = $1) = $2"
+        // only a Running agent gets new work: a Paused (Maintaining, Evolving, Retiring…) agent's mailbox holds it
+        + " AND (SELECT lifecycle FROM gateway.agents WHERE agent_id = $1) = 'running'"
         + " RETURNING " + COLUMNS)
       .execute(Tuple.of(agentId, epoch, node))
       .map(rows -> Rows.first(rows, RequestStore::map))
@@ -123,6 +126,14 @@ public final class RequestStore {
       .map(rows -> Rows.all(rows, r -> new Ended(r.getUUID("id"), r.getString("agent_id"), r.getString("conversation_key"))));
   }
 
+  /** Ends, as errors, the agent's queued requests (it was retired and will never take them); returns them. */
+  public Future<List<Ended>> endQueuedOfAgent(SqlClient tx, String agentId) {
+    return tx.preparedQuery("UPDATE gateway.requests SET state = 'error', finished_at = now()"
+        + " WHERE agent_id = $1 AND state = 'queued' RETURNING id, agent_id, conversation_key")
+      .execute(Tuple.of(agentId))
+      .map(rows -> Rows.all(rows, r -> new Ended(r.getUUID("id"), r.getString("agent_id"), r.getString("conversation_key"))));
+  }
+
   /** Ends, as errors, every request in flight on a node that is gone; returns them. */
   public Future<List<Ended>> endInFlightOnNode(SqlClient tx, String node) {
     return tx.preparedQuery("UPDATE gateway.requests SET state = 'error', finished_at = now()"
@@ -175,6 +186,13 @@ public final class RequestStore {
       rows.forEach(r -> out.put(r.getString("agent_id"), r.getUUID("id")));
       return out;
     });
+  }
+
+  /** The idempotency key a request was sent with (the session protocol keeps its submission ids there). */
+  public Future<Optional<String>> idempotencyKey(UUID id) {
+    return pool.preparedQuery("SELECT idempotency_key FROM gateway.requests WHERE id = $1")
+      .execute(Tuple.of(id))
+      .map(rows -> Rows.first(rows, r -> r.getString("idempotency_key")));
   }
 
   public Future<Optional<RequestRecord>> find(UUID id) {

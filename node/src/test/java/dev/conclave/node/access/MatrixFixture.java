@@ -156,6 +156,30 @@ final class MatrixFixture implements AutoCloseable {
     }
   }
 
+  /** A WebSocket upgrade's outcome: allowed when the socket opened. */
+  String webSocket(String path, Who who) {
+    io.vertx.core.http.WebSocketClient client = vertx.createWebSocketClient();
+    io.vertx.core.http.WebSocketConnectOptions options = new io.vertx.core.http.WebSocketConnectOptions()
+      .setHost("127.0.0.1").setPort(node.httpPort()).setURI(path);
+    if (who != Who.NOBODY) {
+      options.addHeader("authorization", "Bearer " + tokens.get(who));
+    }
+    try {
+      io.vertx.core.http.WebSocket ws = client.connect(options).toCompletionStage().toCompletableFuture().get(15, TimeUnit.SECONDS);
+      ws.close();
+      return ALLOWED;
+    } catch (java.util.concurrent.ExecutionException e) {
+      if (e.getCause() instanceof io.vertx.core.http.UpgradeRejectedException rejected) {
+        return outcome(rejected.getStatus());
+      }
+      throw new AssertionError("upgrade " + path + " failed: " + e, e);
+    } catch (Exception e) {
+      throw new AssertionError("upgrade " + path + " failed: " + e, e);
+    } finally {
+      client.close();
+    }
+  }
+
   /** An HTTP call's outcome. */
   String http(HttpMethod method, String path, JsonObject body, Who who) {
     return outcome(send(method, path, body, who, Map.of()).statusCode());

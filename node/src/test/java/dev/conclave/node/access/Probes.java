@@ -271,6 +271,17 @@ final class Probes {
       f.http(HttpMethod.GET, GW + "/usage/conversations/" + AGENT_ID, null, who));
     http("GET", GW + "/agents", Who.MEMBERS, (f, who) -> f.http(HttpMethod.GET, GW + "/agents", null, who));
     http("GET", GW + "/nodes", Who.MEMBERS, (f, who) -> f.http(HttpMethod.GET, GW + "/nodes", null, who));
+    // the session protocol's WebSocket (seed 004): the upgrade is what is authorized
+    http("GET", "/api/v1/sessions", Who.MEMBERS, (f, who) -> f.webSocket("/api/v1/sessions", who));
+    // the agent registry and lifecycle (seed 004): query for members, changes for admins
+    http("GET", GW + "/registry/agents", Who.MEMBERS, (f, who) -> f.http(HttpMethod.GET, GW + "/registry/agents?status=connected", null, who));
+    http("POST", GW + "/registry/agents", Who.ADMIN_ONLY, (f, who) -> f.http(HttpMethod.POST, GW + "/registry/agents",
+      new JsonObject().put("agent_id", f.unique("mx-entry")), who));
+    http("POST", GW + "/agents/:agentId/lifecycle", Who.ADMIN_ONLY, (f, who) -> {
+      String id = f.unique("mx-life");
+      f.setUp(HttpMethod.POST, GW + "/registry/agents", new JsonObject().put("agent_id", id).put("lifecycle", "defined"), Who.ADMIN);
+      return f.http(HttpMethod.POST, GW + "/agents/" + id + "/lifecycle", new JsonObject().put("to", "provisioning"), who);
+    });
     http("GET", GW + "/bindings", Who.ADMIN_ONLY, (f, who) -> f.http(HttpMethod.GET, GW + "/bindings", null, who));
     http("GET", GW + "/principals", Who.ADMIN_ONLY, (f, who) -> f.http(HttpMethod.GET, GW + "/principals", null, who));
     // the console's conversation routes: the same rules as ClientService

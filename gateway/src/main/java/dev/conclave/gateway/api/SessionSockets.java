@@ -1,0 +1,58 @@
+package dev.conclave.gateway.api;
+
+import dev.conclave.gateway.clientsession.ClientSession;
+import dev.conclave.gateway.clientsession.SessionDeps;
+import dev.conclave.gateway.streaming.Followers;
+import dev.conclave.platform.access.Audience;
+import dev.conclave.platform.access.Resource;
+import dev.conclave.platform.auth.Caller;
+import dev.conclave.platform.auth.LiveCredentials;
+import dev.conclave.platform.server.HttpAuthHandler;
+import dev.conclave.platform.server.HttpRoutes;
+import io.vertx.core.http.HttpMethod;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * {@code GET /api/v1/sessions}: the session protocol (seed 004) over WebSocket, one JSON message per
+ * text frame. The upgrade is bearer-authenticated like every {@code /api/} route; each session's
+ * caller is watched, so a revoked token closes its sockets at once (4001), and a stopping node
+ * closes them (1001) for the UI to resume elsewhere. docs/sessions.md.
+ */
+public final class SessionSockets {
+
+  private static final Logger LOG = LoggerFactory.getLogger(SessionSockets.class);
+  public static final String PATH = "/api/v1/sessions";
+
+  private final SessionDeps deps;
+  private final LiveCredentials live;
+  private final Followers followers;
+
+  public SessionSockets(SessionDeps deps, LiveCredentials live, Followers followers) {
+    this.deps = deps;
+    this.live = live;
+    this.followers = followers;
+  }
+
+  public void mount(HttpRoutes routes) {
+    routes.raw(HttpMethod.GET, PATH, Audience.MEMBERS, Resource.AGENT, ctx -> {
+      Caller caller = HttpAuthHandler.caller(ctx);
+      ctx.request().toWebSocket().onSuccess(ws -> {
+        ClientSession session = new ClientSession(deps, caller, ws);
+        Runnable closer = () -> session.close((short) 1001, "node stopping; reconnect and resume with your last event_id");
+        Runnable unwatch = live.watch(caller, reason -> session.close((short) 4001, "credentials revoked: " + reason));
+        followers.add(closer);
+        session.start(() -> {
+          followers.remove(closer);
+          unwatch.run();
+        });
+      }).onFailure(err -> {
+        LOG.debug("session upgrade refused error={}", err.getMessage());
+        if (!ctx.response().ended()) {
+          dev.conclave.platform.server.Problems.send(ctx.response(), dev.conclave.gateway.GatewayErrors.badSubmission(
+            "GET " + PATH + " is a WebSocket endpoint: upgrade the connection (" + err.getMessage() + ")"));
+        }
+      });
+    });
+  }
+}

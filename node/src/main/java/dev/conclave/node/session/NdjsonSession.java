@@ -1,0 +1,182 @@
+package dev.conclave.node.session;
+
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.http.WebSocket;
+import io.vertx.core.http.WebSocketClient;
+import io.vertx.core.http.WebSocketConnectOptions;
+import io.vertx.core.json.DecodeException;
+import io.vertx.core.json.JsonObject;
+
+import java.io.PrintStream;
+import java.net.URI;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The session protocol's NDJSON transport: one submission per stdin line goes to
+ * {@code /api/v1/sessions} as a text frame; every event frame is printed as one stdout line. The
+ * client remembers the session id and the last {@code event_id}; when the connection drops it
+ * reconnects (to the next node in its list) and resumes, so the output has no gap and no duplicate.
+ * Blocking by design: it is a CLI.
+ */
+final class NdjsonSession {
+
+  static final int RECONNECT_ATTEMPTS = 20;
+
+  private final Vertx vertx;
+  private final WebSocketClient client;
+  private final List<URI> nodes;
+  private final String token;
+  private final JsonObject configure;
+  private final PrintStream out;
+  private final Object lock = new Object();
+  private WebSocket ws;
+  private int node;
+  private String sessionId;
+  private String lastEventId;
+  private volatile boolean finishing;
+  private volatile long lastFrameAt = System.nanoTime();
+
+  NdjsonSession(Vertx vertx, List<URI> nodes, String token, JsonObject configure, PrintStream out) {
+    this.vertx = vertx;
+    this.client = vertx.createWebSocketClient();
+    this.nodes = nodes;
+    this.token = token;
+    this.configure = configure;
+    this.out = out;
+  }
+
+  /** Connects (trying each node) and configures the session; false when no node took it. */
+  boolean connect() {
+    for (int attempt = 0; attempt < RECONNECT_ATTEMPTS; attempt++) {
+      URI uri = nodes.get(node % nodes.size());
+      try {
+        WebSocket socket = open(uri).toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+        synchronized (lock) {
+          ws = socket;
+        }
+        JsonObject op = configure.copy();
+        if (sessionId != null) {
+          op.put("session_id", sessionId);
+          if (lastEventId != null) {
+            op.put("last_event_id", lastEventId);
+          }
+        }
+        write(new JsonObject().put("id", "configure").put("op", op).encode());
+        return true;
+      } catch (Exception e) {
+        System.err.println("conclave session: cannot reach " + uri + " (" + e.getMessage() + "); trying the next node");
+        node++;
+        sleep(500);
+      }
+    }
+    return false;
+  }
+
+  private Future<WebSocket> open(URI uri) {
+    boolean tls = "https".equals(uri.getScheme()) || "wss".equals(uri.getScheme());
+    WebSocketConnectOptions options = new WebSocketConnectOptions().setHost(uri.getHost())
+      .setPort(uri.getPort() > 0 ? uri.getPort() : tls ? 443 : 80).setSsl(tls).setURI("/api/v1/sessions")
+      .addHeader("authorization", "Bearer " + token);
+    return client.connect(options).onSuccess(socket -> {
+      socket.textMessageHandler(this::onFrame);
+      socket.closeHandler(v -> onClosed(socket));
+    });
+  }
+
+  private void onFrame(String text) {
+    lastFrameAt = System.nanoTime();
+    try {
+      JsonObject frame = new JsonObject(text);
+      JsonObject msg = frame.getJsonObject("msg", new JsonObject());
+      if ("session_configured".equals(msg.getString("type"))) {
+        sessionId = msg.getString("session_id");
+        if (lastEventId == null && msg.getString("last_event_id") != null) {
+          lastEventId = msg.getString("last_event_id");
+        }
+      }
+      if (frame.getString("event_id") != null) {
+        lastEventId = frame.getString("event_id");
+      }
+    } catch (DecodeException | ClassCastException e) {
+      // printed as it came; the server only sends JSON
+    }
+    synchronized (out) {
+      out.println(text);
+      out.flush();
+    }
+  }
+
+  private void onClosed(WebSocket socket) {
+    synchronized (lock) {
+      if (ws != socket) {
+        return;
+      }
+      ws = null;
+    }
+    if (finishing) {
+      return;
+    }
+    System.err.println("conclave session: connection closed (" + socket.closeStatusCode() + " " + socket.closeReason() + "); resuming");
+    node++;
+    vertx.executeBlocking(() -> {
+      if (!connect()) {
+        System.err.println("conclave session: no node took the session back; giving up");
+        System.exit(3);
+      }
+      return null;
+    });
+  }
+
+  /** Sends one stdin line; waits while reconnecting. */
+  void submit(String line) {
+    while (!write(line)) {
+      sleep(100);
+    }
+  }
+
+  private boolean write(String text) {
+    WebSocket socket;
+    synchronized (lock) {
+      socket = ws;
+    }
+    if (socket == null) {
+      return false;
+    }
+    try {
+      socket.writeTextMessage(text).toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+      return true;
+    } catch (Exception e) {
+      return false;
+    }
+  }
+
+  /** After stdin ended: keeps printing until the server has been quiet for {@code lingerMs}, then closes. */
+  void finish(long lingerMs) {
+    while (System.nanoTime() - lastFrameAt < lingerMs * 1_000_000L) {
+      sleep(50);
+    }
+    finishing = true;
+    WebSocket socket;
+    synchronized (lock) {
+      socket = ws;
+    }
+    if (socket != null) {
+      try {
+        socket.close().toCompletionStage().toCompletableFuture().get(5, TimeUnit.SECONDS);
+      } catch (Exception ignored) {
+        // gone already
+      }
+    }
+    client.close();
+  }
+
+  private static void sleep(long ms) {
+    try {
+      Thread.sleep(ms);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+}

@@ -1,0 +1,98 @@
+package dev.conclave.node.session;
+
+import io.vertx.core.Vertx;
+import io.vertx.core.json.DecodeException;
+import io.vertx.core.json.JsonObject;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+
+/**
+ * {@code conclave session --agent X}: drives an agent through the session protocol (seed 004) with
+ * newline-delimited JSON: submissions on stdin, events on stdout, one JSON object per line.
+ * docs/sessions.md.
+ */
+@Command(name = "session", mixinStandardHelpOptions = true,
+  description = "Session protocol over NDJSON: submissions ({\"id\",\"op\"}) on stdin, events ({\"id\",\"event_id\",\"msg\"}) on stdout.")
+public final class SessionCommand implements Callable<Integer> {
+
+  @Option(names = "--agent", description = "The agent to drive (configure_session's agent_id).")
+  String agent;
+
+  @Option(names = "--agent-query", description = "Pick the agent by an AgentQuery instead, as JSON: {\"primary_type\":\"Tool\"}.")
+  String agentQuery;
+
+  @Option(names = "--conversation", description = "The conversation to follow and send to (default: the agent's own).")
+  String conversation;
+
+  @Option(names = "--url", split = ",", description = "Node HTTP base URLs, tried in turn on connect and reconnect"
+    + " (default http://127.0.0.1:$CONCLAVE_HTTP_PORT, or :8080).")
+  List<URI> urls;
+
+  @Option(names = "--token-file", description = "File holding the bearer token (default: $CONCLAVE_TOKEN, else $CONCLAVE_DATA_DIR/admin.token).")
+  Path tokenFile;
+
+  @Option(names = "--linger-ms", defaultValue = "1000", description = "After stdin ends, keep printing until the server is quiet this long.")
+  long lingerMs;
+
+  @Override
+  public Integer call() throws Exception {
+    if ((agent == null) == (agentQuery == null)) {
+      System.err.println("conclave session: give --agent or --agent-query (one of them)");
+      return 2;
+    }
+    JsonObject configure = new JsonObject().put("type", "configure_session");
+    if (agent != null) {
+      configure.put("agent_id", agent);
+    } else {
+      try {
+        configure.put("agent_query", new JsonObject(agentQuery));
+      } catch (DecodeException e) {
+        System.err.println("conclave session: --agent-query must be a JSON object");
+        return 2;
+      }
+    }
+    Optional.ofNullable(conversation).ifPresent(c -> configure.put("conversation_key", c));
+    String token = token();
+    List<URI> nodes = urls != null && !urls.isEmpty() ? urls
+      : List.of(URI.create("http://127.0.0.1:" + Optional.ofNullable(System.getenv("CONCLAVE_HTTP_PORT")).orElse("8080")));
+    Vertx vertx = Vertx.vertx();
+    try {
+      NdjsonSession session = new NdjsonSession(vertx, nodes, token, configure, System.out);
+      if (!session.connect()) {
+        System.err.println("conclave session: no node answered at " + nodes);
+        return 3;
+      }
+      try (BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8))) {
+        String line;
+        while ((line = in.readLine()) != null) {
+          if (!line.isBlank()) {
+            session.submit(line.strip());
+          }
+        }
+      }
+      session.finish(lingerMs);
+      return 0;
+    } finally {
+      vertx.close();
+    }
+  }
+
+  private String token() throws java.io.IOException {
+    if (tokenFile == null && System.getenv("CONCLAVE_TOKEN") != null) {
+      return System.getenv("CONCLAVE_TOKEN").trim();
+    }
+    Path file = tokenFile != null ? tokenFile
+      : Path.of(Optional.ofNullable(System.getenv("CONCLAVE_DATA_DIR")).orElse("./data"), "admin.token");
+    return Files.readString(file).trim();
+  }
+}
