@@ -180,6 +180,11 @@ public final class GatewayErrors {
 
   // ---- the session protocol (seed 004, /api/v1/sessions) ----------------------------------------
 
+  public static ConclaveException webSocketRequired(String path) {
+    return ConclaveException.invalid("websocket_upgrade_required", "GET " + path + " is a WebSocket endpoint: open it as a WebSocket "
+      + "(HTTP/1.1 with 'upgrade: websocket')");
+  }
+
   public static ConclaveException badSubmission(String why) {
     return ConclaveException.invalid("submission_invalid", why);
   }

@@ -37,6 +37,11 @@ public final class SessionSockets {
   public void mount(HttpRoutes routes) {
     routes.raw(HttpMethod.GET, PATH, Audience.MEMBERS, Resource.AGENT, ctx -> {
       Caller caller = HttpAuthHandler.caller(ctx);
+      if (!upgrade(ctx.request())) {
+        // Vert.x would throw (a body already read) or never answer (no upgrade to make)
+        dev.conclave.platform.server.Problems.send(ctx.response(), dev.conclave.gateway.GatewayErrors.webSocketRequired(PATH));
+        return;
+      }
       ctx.request().toWebSocket().onSuccess(ws -> {
         ClientSession session = new ClientSession(deps, caller, ws);
         Runnable closer = () -> session.close((short) 1001, "node stopping; reconnect and resume with your last event_id");
@@ -49,10 +54,17 @@ public final class SessionSockets {
       }).onFailure(err -> {
         LOG.debug("session upgrade refused error={}", err.getMessage());
         if (!ctx.response().ended()) {
-          dev.conclave.platform.server.Problems.send(ctx.response(), dev.conclave.gateway.GatewayErrors.badSubmission(
-            "GET " + PATH + " is a WebSocket endpoint: upgrade the connection (" + err.getMessage() + ")"));
+          dev.conclave.platform.server.Problems.send(ctx.response(), dev.conclave.gateway.GatewayErrors.webSocketRequired(PATH));
         }
       });
     });
+  }
+
+  /** A WebSocket upgrade request, as RFC 6455 section 4.1 has it: HTTP/1.1, {@code upgrade: websocket}, {@code connection: upgrade}. */
+  private static boolean upgrade(io.vertx.core.http.HttpServerRequest request) {
+    String connection = request.getHeader("connection");
+    return request.version() == io.vertx.core.http.HttpVersion.HTTP_1_1
+      && "websocket".equalsIgnoreCase(request.getHeader("upgrade"))
+      && connection != null && connection.toLowerCase(java.util.Locale.ROOT).contains("upgrade");
   }
 }

@@ -102,6 +102,14 @@ class HttpBadInputTest {
     refused(send(HttpMethod.GET, "/api/v1/gateway/agents", "application/x-www-form-urlencoded", "[1,1]"), 415, "media_type_unsupported");
   }
 
+  /** The session endpoint takes only WebSocket upgrades: a plain GET (with or without a body) is answered, never a 500 or a hang. */
+  @Test
+  void aPlainRequestToTheSessionSocketIsRefused() {
+    refused(send(HttpMethod.GET, "/api/v1/sessions", null, null), 400, "websocket_upgrade_required");
+    refused(send(HttpMethod.GET, "/api/v1/sessions?&", "application/json", ""), 400, "websocket_upgrade_required");
+    refused(send(HttpMethod.GET, "/api/v1/sessions", "application/json", "{}"), 400, "websocket_upgrade_required");
+  }
+
   /** Routes outside {@code /api/} read bodies too (sign-in, MCP): a long form field made Netty's decoder throw a 500. */
   @Test
   void formBodiesAreUnsupportedOutsideTheApiToo() {
