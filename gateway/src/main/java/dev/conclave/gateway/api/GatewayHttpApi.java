@@ -130,6 +130,10 @@ public final class GatewayHttpApi {
   }
 
   static UUID uuid(String value, String what) {
+    if (value == null) {
+      // a field present as JSON null: Vert.x's getString(key, default) answers null for it, not the default
+      throw GatewayErrors.invalid(what, "is required (a UUID)");
+    }
     try {
       return UUID.fromString(value);
     } catch (IllegalArgumentException e) {

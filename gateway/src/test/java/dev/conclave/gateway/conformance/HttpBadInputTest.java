@@ -73,6 +73,17 @@ class HttpBadInputTest {
       400, "value_invalid");
   }
 
+  /** A field given as JSON null is a missing field, never a server error (fuzz finding: a null principalId was a 500). */
+  @Test
+  void aNullFieldIsAMissingField() {
+    refused(send(HttpMethod.POST, "/api/v1/gateway/agents/any-agent/grants", "application/json", "{\"principalId\":null}"), 400,
+      "field_invalid");
+    refused(send(HttpMethod.POST, "/api/v1/gateway/principals", "application/json", "{\"type\":null,\"displayName\":null}"), 400,
+      "field_invalid");
+    refused(send(HttpMethod.POST, "/api/v1/gateway/agents/any-agent/inject", "application/json", "{\"content\":null,\"priority\":null}"),
+      400, "field_required");
+  }
+
   @Test
   void bodiesThatAreNotJsonObjectsAreRefused() {
     for (String body : new String[] {"[]", "1", "\"text\"", "null", "{oops", "true"}) {

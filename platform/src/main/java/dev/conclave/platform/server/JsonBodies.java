@@ -9,7 +9,9 @@ import io.vertx.ext.web.RoutingContext;
 /**
  * The one reading of an HTTP request's JSON body: a JSON object, or {} when there is no body. Not
  * JSON, or JSON that is not an object (an array, a number, a string), is {@code INVALID_ARGUMENT
- * body_invalid}, never a server error.
+ * body_invalid}, never a server error. A top-level field given as JSON {@code null} is as if it were
+ * absent: Vert.x's {@code getString(key, default)} answers null for it rather than the default, and
+ * handlers written for absent fields failed on it.
  */
 public final class JsonBodies {
 
@@ -27,6 +29,7 @@ public final class JsonBodies {
       throw ConclaveException.invalid("body_invalid", "the body is not valid JSON");
     }
     if (value instanceof JsonObject object) {
+      object.getMap().values().removeIf(java.util.Objects::isNull);
       return object;
     }
     throw ConclaveException.invalid("body_invalid", "the body must be a JSON object, got " + kind(value));
