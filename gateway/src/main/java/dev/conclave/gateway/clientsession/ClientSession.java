@@ -68,8 +68,13 @@ public final class ClientSession {
     ws.textMessageHandler(this::onText);
     ws.binaryMessageHandler(b -> send("", error(GatewayErrors.badSubmission("binary frames are not accepted: send one JSON submission per text frame"))));
     ws.closeHandler(v -> stopped());
-    ws.exceptionHandler(err -> stopped());
+    // a failure of the socket (a message over the WebSocket size limit, above all) ends it visibly:
+    // left open, the session would stop answering while the client waits
+    ws.exceptionHandler(err -> close(CLOSE_TOO_BIG, "message too large or malformed"));
   }
+
+  /** The close code for a message the socket could not take (RFC 6455: message too big). */
+  static final short CLOSE_TOO_BIG = 1009;
 
   /** Ends the session from the gateway's side (credentials revoked, node stopping). */
   public void close(short code, String reason) {

@@ -46,6 +46,15 @@ class SessionProtocolTest {
     return frame.getJsonObject("msg").getString("type");
   }
 
+  /** A message over the WebSocket limit ends the socket with 1009: it used to leave it open and silent (fuzz finding). */
+  @Test
+  void aMessageOverTheLimitClosesTheSocket() {
+    try (SessionSocket s = admin()) {
+      s.raw(new JsonObject().put("id", "big").put("op", SessionSocket.userInput("z".repeat(4_300_000)).put("type", "user_input")).encode());
+      assertThat(s.awaitClose()).isEqualTo((short) 1009);
+    }
+  }
+
   @Test
   void opsBeforeConfigureUnknownOpsAndExtensionsGetErrorsAndTheSessionStaysOpen() {
     try (RawAgent agent = gw.connect("s-errors", gw.agentToken("s-errors")); SessionSocket s = admin()) {
