@@ -119,8 +119,9 @@ class BridgeTest {
     var client = vertx.createWebSocketClient();
     var ws = client.connect(new io.vertx.core.http.WebSocketConnectOptions().setHost("127.0.0.1").setPort(node.httpPort())
         .setURI("/eventbus/123/" + UUID.randomUUID().toString().substring(0, 8) + "/websocket").addHeader("cookie", login(ownerToken)))
+      // the handler is set as the socket opens: set later, the node's "o" could come first and be lost
+      .onSuccess(socket -> socket.textMessageHandler(received::add))
       .toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
-    ws.textMessageHandler(received::add);
     try {
       assertThat(received.poll(10, TimeUnit.SECONDS)).isEqualTo("o");
       ws.writeTextMessage(new io.vertx.core.json.JsonArray().add(new JsonObject().put("type", "register")

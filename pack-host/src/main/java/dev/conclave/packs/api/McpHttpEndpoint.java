@@ -91,7 +91,8 @@ public final class McpHttpEndpoint {
   private void post(RoutingContext ctx) {
     Caller caller = ctx.get(Caller.class.getName());
     McpSchema.JSONRPCMessage message;
-    String body = ctx.body().asString();
+    // JSON is UTF-8 (RFC 8259): the content-type's charset is not consulted, so a bogus one is no server error
+    String body = ctx.body().buffer() == null ? null : ctx.body().buffer().toString(java.nio.charset.StandardCharsets.UTF_8);
     if (body == null || body.isBlank()) {
       rpcError(ctx, 400, null, McpSchema.ErrorCodes.PARSE_ERROR, "empty body: send one JSON-RPC message");
       return;

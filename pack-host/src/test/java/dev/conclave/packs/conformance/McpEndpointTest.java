@@ -182,6 +182,18 @@ class McpEndpointTest {
     return r.bodyAsJsonObject();
   }
 
+  /** JSON is UTF-8 whatever charset the content-type names: an unknown one was a 500 (fuzz finding). */
+  @Test
+  void aBogusCharsetIsNotAServerError() {
+    try (PackHost.ToolAgent agent = host.agent("mcp-charset", "notes")) {
+      HttpRequest<Buffer> req = http.post(port(), "127.0.0.1", "/mcp").putHeader("accept", "application/json, text/event-stream")
+        .putHeader("content-type", "application/json; charset=nonsense").bearerTokenAuthentication(agent.welcome().getMcpToken());
+      HttpResponse<Buffer> r = send(req, request("initialize", new JsonObject().put("protocolVersion", "2025-06-18")
+        .put("capabilities", new JsonObject()).put("clientInfo", new JsonObject().put("name", "t").put("version", "1"))).toBuffer());
+      assertThat(r.statusCode()).as(r.bodyAsString()).isLessThan(500);
+    }
+  }
+
   private static HttpResponse<Buffer> post(String token, String session, JsonObject body) {
     HttpRequest<Buffer> req = http.post(port(), "127.0.0.1", "/mcp").putHeader("accept", "application/json, text/event-stream");
     if (token != null) {
