@@ -114,9 +114,14 @@ class ConsoleScaleIT {
     for (int i = 0; i < 6; i++) {
       long oldest = page.seqs().get(0);
       b.click("#load-older", LIVE, "load older");
-      b.awaitTrue(LIVE, "older events loaded", () -> page.seqs().get(0) < oldest);
+      b.awaitTrue(LIVE, "older events loaded", () -> {
+        List<Long> now = page.seqs();
+        return !now.isEmpty() && now.get(0) < oldest;
+      });
       assertThat(b.count(EVENT)).as("event elements after loading older ones").isLessThanOrEqualTo(1000);
-      assertNoGap(page.seqs(), page.seqs().get(page.seqs().size() - 1));
+      // one snapshot of the DOM: the virtual list re-renders its window between two reads of it
+      List<Long> shownNow = page.seqs();
+      assertNoGap(shownNow, shownNow.isEmpty() ? 0 : shownNow.get(shownNow.size() - 1));
     }
     assertThat(page.seqs().get(0)).as("how far back scrolling reached").isLessThan(last - shown);
   }
