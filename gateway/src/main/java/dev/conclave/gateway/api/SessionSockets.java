@@ -1,5 +1,6 @@
 package dev.conclave.gateway.api;
 
+import dev.conclave.platform.server.ConnectionGuard;
 import dev.conclave.gateway.clientsession.ClientSession;
 import dev.conclave.gateway.clientsession.SessionDeps;
 import dev.conclave.gateway.streaming.Followers;
@@ -27,11 +28,13 @@ public final class SessionSockets {
   private final SessionDeps deps;
   private final LiveCredentials live;
   private final Followers followers;
+  private final ConnectionGuard guard;
 
-  public SessionSockets(SessionDeps deps, LiveCredentials live, Followers followers) {
+  public SessionSockets(SessionDeps deps, LiveCredentials live, Followers followers, ConnectionGuard guard) {
     this.deps = deps;
     this.live = live;
     this.followers = followers;
+    this.guard = guard;
   }
 
   public void mount(HttpRoutes routes) {
@@ -42,6 +45,12 @@ public final class SessionSockets {
         dev.conclave.platform.server.Problems.send(ctx.response(), dev.conclave.gateway.GatewayErrors.webSocketRequired(PATH));
         return;
       }
+      // the socket counts as one of the principal's connections for as long as it is open
+      ConnectionGuard.Admission admission = guard.admitSocket(ctx.request(), caller);
+      if (!admission.admitted()) {
+        dev.conclave.platform.server.Problems.send(ctx.response(), admission.refusal().get());
+        return;
+      }
       ctx.request().toWebSocket().onSuccess(ws -> {
         ClientSession session = new ClientSession(deps, caller, ws);
         Runnable closer = () -> session.close((short) 1001, "node stopping; reconnect and resume with your last event_id");
@@ -50,8 +59,10 @@ public final class SessionSockets {
         session.start(() -> {
           followers.remove(closer);
           unwatch.run();
+          admission.release().run();
         });
       }).onFailure(err -> {
+        admission.release().run();
         LOG.debug("session upgrade refused error={}", err.getMessage());
         if (!ctx.response().ended()) {
           dev.conclave.platform.server.Problems.send(ctx.response(), dev.conclave.gateway.GatewayErrors.webSocketRequired(PATH));

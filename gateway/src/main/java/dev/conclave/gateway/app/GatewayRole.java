@@ -142,7 +142,7 @@ public final class GatewayRole implements RoleModule {
     AgentRegistry registry = new AgentRegistry(registryStore, presence, ctx.access());
     RegistryHttpApi registryHttp = new RegistryHttpApi(registry, lifecycle);
     SessionSockets sessionSockets = new SessionSockets(new SessionDeps(vertx, mailbox, cancellation, approvals, requests, ledger, conversations,
-      registry, registryStore, lifecycle, new ClientSessionStore(pool)), ctx.tokens().live(), followers);
+      registry, registryStore, lifecycle, new ClientSessionStore(pool)), ctx.tokens().live(), followers, ctx.edge().guard());
 
     EdgeContribution edge = new EdgeContribution() {
       @Override

@@ -4,6 +4,7 @@ import dev.conclave.gateway.support.Clients;
 import dev.conclave.gateway.support.EventTap;
 import dev.conclave.gateway.support.GatewayFixture;
 import dev.conclave.gateway.support.RawAgent;
+import dev.conclave.gateway.support.SessionSocket;
 import dev.conclave.platform.auth.PrincipalStatus;
 import dev.conclave.platform.auth.PrincipalType;
 import dev.conclave.platform.metrics.MetricNames;
@@ -152,6 +153,52 @@ class ConnectionLimitsTest {
         taps.forEach(EventTap::close);
         connections.forEach(GrpcCalls::close);
       }
+    }
+  }
+
+  @Test
+  void sessionSocketsCountAsThePrincipalsConnections() throws Exception {
+    String token = gw.token(gw.newPrincipal(PrincipalType.CLIENT, "socketeer", PrincipalStatus.APPROVED, List.of("admin")));
+    List<SessionSocket> sockets = new ArrayList<>();
+    try (RawAgent agent = gw.connect("socketed", gw.agentToken("socketed"))) {
+      for (int i = 0; i < MAX_CONNECTIONS; i++) {
+        sockets.add(SessionSocket.open(gw.vertx(), gw.node().httpPort(), token));
+      }
+      assertThat(refusedUpgrade(token)).as("the upgrade beyond the limit").isEqualTo(429);
+      // the sockets hold the principal's connections: a gRPC stream of its is refused as well
+      try (GrpcCalls calls = new GrpcCalls(gw.vertx(), gw.node().grpcPort());
+           EventTap tap = new Clients(calls, token).stream("socketed", null)) {
+        assertThat(tap.awaitEnd()).isEqualTo(GrpcStatus.RESOURCE_EXHAUSTED);
+      }
+      // a closed socket frees its place
+      sockets.remove(0).close();
+      long deadline = System.currentTimeMillis() + 5_000;
+      Integer refused = refusedUpgrade(token);
+      while (refused != null && System.currentTimeMillis() < deadline) {
+        Thread.sleep(100);
+        refused = refusedUpgrade(token);
+      }
+      assertThat(refused).as("an upgrade once a socket closed").isNull();
+      assertThat(agent.ended()).isFalse();
+    } finally {
+      sockets.forEach(SessionSocket::close);
+    }
+  }
+
+  /** The status an upgrade to a session socket was refused with, or null when it opened (then it is closed again). */
+  private static Integer refusedUpgrade(String token) {
+    try {
+      SessionSocket.open(gw.vertx(), gw.node().httpPort(), token).close();
+      return null;
+    } catch (AssertionError | RuntimeException e) {
+      Throwable cause = e;
+      while (cause != null && !(cause instanceof io.vertx.core.http.UpgradeRejectedException)) {
+        cause = cause.getCause();
+      }
+      if (cause == null) {
+        throw e;
+      }
+      return ((io.vertx.core.http.UpgradeRejectedException) cause).getStatus();
     }
   }
 

@@ -29,6 +29,8 @@ final class BridgeSocket {
   /** Addresses whose REGISTER is being checked, so a second one in the meantime is refused. */
   final Set<String> pending = new HashSet<>();
   private final Set<UUID> watchedTokens = new HashSet<>();
+  /** The principals this socket is counted against (ConnectionGuard), each once. */
+  private final Set<UUID> heldFor = new HashSet<>();
   private final List<Runnable> releases = new ArrayList<>();
   /** Characters written to the socket that it has not taken yet. */
   long unwritten;
@@ -42,6 +44,21 @@ final class BridgeSocket {
   /** True when the caller's credentials are not watched yet (each token is watched once). */
   boolean firstWatchOf(Caller caller) {
     return watchedTokens.add(caller.tokenId().orElse(caller.principalId()));
+  }
+
+  /** True when the socket is not counted against the caller's principal yet. */
+  boolean firstHoldFor(Caller caller) {
+    return heldFor.add(caller.principalId());
+  }
+
+  /** The principal refused to hold the socket: it is not counted against it. */
+  void forgetHold(Caller caller) {
+    heldFor.remove(caller.principalId());
+  }
+
+  /** True once some caller authenticated on the socket (and was admitted). */
+  boolean holdsAny() {
+    return !heldFor.isEmpty();
   }
 
   void onRelease(Runnable release) {

@@ -9,6 +9,7 @@ import dev.conclave.platform.errors.ConclaveException;
 import dev.conclave.platform.errors.ErrorKind;
 import dev.conclave.platform.errors.Failures;
 import dev.conclave.platform.metrics.MetricNames;
+import dev.conclave.platform.server.ConnectionGuard;
 import dev.conclave.platform.server.SessionCookie;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.vertx.core.Future;
@@ -53,6 +54,10 @@ public final class EventBusBridge {
   public static final short CLOSE_REVOKED = 4001;
   /** WebSocket's own "message too big". */
   public static final short CLOSE_TOO_BIG = 1009;
+  /** No caller authenticated on the socket within {@code CONCLAVE_UNAUTHENTICATED_TIMEOUT_SECONDS}. */
+  public static final short CLOSE_UNAUTHENTICATED = 4002;
+  /** The session cookie's principal already holds {@code CONCLAVE_MAX_CONNECTIONS_PER_PRINCIPAL} connections or sockets. */
+  public static final short CLOSE_TOO_MANY = 4029;
   /** Where the session cookie's token waits on the routing context for the socket it opens. */
   private static final String SESSION_TOKEN = "conclave.bridge.session";
 
@@ -61,10 +66,12 @@ public final class EventBusBridge {
   private final LiveCredentials live;
   private final List<BridgeTopic> topics;
   private final MeterRegistry metrics;
+  private final ConnectionGuard guard;
   private final Map<SockJSSocket, BridgeSocket> sockets = new HashMap<>();
 
-  public EventBusBridge(Vertx vertx, TokenService tokens, List<BridgeTopic> topics, MeterRegistry metrics) {
+  public EventBusBridge(Vertx vertx, TokenService tokens, List<BridgeTopic> topics, MeterRegistry metrics, ConnectionGuard guard) {
     this.vertx = vertx;
+    this.guard = guard;
     this.tokens = tokens;
     this.live = tokens.live();
     this.topics = List.copyOf(topics);
@@ -190,7 +197,38 @@ public final class EventBusBridge {
     }
     BridgeSocket state = new BridgeSocket(socket, session);
     sockets.put(socket, state);
-    session.ifPresent(caller -> watch(state, caller));
+    if (session.isPresent()) {
+      hold(state, session.get()).ifPresent(refused -> drop(socket, CLOSE_TOO_MANY, refused.detail(), "too_many_connections"));
+      if (!state.closed) {
+        watch(state, session.get());
+      }
+      return;
+    }
+    // a socket nobody authenticates on is closed, as on the gRPC port: it would otherwise live on SockJS's heartbeats
+    long timer = vertx.setTimer(guard.unauthenticatedTimeout().toMillis(), t -> {
+      if (!state.holdsAny()) {
+        drop(socket, CLOSE_UNAUTHENTICATED, "no caller authenticated within " + guard.unauthenticatedTimeout().toSeconds() + " s",
+          "unauthenticated");
+      }
+    });
+    state.onRelease(() -> vertx.cancelTimer(timer));
+  }
+
+  /**
+   * Counts the socket against the caller's principal (once per principal) for as long as it is open;
+   * the refusal when the principal already holds as many connections as it may.
+   */
+  private Optional<ConclaveException> hold(BridgeSocket state, Caller caller) {
+    if (!state.firstHoldFor(caller)) {
+      return Optional.empty();
+    }
+    ConnectionGuard.Admission admission = guard.admitSocket(state, caller);
+    if (!admission.admitted()) {
+      state.forgetHold(caller);
+      return admission.refusal();
+    }
+    state.onRelease(admission.release());
+    return Optional.empty();
   }
 
   /** True when the request has no Origin (not a browser) or one whose host and port are the Host it was sent to. */
@@ -216,6 +254,11 @@ public final class EventBusBridge {
       caller = caller(state, frame);
     } catch (ConclaveException e) {
       refuse(state, event, address, "unauthenticated", e);
+      return;
+    }
+    Optional<ConclaveException> tooMany = hold(state, caller);
+    if (tooMany.isPresent()) {
+      refuse(state, event, address, "too_many_connections", tooMany.get());
       return;
     }
     if (address.length() > MAX_ADDRESS_LENGTH || state.subscriptions.containsKey(address) || !state.pending.add(address)) {

@@ -29,10 +29,10 @@ public enum ConfigKey {
   SHUTDOWN_GRACE("CONCLAVE_SHUTDOWN_GRACE_SECONDS", "10", "how long a stopping node lets in-flight work finish"),
   MAX_MESSAGE_BYTES("CONCLAVE_MAX_MESSAGE_BYTES", "4194304", "largest gRPC message accepted, after decompression; larger ones get RESOURCE_EXHAUSTED"),
   MAX_EVENT_BYTES("CONCLAVE_MAX_EVENT_BYTES", "1048576", "largest message or agent event stored in a conversation's history (at most 2097152, so a page of history fits in what gRPC clients accept); larger ones get RESOURCE_EXHAUSTED"),
-  UNAUTHENTICATED_TIMEOUT("CONCLAVE_UNAUTHENTICATED_TIMEOUT_SECONDS", "10", "a gRPC connection on which no call has authenticated within this time is closed"),
+  UNAUTHENTICATED_TIMEOUT("CONCLAVE_UNAUTHENTICATED_TIMEOUT_SECONDS", "10", "a gRPC connection on which no call has authenticated, or an event-bus bridge socket on which no caller has, within this time is closed"),
   HTTP_IDLE_TIMEOUT("CONCLAVE_HTTP_IDLE_SECONDS", "60", "an HTTP connection (REST, console, event-bus bridge) with no traffic for this long is closed; the bridge's pings keep dashboards open"),
   MAX_CALLS_PER_PRINCIPAL("CONCLAVE_MAX_CALLS_PER_PRINCIPAL", "10000", "gRPC calls one principal may have in progress on one node; more get RESOURCE_EXHAUSTED"),
-  MAX_CONNECTIONS_PER_PRINCIPAL("CONCLAVE_MAX_CONNECTIONS_PER_PRINCIPAL", "1000", "gRPC connections one principal may have calls in progress on, per node; more get RESOURCE_EXHAUSTED"),
+  MAX_CONNECTIONS_PER_PRINCIPAL("CONCLAVE_MAX_CONNECTIONS_PER_PRINCIPAL", "1000", "connections one principal may hold per node: gRPC connections with a call of its in progress and its WebSockets (sessions, event-bus bridge), together; more are refused"),
   SSH_UNKNOWN_KEYS("CONCLAVE_SSH_UNKNOWN_KEYS", "pending", "what an SSH-signed agent call with an unknown key gets: reject (refused), pending (a pending agent principal an admin must approve) or approve (an approved agent principal at once)"),
   AUDIT_RETENTION("CONCLAVE_AUDIT_RETENTION_DAYS", "90", "how long audit log entries are kept"),
   SECRETS_KEY("CONCLAVE_SECRETS_KEY", "unset", "key that agents' secrets are encrypted with (base64 of 32 bytes); required when clustered; unset generates one into the data dir");

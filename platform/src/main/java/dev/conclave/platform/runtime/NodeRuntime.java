@@ -112,7 +112,7 @@ public final class NodeRuntime {
       AuditLog audit = new AuditLog(pool, config.nodeId(), metrics.registry());
       audit.start(vertx, config.auditRetention());
       NodeContext context = new NodeContext(vertx, config, pool, tokens, principals, metrics.registry(), health, clock,
-        membership, new EventBusPackTools(vertx, membership, config.nodeId()), EdgeSecurity.create(audit, config.maxMessageBytes()), new AgentAccess(pool),
+        membership, new EventBusPackTools(vertx, membership, config.nodeId()), EdgeSecurity.create(audit, config.maxMessageBytes(), ConnectionGuard.of(vertx, config, metrics.registry())), new AgentAccess(pool),
         secrets);
 
       List<RunningRole> running = new ArrayList<>();
@@ -126,7 +126,7 @@ public final class NodeRuntime {
       }
 
       EdgeVerticle.Setup setup = new EdgeVerticle.Setup(config, tokens, principals, clock, context.edge(), health, metrics,
-        ConnectionGuard.of(vertx, config, metrics.registry()), List.copyOf(contributions));
+        List.copyOf(contributions));
       List<EdgeVerticle> edges = new ArrayList<>();
       String edgeId = await(vertx.deployVerticle(() -> {
         EdgeVerticle edge = new EdgeVerticle(setup);

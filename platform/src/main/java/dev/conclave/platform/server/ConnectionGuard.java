@@ -31,6 +31,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
  *   <li>One principal holds at most {@code CONCLAVE_MAX_CALLS_PER_PRINCIPAL} calls in progress and at
  *       most {@code CONCLAVE_MAX_CONNECTIONS_PER_PRINCIPAL} connections with a call of its in progress;
  *       a call beyond either is {@code RESOURCE_EXHAUSTED}.</li>
+ *   <li>A WebSocket on the HTTP port (a session socket, a dashboard's bridge socket) counts as one
+ *       connection with one call in progress, for as long as it is open: the same two limits bound
+ *       them, together with the principal's gRPC calls ({@link #admitSocket}).</li>
  * </ul>
  */
 public final class ConnectionGuard {
@@ -39,10 +42,10 @@ public final class ConnectionGuard {
   public record Limits(Duration unauthenticatedTimeout, int maxCallsPerPrincipal, int maxConnectionsPerPrincipal) {
   }
 
-  /** What one principal holds: its calls in progress, per connection. */
+  /** What one principal holds: its calls in progress, per connection (an HTTP/2 connection or a WebSocket). */
   private static final class Holdings {
     int calls;
-    final Map<HttpConnection, Integer> perConnection = new java.util.HashMap<>();
+    final Map<Object, Integer> perConnection = new java.util.HashMap<>();
   }
 
   private final Vertx vertx;
@@ -91,7 +94,36 @@ public final class ConnectionGuard {
     if (authenticated.add(connection)) {
       keepOpen(connection);
     }
-    UUID principal = caller.principalId();
+    Admission admission = hold(caller.principalId(), connection);
+    if (admission.refusal().isEmpty()) {
+      request.response().endHandler(v -> admission.release().run());
+      request.response().closeHandler(v -> admission.release().run());
+    }
+    return admission.refusal();
+  }
+
+  /**
+   * A WebSocket held open by {@code caller} ({@code socket} is what identifies it): counted as one
+   * connection with one call in progress until {@link Admission#release} runs; or the refusal, when
+   * the principal is at one of its limits. Release once the socket closes.
+   */
+  public Admission admitSocket(Object socket, Caller caller) {
+    return hold(caller.principalId(), socket);
+  }
+
+  /** How long a connection may stay open without an authenticated caller ({@code CONCLAVE_UNAUTHENTICATED_TIMEOUT_SECONDS}). */
+  public Duration unauthenticatedTimeout() {
+    return limits.unauthenticatedTimeout();
+  }
+
+  /** A holding admitted (release it when it ends; releasing twice is harmless), or the refusal. */
+  public record Admission(Optional<ConclaveException> refusal, Runnable release) {
+    public boolean admitted() {
+      return refusal.isEmpty();
+    }
+  }
+
+  private Admission hold(UUID principal, Object connection) {
     ConclaveException[] refusal = {null};
     holdings.compute(principal, (id, h) -> {
       Holdings held = h == null ? new Holdings() : h;
@@ -107,7 +139,7 @@ public final class ConnectionGuard {
     });
     if (refusal[0] != null) {
       (refusal[0].code().equals("too_many_calls") ? callsRefused : connectionsRefused).increment();
-      return Optional.of(refusal[0]);
+      return new Admission(Optional.of(refusal[0]), () -> { });
     }
     AtomicBoolean released = new AtomicBoolean();
     Runnable release = () -> {
@@ -119,9 +151,7 @@ public final class ConnectionGuard {
         });
       }
     };
-    request.response().endHandler(v -> release.run());
-    request.response().closeHandler(v -> release.run());
-    return Optional.empty();
+    return new Admission(Optional.empty(), release);
   }
 
   /** Removes the port's idle timeout from an authenticated connection (Vert.x offers no API for it). */

@@ -11,12 +11,13 @@ import dev.conclave.platform.errors.Failures;
 /**
  * What the edge shares with every service it serves: the hand-over of verified callers from the
  * gRPC gate, the table of declared routes and their audiences, the audit log every change and
- * every refusal is written to, and the bounded decoding of gRPC messages.
+ * every refusal is written to, the bounded decoding of gRPC messages, and the node's bounds on what
+ * one principal holds open (gRPC calls and connections, WebSockets).
  */
-public record EdgeSecurity(CallerHandoff callers, RouteTable routes, AuditLog audit, GrpcMessages messages) {
+public record EdgeSecurity(CallerHandoff callers, RouteTable routes, AuditLog audit, GrpcMessages messages, ConnectionGuard guard) {
 
-  public static EdgeSecurity create(AuditLog audit, int maxMessageBytes) {
-    return new EdgeSecurity(new CallerHandoff(), new RouteTable(), audit, new GrpcMessages(maxMessageBytes));
+  public static EdgeSecurity create(AuditLog audit, int maxMessageBytes, ConnectionGuard guard) {
+    return new EdgeSecurity(new CallerHandoff(), new RouteTable(), audit, new GrpcMessages(maxMessageBytes), guard);
   }
 
   /** Records how an authenticated call ended; refusals ({@code PERMISSION_DENIED}, {@code UNAUTHENTICATED}) as denied. */

@@ -29,7 +29,7 @@ public final class EdgeVerticle extends VerticleBase {
 
   /** What every edge instance is built from. */
   public record Setup(ConclaveConfig config, TokenService tokens, PrincipalStore principals, java.time.Clock clock, EdgeSecurity edge,
-                      NodeHealth health, NodeMetrics metrics, ConnectionGuard guard, List<EdgeContribution> contributions) {
+                      NodeHealth health, NodeMetrics metrics, List<EdgeContribution> contributions) {
   }
 
   /** Largest HTTP request body the REST API accepts. */
@@ -67,7 +67,7 @@ public final class EdgeVerticle extends VerticleBase {
     setup.contributions().forEach(c -> c.bindHttp(router));
     new SessionEndpoint(setup.tokens(), setup.principals(), setup.edge(), setup.clock()).mount(router);
     new EventBusBridge(vertx, setup.tokens(), setup.contributions().stream().flatMap(c -> c.bridgeTopics().stream()).toList(),
-      setup.metrics().registry()).mount(router);
+      setup.metrics().registry(), setup.edge().guard()).mount(router);
     ConsoleAssets.mount(router);
     undeclared(router).ifPresent(route -> {
       throw new IllegalStateException("HTTP route " + route + " was mounted without declaring who may call it (use HttpRoutes)");
@@ -92,11 +92,11 @@ public final class EdgeVerticle extends VerticleBase {
     });
 
     grpcHttp = vertx.createHttpServer(ServerOptions.grpc(config)).requestHandler(new GrpcAuthGate(vertx, grpc, setup.tokens(),
-      setup.contributions().stream().flatMap(c -> c.grpcCredentials().stream()).toList(), setup.edge(), setup.guard()))
+      setup.contributions().stream().flatMap(c -> c.grpcCredentials().stream()).toList(), setup.edge(), setup.edge().guard()))
       .connectionHandler(connection -> {
         // Vert.x would close the whole connection over one stream's failed write (a client's cancel)
         Http2StreamErrors.install(connection);
-        setup.guard().opened(connection);
+        setup.edge().guard().opened(connection);
       });
     http = vertx.createHttpServer(ServerOptions.http(config)).requestHandler(request -> {
       if (RequestShape.admit(request)) {
