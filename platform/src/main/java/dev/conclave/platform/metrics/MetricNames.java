@@ -34,9 +34,9 @@ public final class MetricNames {
   /** Audit entries that could not be written (queue full, database down too long). */
   public static final String AUDIT_ENTRIES_LOST = "conclave.audit.entries.lost";
 
-  /** Bridge subscriptions refused (REGISTER frames); tag {@code reason}: unauthenticated, forbidden, unknown_address, invalid. */
+  /** Bridge subscriptions refused (REGISTER frames); tag {@code reason}: unauthenticated, forbidden, unknown_address, invalid, too_many_connections. */
   public static final String BRIDGE_REFUSALS = "conclave.bridge.refusals";
-  /** Bridge sockets the node closed; tag {@code reason}: slow_consumer, revoked, socket_error. */
+  /** Bridge sockets the node closed; tag {@code reason}: slow_consumer, revoked, socket_error, unauthenticated, too_many_connections. */
   public static final String BRIDGE_DROPPED_SOCKETS = "conclave.bridge.dropped.sockets";
   /** Bridge messages not delivered because the rule for who may see them could not be checked. */
   public static final String BRIDGE_WITHHELD = "conclave.bridge.withheld";
