@@ -3,6 +3,7 @@ package dev.conclave.swarm.app;
 import dev.conclave.platform.auth.SigningKeys;
 import dev.conclave.platform.config.RoleName;
 import dev.conclave.platform.db.SchemaMigration;
+import dev.conclave.swarm.store.SwarmSchema;
 import dev.conclave.platform.runtime.NodeContext;
 import dev.conclave.platform.runtime.RoleModule;
 import dev.conclave.platform.runtime.RunningRole;
@@ -52,7 +53,7 @@ public final class CoordinatorRole implements RoleModule {
 
   @Override
   public List<SchemaMigration> migrations() {
-    return List.of(new SchemaMigration("swarm"));
+    return List.of(SwarmSchema.MIGRATION);
   }
 
   @Override

@@ -137,6 +137,13 @@ public final class SwarmErrors {
   }
 
   /** An error result of a database function: {@code {code, kind, message, ...extensions}}. */
+  /** The problem as the swarm functions write an error ({@link #fromDatabase} reads it back unchanged). */
+  public static JsonObject toDatabase(SwarmProblem problem) {
+    String kind = DB_KINDS.entrySet().stream().filter(k -> k.getValue() == problem.kind()).map(Map.Entry::getKey)
+      .findFirst().orElse("invalid");
+    return problem.extensions().put("code", problem.code()).put("kind", kind).put("message", problem.detail());
+  }
+
   public static SwarmProblem fromDatabase(JsonObject error) {
     String code = error.getString("code", "internal");
     ErrorKind kind = DB_KINDS.getOrDefault(error.getString("kind"), KINDS.getOrDefault(code, ErrorKind.INTERNAL));

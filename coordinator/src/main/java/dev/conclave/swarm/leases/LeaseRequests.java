@@ -1,5 +1,7 @@
 package dev.conclave.swarm.leases;
 
+import dev.conclave.swarm.errors.SwarmErrors;
+import dev.conclave.swarm.errors.SwarmProblem;
 import dev.conclave.swarm.validation.JsonFields;
 import dev.conclave.swarm.validation.JsonOut;
 import dev.conclave.swarm.validation.Limits;
@@ -21,6 +23,25 @@ public final class LeaseRequests {
       .put("filePath", body.string("filePath", true, Limits.PATH))
       .put("durationMs", body.integer("durationMs", true, 1, 9_007_199_254_740_991L))
       .json();
+  }
+
+  /**
+   * An ACQUIRE_LEASE that failed validation with {@code invalid}: when its {@code filePath} is usable,
+   * the request goes on with the problem in {@code deferredError}, for swarm.op_acquire_lease to answer
+   * after it has refused a file another agent holds (seed 001's first rule); otherwise the problem.
+   */
+  public static JsonObject acquireDeferring(JsonFields body, SwarmProblem invalid) {
+    String path;
+    try {
+      path = body.string("filePath", true, Limits.PATH);
+    } catch (SwarmProblem unusablePath) {
+      throw invalid;
+    }
+    Object agentId = body.raw("agentId");
+    return new JsonObject()
+      .put("agentId", agentId instanceof String s && Limits.ID.matcher(s).matches() ? s : null)
+      .put("filePath", path)
+      .put("deferredError", SwarmErrors.toDatabase(invalid));
   }
 
   public static JsonObject release(JsonFields body) {

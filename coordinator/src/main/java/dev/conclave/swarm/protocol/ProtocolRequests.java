@@ -3,6 +3,7 @@ package dev.conclave.swarm.protocol;
 import dev.conclave.swarm.agents.AgentRequests;
 import dev.conclave.swarm.claims.ClaimRequests;
 import dev.conclave.swarm.errors.SwarmErrors;
+import dev.conclave.swarm.errors.SwarmProblem;
 import dev.conclave.swarm.leases.LeaseRequests;
 import dev.conclave.swarm.messages.MessageRequests;
 import dev.conclave.swarm.retries.FailureReports;
@@ -41,7 +42,22 @@ public final class ProtocolRequests {
       throw SwarmErrors.invalidField("operation", "must be " + op.name() + " here, got '" + operation + "'");
     }
     JsonFields fields = JsonFields.of(body);
-    JsonObject normalized = switch (op) {
+    JsonObject normalized;
+    try {
+      normalized = members(op, fields);
+    } catch (SwarmProblem invalid) {
+      if (op != Operation.ACQUIRE_LEASE) {
+        throw invalid;
+      }
+      // seed 001: a file another agent holds is refused with heldBy/heldUntil whatever else is wrong
+      // with the request, so the database looks at the lease before it answers with this problem
+      normalized = LeaseRequests.acquireDeferring(fields, invalid);
+    }
+    return normalized.put("protocolVersion", Vocabulary.PROTOCOL_VERSION).put("operation", op.name());
+  }
+
+  private static JsonObject members(Operation op, JsonFields fields) {
+    return switch (op) {
       case REGISTER -> AgentRequests.register(fields);
       case HEARTBEAT -> AgentRequests.heartbeat(fields);
       case CLAIM -> ClaimRequests.claim(fields);
@@ -54,7 +70,6 @@ public final class ProtocolRequests {
       case RELEASE_LEASE -> LeaseRequests.release(fields);
       case ACK_MESSAGE -> MessageRequests.ack(fields);
     };
-    return normalized.put("protocolVersion", Vocabulary.PROTOCOL_VERSION).put("operation", op.name());
   }
 
   /** The agent a (validated) request acts for. */

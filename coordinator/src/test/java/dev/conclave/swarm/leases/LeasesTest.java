@@ -131,6 +131,51 @@ class LeasesTest {
     assertThat(badDuration.json().getString("field")).isEqualTo("durationMs");
   }
 
+  /**
+   * Seed 001's first rule comes first: a file another agent holds is refused with heldBy and
+   * heldUntil whatever else is wrong with the request; once it is free, the request's own problem.
+   */
+  @Test
+  void aFileHeldByAnotherAgentIsRefusedWithItsHolderWhateverElseIsWrong() {
+    Scenario s = new Scenario(api);
+    String a = s.agent();
+    String b = s.agent();
+    String taskA = s.claimedBy(a, s.task("held"));
+    String taskB = s.claimedBy(b, s.task("other"));
+    String file = "src/" + s.skill + "/held.ts";
+    Reply granted = api.acquire(a, taskA, file, 60_000);
+    assertThat(granted.json().getBoolean("success")).isTrue();
+    String until = granted.json().getJsonObject("lease").getString("expiresAt");
+
+    List<JsonObject> wrong = List.of(
+      v1().put("agentId", "never-registered-" + s.skill).put("taskId", taskB).put("filePath", file).put("durationMs", 1000),
+      v1().put("agentId", b).put("taskId", taskA).put("filePath", file).put("durationMs", 1000),
+      v1().put("agentId", b).put("taskId", "no-such-task").put("filePath", file).put("durationMs", 1000),
+      v1().put("agentId", b).put("taskId", taskB).put("filePath", file).put("durationMs", 0),
+      v1().put("agentId", b).put("taskId", taskB).put("filePath", file).put("durationMs", "soon"),
+      v1().put("agentId", b).put("filePath", file),
+      v1().put("agentId", 17).put("taskId", taskB).put("filePath", file).put("durationMs", 1000),
+      v1().put("agentId", "bad id with spaces").put("taskId", taskB).put("filePath", file).put("durationMs", 1000));
+    for (JsonObject request : wrong) {
+      Reply refused = api.post("/api/v1/leases/acquire", request);
+      assertThat(refused.status()).as("%s -> %s", request, refused).isEqualTo(200);
+      assertThat(refused.json().getBoolean("success")).isFalse();
+      assertThat(refused.json().getString("heldBy")).isEqualTo(a);
+      assertThat(refused.json().getString("heldUntil")).isEqualTo(until);
+    }
+
+    // the holder's own bad request, and anyone's on a free file, get the request's problem
+    Reply holdersBad = api.acquire(a, taskA, file, 0);
+    assertThat(holdersBad.status()).isEqualTo(400);
+    assertThat(holdersBad.json().getString("field")).isEqualTo("durationMs");
+    Reply freeBad = api.post("/api/v1/leases/acquire", v1().put("agentId", b).put("taskId", taskB)
+      .put("filePath", "src/" + s.skill + "/free.ts").put("durationMs", "soon"));
+    assertThat(freeBad.status()).isEqualTo(400);
+    assertThat(freeBad.json().getString("field")).isEqualTo("durationMs");
+    Reply freeUnknown = api.acquire("never-registered-" + s.skill, taskB, "src/" + s.skill + "/free.ts", 1000);
+    assertThat(freeUnknown.status()).as(freeUnknown.toString()).isEqualTo(404);
+  }
+
   @Test
   void concurrentAcquiresGrantEachFileToExactlyOneAgent() throws Exception {
     Scenario s = new Scenario(api);

@@ -2,6 +2,8 @@ package dev.conclave.platform.db;
 
 import org.flywaydb.core.Flyway;
 import org.flywaydb.core.api.output.MigrateResult;
+import org.flywaydb.core.api.output.ValidateOutput;
+import org.flywaydb.core.api.output.ValidateResult;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -21,10 +23,52 @@ public final class Migrations {
 
   public static void apply(PgUrl url, List<SchemaMigration> schemas) {
     for (SchemaMigration schema : schemas) {
+      realignRewritten(url, schema);
       MigrateResult result = flyway(url, schema).migrate();
       LOG.info("migrations: schema={} applied={} version={}", schema.schema(), result.migrationsExecuted,
         result.targetSchemaVersion == null ? currentVersion(url, schema) : result.targetSchemaVersion);
     }
+  }
+
+  /**
+   * A database migrated before the schema's versioned files {@code rewritten} were
+   * rewritten (their functions moved to repeatable migrations) records those versions with the old
+   * checksums, or versions whose files are gone. When those are the only differences, the history is
+   * repaired (checksums realigned, removed files marked deleted); the repeatable migrations then
+   * recreate every function. Any other difference is left for migrate to refuse.
+   */
+  static void realignRewritten(PgUrl url, SchemaMigration schema) {
+    if (schema.rewritten().isEmpty()) {
+      return;
+    }
+    Flyway flyway = flyway(url, schema);
+    ValidateResult result = flyway.validateWithResult();
+    if (result.validationSuccessful || result.invalidMigrations == null) {
+      return;
+    }
+    boolean applied = false;
+    for (ValidateOutput invalid : result.invalidMigrations) {
+      Integer version = wholeVersion(invalid.version);
+      if (version == null) {
+        continue; // a repeatable migration not applied yet: migrate applies it
+      }
+      if (!schema.rewritten().contains(version)) {
+        return; // not ours to repair: migrate refuses with Flyway's own message
+      }
+      applied = true;
+    }
+    if (applied) {
+      flyway.repair();
+      LOG.info("migrations: schema={} history realigned with its rewritten migrations {}", schema.schema(),
+        new java.util.TreeSet<>(schema.rewritten()));
+    }
+  }
+
+  private static Integer wholeVersion(String version) {
+    if (version == null || !version.matches("\\d{1,9}")) {
+      return null;
+    }
+    return Integer.valueOf(version);
   }
 
   static String currentVersion(PgUrl url, SchemaMigration schema) {

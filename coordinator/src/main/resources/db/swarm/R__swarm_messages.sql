@@ -1,17 +1,24 @@
+-- Repeatable migration (Flyway R__): the swarm functions for messages. Flyway runs this file again
+-- whenever it changes, after the versioned migrations (tables, indexes) in this directory; edit the
+-- function here instead of adding a versioned migration. CREATE OR REPLACE keeps a function's
+-- signature: to change its arguments or return type, DROP it first in this file.
+-- Function bodies are checked when called, not here, so the files may run in any order.
+SET LOCAL check_function_bodies = off;
+
 -- Swarm coordinator: agent messages (SEND_MESSAGE, RECEIVE_MESSAGES, ACK_MESSAGE, expiry).
 --
 -- A message goes to one agent ("to") or, without "to", to every other agent registered when it was
 -- sent or later (a broadcast). RECEIVE returns, oldest first, the messages not yet delivered to the
 -- caller plus those that need an ack and have none yet, and marks them delivered.
 
-CREATE FUNCTION swarm._message_json(m swarm.messages) RETURNS jsonb LANGUAGE sql STABLE AS $$
+CREATE OR REPLACE FUNCTION swarm._message_json(m swarm.messages) RETURNS jsonb LANGUAGE sql STABLE AS $$
   SELECT jsonb_build_object('id', m.id, 'from', m.from_agent, 'to', m.to_agent, 'type', m.type,
                             'payload', m.payload, 'ackRequired', m.ack_required,
                             'createdAt', swarm._iso(m.created_at))
          || CASE WHEN m.expires_at IS NULL THEN '{}'::jsonb ELSE jsonb_build_object('expiresAt', swarm._iso(m.expires_at)) END
 $$;
 
-CREATE FUNCTION swarm.op_send_message(p_req jsonb, p_now timestamptz, p_principal uuid, p_admin boolean)
+CREATE OR REPLACE FUNCTION swarm.op_send_message(p_req jsonb, p_now timestamptz, p_principal uuid, p_admin boolean)
 RETURNS jsonb LANGUAGE plpgsql AS $$
 DECLARE
   v_agent_id text := swarm._req_str(p_req, 'agentId', 'agentId');
@@ -56,7 +63,7 @@ BEGIN
   RETURN swarm._ok(jsonb_build_object('success', true, 'messageId', v_id));
 END $$;
 
-CREATE FUNCTION swarm.op_receive_messages(p_req jsonb, p_now timestamptz, p_principal uuid, p_admin boolean)
+CREATE OR REPLACE FUNCTION swarm.op_receive_messages(p_req jsonb, p_now timestamptz, p_principal uuid, p_admin boolean)
 RETURNS jsonb LANGUAGE plpgsql AS $$
 DECLARE
   v_agent_id text := swarm._req_str(p_req, 'agentId', 'agentId');
@@ -107,7 +114,7 @@ BEGIN
   RETURN swarm._ok(jsonb_build_object('success', true, 'messages', v_messages));
 END $$;
 
-CREATE FUNCTION swarm.op_ack_message(p_req jsonb, p_now timestamptz, p_principal uuid, p_admin boolean)
+CREATE OR REPLACE FUNCTION swarm.op_ack_message(p_req jsonb, p_now timestamptz, p_principal uuid, p_admin boolean)
 RETURNS jsonb LANGUAGE plpgsql AS $$
 DECLARE
   v_agent_id text := swarm._req_str(p_req, 'agentId', 'agentId');
@@ -140,7 +147,7 @@ BEGIN
 END $$;
 
 -- Background job: deletes messages past their expiry, and any older than the retention period.
-CREATE FUNCTION swarm.expire_messages(p_now timestamptz DEFAULT date_trunc('milliseconds', clock_timestamp()),
+CREATE OR REPLACE FUNCTION swarm.expire_messages(p_now timestamptz DEFAULT date_trunc('milliseconds', clock_timestamp()),
                                       p_retention interval DEFAULT interval '7 days',
                                       p_limit integer DEFAULT 500)
 RETURNS integer LANGUAGE sql AS $$

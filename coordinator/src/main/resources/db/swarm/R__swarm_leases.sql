@@ -1,16 +1,25 @@
+-- Repeatable migration (Flyway R__): the swarm functions for file leases. Flyway runs this file again
+-- whenever it changes, after the versioned migrations (tables, indexes) in this directory; edit the
+-- function here instead of adding a versioned migration. CREATE OR REPLACE keeps a function's
+-- signature: to change its arguments or return type, DROP it first in this file.
+-- Function bodies are checked when called, not here, so the files may run in any order.
+SET LOCAL check_function_bodies = off;
+
 -- Swarm coordinator: file leases (ACQUIRE_LEASE, RELEASE_LEASE, expiry).
 --
 -- A lease is granted when the file is free, extended when the holder asks again, taken over once it
--- has expired, and refused (with heldBy/heldUntil) while another agent holds it. Durations are capped
+-- has expired, and refused (with heldBy/heldUntil) while another agent holds it; that refusal comes
+-- first, whatever else is wrong with the request (an unregistered agent, a task it does not hold,
+-- a bad durationMs). Durations are capped
 -- at one hour. A lease belongs to a task the agent holds; completing or failing the task releases it.
 
-CREATE FUNCTION swarm.op_acquire_lease(p_req jsonb, p_now timestamptz, p_principal uuid, p_admin boolean)
+CREATE OR REPLACE FUNCTION swarm.op_acquire_lease(p_req jsonb, p_now timestamptz, p_principal uuid, p_admin boolean)
 RETURNS jsonb LANGUAGE plpgsql AS $$
 DECLARE
-  v_agent_id text := swarm._req_str(p_req, 'agentId', 'agentId');
-  v_task_id text := swarm._req_str(p_req, 'taskId', 'taskId');
   v_path text := swarm._req_str(p_req, 'filePath', 'filePath');
-  v_duration bigint := swarm._int(p_req, 'durationMs', 'durationMs');
+  v_agent_id text;
+  v_task_id text;
+  v_duration bigint;
   v_expires timestamptz;
   v_event text;
   v_previous text;
@@ -19,6 +28,21 @@ DECLARE
   t swarm.tasks;
   l swarm.leases;
 BEGIN
+  -- seed 001's first rule, before anything else about the request is checked: a file another agent
+  -- holds, unexpired, is refused with who holds it and until when (an agentId that is missing or
+  -- not a string is "another agent")
+  SELECT * INTO l FROM swarm.leases WHERE file_path = v_path;
+  IF FOUND AND l.expires_at > p_now
+     AND l.agent_id IS DISTINCT FROM (CASE WHEN jsonb_typeof(p_req -> 'agentId') = 'string' THEN p_req ->> 'agentId' END) THEN
+    RETURN swarm._ok(jsonb_build_object('success', false, 'heldBy', l.agent_id, 'heldUntil', swarm._iso(l.expires_at)));
+  END IF;
+  -- a request the coordinator found invalid comes with its problem, answered only now
+  IF jsonb_typeof(p_req -> 'deferredError') = 'object' THEN
+    RETURN jsonb_build_object('error', p_req -> 'deferredError');
+  END IF;
+  v_agent_id := swarm._req_str(p_req, 'agentId', 'agentId');
+  v_task_id := swarm._req_str(p_req, 'taskId', 'taskId');
+  v_duration := swarm._int(p_req, 'durationMs', 'durationMs');
   IF v_duration IS NULL OR v_duration < 1 THEN
     PERFORM swarm._invalid('durationMs', 'must be a positive number of milliseconds');
   END IF;
@@ -76,7 +100,7 @@ BEGIN
                                       'lease', jsonb_build_object('filePath', v_path, 'expiresAt', swarm._iso(v_expires))));
 END $$;
 
-CREATE FUNCTION swarm.op_release_lease(p_req jsonb, p_now timestamptz, p_principal uuid, p_admin boolean)
+CREATE OR REPLACE FUNCTION swarm.op_release_lease(p_req jsonb, p_now timestamptz, p_principal uuid, p_admin boolean)
 RETURNS jsonb LANGUAGE plpgsql AS $$
 DECLARE
   v_agent_id text := swarm._req_str(p_req, 'agentId', 'agentId');
@@ -106,7 +130,7 @@ BEGIN
 END $$;
 
 -- Background job: releases leases past their expiry (skipping rows another node is handling).
-CREATE FUNCTION swarm.sweep_expired_leases(p_now timestamptz DEFAULT date_trunc('milliseconds', clock_timestamp()),
+CREATE OR REPLACE FUNCTION swarm.sweep_expired_leases(p_now timestamptz DEFAULT date_trunc('milliseconds', clock_timestamp()),
                                            p_limit integer DEFAULT 500)
 RETURNS integer LANGUAGE sql AS $$
   WITH gone AS (

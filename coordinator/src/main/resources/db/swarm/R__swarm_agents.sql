@@ -1,8 +1,15 @@
+-- Repeatable migration (Flyway R__): the swarm functions for agents: REGISTER, HEARTBEAT, commands, stale agents. Flyway runs this file again
+-- whenever it changes, after the versioned migrations (tables, indexes) in this directory; edit the
+-- function here instead of adding a versioned migration. CREATE OR REPLACE keeps a function's
+-- signature: to change its arguments or return type, DROP it first in this file.
+-- Function bodies are checked when called, not here, so the files may run in any order.
+SET LOCAL check_function_bodies = off;
+
 -- Swarm coordinator: agents (REGISTER, HEARTBEAT, operator commands, stale agents).
 
 -- An agent stopped heartbeating: it goes offline, its claimed tasks fail as agent_crash (through
 -- the FAIL rules: retry count, previousAgents, backoff) and its leases are released.
-CREATE FUNCTION swarm._crash_agent(a swarm.agents, p_now timestamptz) RETURNS integer LANGUAGE plpgsql AS $$
+CREATE OR REPLACE FUNCTION swarm._crash_agent(a swarm.agents, p_now timestamptz) RETURNS integer LANGUAGE plpgsql AS $$
 DECLARE
   t swarm.tasks;
   l record;
@@ -30,7 +37,7 @@ END $$;
 
 -- Background job: every agent whose last heartbeat is older than 2 minutes. Rows another node is
 -- handling are skipped, and a handled agent is offline, so no agent is processed twice.
-CREATE FUNCTION swarm.reap_stale_agents(p_now timestamptz DEFAULT date_trunc('milliseconds', clock_timestamp()),
+CREATE OR REPLACE FUNCTION swarm.reap_stale_agents(p_now timestamptz DEFAULT date_trunc('milliseconds', clock_timestamp()),
                                         p_limit integer DEFAULT 100)
 RETURNS integer LANGUAGE plpgsql AS $$
 DECLARE
@@ -48,7 +55,7 @@ BEGIN
   RETURN v_count;
 END $$;
 
-CREATE FUNCTION swarm.op_register(p_req jsonb, p_now timestamptz, p_principal uuid, p_admin boolean,
+CREATE OR REPLACE FUNCTION swarm.op_register(p_req jsonb, p_now timestamptz, p_principal uuid, p_admin boolean,
                                   p_secret_salt text)
 RETURNS jsonb LANGUAGE plpgsql AS $$
 DECLARE
@@ -124,7 +131,7 @@ BEGIN
   RETURN swarm._ok(jsonb_build_object('success', true, 'registeredAt', swarm._iso(p_now)));
 END $$;
 
-CREATE FUNCTION swarm.op_heartbeat(p_req jsonb, p_now timestamptz, p_principal uuid, p_admin boolean)
+CREATE OR REPLACE FUNCTION swarm.op_heartbeat(p_req jsonb, p_now timestamptz, p_principal uuid, p_admin boolean)
 RETURNS jsonb LANGUAGE plpgsql AS $$
 DECLARE
   v_agent_id text := swarm._req_str(p_req, 'agentId', 'agentId');
@@ -174,7 +181,7 @@ END $$;
 
 -- Queues a command for an agent's next heartbeat: {type: SHUTDOWN, reason} | {type: RELEASE_TASK,
 -- taskId, reason} | {type: PING}. Raises on errors. Returns the queued command.
-CREATE FUNCTION swarm.queue_command(p_agent_id text, p_command jsonb,
+CREATE OR REPLACE FUNCTION swarm.queue_command(p_agent_id text, p_command jsonb,
                                     p_now timestamptz DEFAULT date_trunc('milliseconds', clock_timestamp()))
 RETURNS jsonb LANGUAGE plpgsql AS $$
 DECLARE

@@ -1,22 +1,29 @@
+-- Repeatable migration (Flyway R__): the swarm functions for PROGRESS, COMPLETE, FAIL, the quality gate, learnings and reviews. Flyway runs this file again
+-- whenever it changes, after the versioned migrations (tables, indexes) in this directory; edit the
+-- function here instead of adding a versioned migration. CREATE OR REPLACE keeps a function's
+-- signature: to change its arguments or return type, DROP it first in this file.
+-- Function bodies are checked when called, not here, so the files may run in any order.
+SET LOCAL check_function_bodies = off;
+
 -- Swarm coordinator: what agents report about their work (PROGRESS, COMPLETE, FAIL), the quality
 -- gate, learnings (memory) and the operator's review of tasks that need one.
 
 -- ---- memory --------------------------------------------------------------------------------
 
 -- any of the words of a text, as a full-text query (NULL when the text has none)
-CREATE FUNCTION swarm._any_words(p_text text) RETURNS tsquery LANGUAGE sql STABLE AS $$
+CREATE OR REPLACE FUNCTION swarm._any_words(p_text text) RETURNS tsquery LANGUAGE sql STABLE AS $$
   SELECT string_agg('''' || lex || '''', ' | ')::tsquery
   FROM (SELECT lex FROM unnest(tsvector_to_array(to_tsvector('english', coalesce(p_text, '')))) lex
          WHERE lex !~ '[''\\]' LIMIT 64) w
 $$;
 
-CREATE FUNCTION swarm._learning_json(l swarm.learnings) RETURNS jsonb LANGUAGE sql STABLE AS $$
+CREATE OR REPLACE FUNCTION swarm._learning_json(l swarm.learnings) RETURNS jsonb LANGUAGE sql STABLE AS $$
   SELECT jsonb_build_object('taskId', l.task_id, 'agentId', l.agent_id, 'learning', l.content,
                             'createdAt', swarm._iso(l.created_at))
 $$;
 
 -- learnings of earlier work that share words with a task's title and description, best first
-CREATE FUNCTION swarm.related_learnings(t swarm.tasks, p_limit integer DEFAULT 5) RETURNS jsonb LANGUAGE plpgsql STABLE AS $$
+CREATE OR REPLACE FUNCTION swarm.related_learnings(t swarm.tasks, p_limit integer DEFAULT 5) RETURNS jsonb LANGUAGE plpgsql STABLE AS $$
 DECLARE v_found jsonb;
 BEGIN
   IF t.words IS NULL THEN
@@ -32,7 +39,7 @@ BEGIN
 END $$;
 
 -- full-text search over learnings (web-search syntax: words, "phrases", or, -not)
-CREATE FUNCTION swarm.search_learnings(p_query text, p_limit integer DEFAULT 20) RETURNS jsonb LANGUAGE sql STABLE AS $$
+CREATE OR REPLACE FUNCTION swarm.search_learnings(p_query text, p_limit integer DEFAULT 20) RETURNS jsonb LANGUAGE sql STABLE AS $$
   SELECT coalesce(jsonb_agg(x.j ORDER BY x.rank DESC, x.id DESC), '[]'::jsonb)
   FROM (SELECT l.id, ts_rank(l.search, q) AS rank, swarm._learning_json(l) AS j
           FROM swarm.learnings l, websearch_to_tsquery('english', p_query) q
@@ -45,7 +52,7 @@ $$;
 
 -- Records the snapshot and compares it with the branch's baseline: fewer tests passed, more lint or
 -- type errors, or a broken build are regressions. A clean snapshot becomes the new baseline.
-CREATE FUNCTION swarm._quality_gate(t swarm.tasks, a swarm.agents, p_metrics jsonb, p_now timestamptz)
+CREATE OR REPLACE FUNCTION swarm._quality_gate(t swarm.tasks, a swarm.agents, p_metrics jsonb, p_now timestamptz)
 RETURNS jsonb LANGUAGE plpgsql AS $$
 DECLARE
   v_branch text := coalesce(t.branch, '');
@@ -112,7 +119,7 @@ END $$;
 
 -- ---- PROGRESS ------------------------------------------------------------------------------
 
-CREATE FUNCTION swarm.op_progress(p_req jsonb, p_now timestamptz, p_principal uuid, p_admin boolean)
+CREATE OR REPLACE FUNCTION swarm.op_progress(p_req jsonb, p_now timestamptz, p_principal uuid, p_admin boolean)
 RETURNS jsonb LANGUAGE plpgsql AS $$
 DECLARE
   v_agent_id text := swarm._req_str(p_req, 'agentId', 'agentId');
@@ -163,7 +170,7 @@ BEGIN
 END $$;
 
 -- the task a COMPLETE or FAIL names, if this agent may report on it (else an error result)
-CREATE FUNCTION swarm._reportable(t swarm.tasks, p_task_id text, p_agent_id text) RETURNS jsonb LANGUAGE sql STABLE AS $$
+CREATE OR REPLACE FUNCTION swarm._reportable(t swarm.tasks, p_task_id text, p_agent_id text) RETURNS jsonb LANGUAGE sql STABLE AS $$
   SELECT CASE
     WHEN t.id IS NULL THEN
       swarm._err('task_not_found', 'not_found', format('no task with id %s', p_task_id))
@@ -178,7 +185,7 @@ $$;
 
 -- ---- COMPLETE ------------------------------------------------------------------------------
 
-CREATE FUNCTION swarm.op_complete(p_req jsonb, p_now timestamptz, p_principal uuid, p_admin boolean)
+CREATE OR REPLACE FUNCTION swarm.op_complete(p_req jsonb, p_now timestamptz, p_principal uuid, p_admin boolean)
 RETURNS jsonb LANGUAGE plpgsql AS $$
 DECLARE
   v_agent_id text := swarm._req_str(p_req, 'agentId', 'agentId');
@@ -245,7 +252,7 @@ END $$;
 
 -- ---- FAIL ----------------------------------------------------------------------------------
 
-CREATE FUNCTION swarm.op_fail(p_req jsonb, p_now timestamptz, p_principal uuid, p_admin boolean)
+CREATE OR REPLACE FUNCTION swarm.op_fail(p_req jsonb, p_now timestamptz, p_principal uuid, p_admin boolean)
 RETURNS jsonb LANGUAGE plpgsql AS $$
 DECLARE
   v_agent_id text := swarm._req_str(p_req, 'agentId', 'agentId');
@@ -302,7 +309,7 @@ END $$;
 
 -- Decides a task in needs_review: 'approve' completes it (its snapshot becomes the baseline),
 -- 'reject' fails it as a recoverable quality_failure (retry rules apply). Raises on errors.
-CREATE FUNCTION swarm.review_task(p_task_id text, p_decision text, p_reason text DEFAULT NULL,
+CREATE OR REPLACE FUNCTION swarm.review_task(p_task_id text, p_decision text, p_reason text DEFAULT NULL,
                                   p_now timestamptz DEFAULT date_trunc('milliseconds', clock_timestamp()))
 RETURNS jsonb LANGUAGE plpgsql AS $$
 DECLARE t swarm.tasks;

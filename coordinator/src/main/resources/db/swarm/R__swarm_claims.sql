@@ -1,3 +1,10 @@
+-- Repeatable migration (Flyway R__): the swarm functions for CLAIM. Flyway runs this file again
+-- whenever it changes, after the versioned migrations (tables, indexes) in this directory; edit the
+-- function here instead of adding a versioned migration. CREATE OR REPLACE keeps a function's
+-- signature: to change its arguments or return type, DROP it first in this file.
+-- Function bodies are checked when called, not here, so the files may run in any order.
+SET LOCAL check_function_bodies = off;
+
 -- Swarm coordinator: CLAIM.
 --
 -- A task qualifies for an agent when it is 'ready' (so every dependency is completed), its required
@@ -10,7 +17,7 @@
 -- and with skills covering the task's required skills.
 
 -- the claim filter of a request, normalized: {skills, priorities, types, excludeIds, maxMinutes}
-CREATE FUNCTION swarm._claim_filter(p_req jsonb, a swarm.agents) RETURNS jsonb LANGUAGE plpgsql IMMUTABLE AS $$
+CREATE OR REPLACE FUNCTION swarm._claim_filter(p_req jsonb, a swarm.agents) RETURNS jsonb LANGUAGE plpgsql IMMUTABLE AS $$
 DECLARE
   f jsonb := coalesce(swarm._obj(p_req, 'filter', 'filter'), '{}'::jsonb);
   v_skills text[] := swarm._skills(coalesce(swarm._str_array(f, 'skills', 'filter.skills'), '{}'));
@@ -33,13 +40,13 @@ BEGIN
     'maxMinutes', v_max);
 END $$;
 
-CREATE FUNCTION swarm._text_array(p jsonb) RETURNS text[] LANGUAGE sql IMMUTABLE AS $$
+CREATE OR REPLACE FUNCTION swarm._text_array(p jsonb) RETURNS text[] LANGUAGE sql IMMUTABLE AS $$
   SELECT CASE WHEN p IS NULL OR jsonb_typeof(p) <> 'array' THEN NULL
               ELSE ARRAY(SELECT jsonb_array_elements_text(p)) END
 $$;
 
 -- does the task match the agent's skills and the (normalized) filter? (state and locks aside)
-CREATE FUNCTION swarm._matches(t swarm.tasks, p_skills text[], p_priorities text[], p_types text[],
+CREATE OR REPLACE FUNCTION swarm._matches(t swarm.tasks, p_skills text[], p_priorities text[], p_types text[],
                                p_exclude text[], p_max bigint)
 RETURNS boolean LANGUAGE sql IMMUTABLE AS $$
   SELECT t.required_skills <@ p_skills
@@ -51,7 +58,7 @@ $$;
 
 -- (a generic plan serves every claim: the claim-order index scan does not depend on the filter values,
 -- and re-planning each call for its parameters costs more than the claim itself)
-CREATE FUNCTION swarm.op_claim(p_req jsonb, p_now timestamptz, p_principal uuid, p_admin boolean)
+CREATE OR REPLACE FUNCTION swarm.op_claim(p_req jsonb, p_now timestamptz, p_principal uuid, p_admin boolean)
 RETURNS jsonb LANGUAGE plpgsql SET plan_cache_mode = force_generic_plan AS $$
 DECLARE
   v_agent_id text := swarm._req_str(p_req, 'agentId', 'agentId');

@@ -1,3 +1,10 @@
+-- Repeatable migration (Flyway R__): the swarm functions for shared helpers: results, errors, JSON reading and shapes, events, rate limits. Flyway runs this file again
+-- whenever it changes, after the versioned migrations (tables, indexes) in this directory; edit the
+-- function here instead of adding a versioned migration. CREATE OR REPLACE keeps a function's
+-- signature: to change its arguments or return type, DROP it first in this file.
+-- Function bodies are checked when called, not here, so the files may run in any order.
+SET LOCAL check_function_bodies = off;
+
 -- Swarm coordinator: shared helpers (results, errors, JSON reading, JSON shapes, events).
 --
 -- Every protocol operation returns either {"ok": <response>} or {"error": {code, kind, message, ...}}
@@ -7,35 +14,35 @@
 -- ---- fixed protocol constants -------------------------------------------------------------
 
 -- an agent whose last heartbeat is older than this is stale (spec: 2 minutes)
-CREATE FUNCTION swarm.stale_after() RETURNS interval LANGUAGE sql IMMUTABLE AS $$ SELECT interval '2 minutes' $$;
+CREATE OR REPLACE FUNCTION swarm.stale_after() RETURNS interval LANGUAGE sql IMMUTABLE AS $$ SELECT interval '2 minutes' $$;
 -- the longest lease ACQUIRE_LEASE grants (spec: 1 hour)
-CREATE FUNCTION swarm.max_lease() RETURNS interval LANGUAGE sql IMMUTABLE AS $$ SELECT interval '1 hour' $$;
+CREATE OR REPLACE FUNCTION swarm.max_lease() RETURNS interval LANGUAGE sql IMMUTABLE AS $$ SELECT interval '1 hour' $$;
 -- retry backoff after the n-th failure: min(30 s * 2^n, 5 min), in milliseconds
-CREATE FUNCTION swarm.retry_backoff_ms(p_retry_count integer) RETURNS bigint LANGUAGE sql IMMUTABLE AS $$
+CREATE OR REPLACE FUNCTION swarm.retry_backoff_ms(p_retry_count integer) RETURNS bigint LANGUAGE sql IMMUTABLE AS $$
   SELECT least(30000 * power(2::numeric, least(p_retry_count, 30)), 300000)::bigint
 $$;
 
 -- ---- results and errors -------------------------------------------------------------------
 
-CREATE FUNCTION swarm._ok(p_response jsonb) RETURNS jsonb LANGUAGE sql IMMUTABLE AS $$
+CREATE OR REPLACE FUNCTION swarm._ok(p_response jsonb) RETURNS jsonb LANGUAGE sql IMMUTABLE AS $$
   SELECT jsonb_build_object('ok', p_response)
 $$;
 
 -- kind: invalid | forbidden | not_found | conflict | rate_limited
-CREATE FUNCTION swarm._err(p_code text, p_kind text, p_message text, p_extra jsonb DEFAULT '{}'::jsonb)
+CREATE OR REPLACE FUNCTION swarm._err(p_code text, p_kind text, p_message text, p_extra jsonb DEFAULT '{}'::jsonb)
 RETURNS jsonb LANGUAGE sql IMMUTABLE AS $$
   SELECT jsonb_build_object('error',
     jsonb_build_object('code', p_code, 'kind', p_kind, 'message', p_message) || coalesce(p_extra, '{}'::jsonb))
 $$;
 
 -- the SQLSTATE swarm.execute() raises for an error kind
-CREATE FUNCTION swarm._sqlstate(p_kind text) RETURNS text LANGUAGE sql IMMUTABLE AS $$
+CREATE OR REPLACE FUNCTION swarm._sqlstate(p_kind text) RETURNS text LANGUAGE sql IMMUTABLE AS $$
   SELECT CASE p_kind WHEN 'invalid' THEN 'SW400' WHEN 'forbidden' THEN 'SW403' WHEN 'not_found' THEN 'SW404'
                      WHEN 'rate_limited' THEN 'SW429' ELSE 'SW409' END
 $$;
 
 -- raises an error result as an exception: SQLSTATE by kind, message "<code>: <message>", detail = the error JSON
-CREATE FUNCTION swarm._raise(p_error jsonb) RETURNS void LANGUAGE plpgsql IMMUTABLE AS $$
+CREATE OR REPLACE FUNCTION swarm._raise(p_error jsonb) RETURNS void LANGUAGE plpgsql IMMUTABLE AS $$
 BEGIN
   RAISE EXCEPTION USING ERRCODE = swarm._sqlstate(p_error ->> 'kind'),
     MESSAGE = (p_error ->> 'code') || ': ' || (p_error ->> 'message'),
@@ -43,7 +50,7 @@ BEGIN
 END $$;
 
 -- bad input in a request: the coordinator's edge validates first, so this guards direct callers
-CREATE FUNCTION swarm._invalid(p_path text, p_problem text) RETURNS void LANGUAGE plpgsql IMMUTABLE AS $$
+CREATE OR REPLACE FUNCTION swarm._invalid(p_path text, p_problem text) RETURNS void LANGUAGE plpgsql IMMUTABLE AS $$
 BEGIN
   PERFORM swarm._raise(swarm._err('invalid_operation', 'invalid', p_path || ' ' || p_problem,
                                   jsonb_build_object('field', p_path)) -> 'error');
@@ -54,32 +61,32 @@ END $$;
 -- The readers below are plain SQL so that they inline into the callers' cached plans. They and
 -- swarm._bad (which raises, typed to fit any CASE branch) are VOLATILE on purpose: the planner folds
 -- immutable calls with constant arguments ahead of time, and would raise for branches never taken.
-CREATE FUNCTION swarm._bad(p_path text, p_problem text) RETURNS text LANGUAGE plpgsql VOLATILE AS $$
+CREATE OR REPLACE FUNCTION swarm._bad(p_path text, p_problem text) RETURNS text LANGUAGE plpgsql VOLATILE AS $$
 BEGIN
   PERFORM swarm._invalid(p_path, p_problem);
   RETURN NULL;
 END $$;
 
-CREATE FUNCTION swarm._obj(p jsonb, p_key text, p_path text) RETURNS jsonb LANGUAGE sql VOLATILE AS $$
+CREATE OR REPLACE FUNCTION swarm._obj(p jsonb, p_key text, p_path text) RETURNS jsonb LANGUAGE sql VOLATILE AS $$
   SELECT CASE coalesce(jsonb_typeof(p -> p_key), 'null')
     WHEN 'null' THEN NULL WHEN 'object' THEN p -> p_key
     ELSE swarm._bad(p_path, 'must be an object')::jsonb END
 $$;
 
-CREATE FUNCTION swarm._str(p jsonb, p_key text, p_path text) RETURNS text LANGUAGE sql VOLATILE AS $$
+CREATE OR REPLACE FUNCTION swarm._str(p jsonb, p_key text, p_path text) RETURNS text LANGUAGE sql VOLATILE AS $$
   SELECT CASE coalesce(jsonb_typeof(p -> p_key), 'null')
     WHEN 'null' THEN NULL WHEN 'string' THEN p ->> p_key
     ELSE swarm._bad(p_path, 'must be a string') END
 $$;
 
-CREATE FUNCTION swarm._req_str(p jsonb, p_key text, p_path text) RETURNS text LANGUAGE plpgsql IMMUTABLE AS $$
+CREATE OR REPLACE FUNCTION swarm._req_str(p jsonb, p_key text, p_path text) RETURNS text LANGUAGE plpgsql IMMUTABLE AS $$
 DECLARE v text := swarm._str(p, p_key, p_path);
 BEGIN
   IF v IS NULL OR btrim(v) = '' THEN PERFORM swarm._invalid(p_path, 'is required'); END IF;
   RETURN v;
 END $$;
 
-CREATE FUNCTION swarm._str_array(p jsonb, p_key text, p_path text) RETURNS text[] LANGUAGE plpgsql IMMUTABLE AS $$
+CREATE OR REPLACE FUNCTION swarm._str_array(p jsonb, p_key text, p_path text) RETURNS text[] LANGUAGE plpgsql IMMUTABLE AS $$
 DECLARE v jsonb := p -> p_key;
 BEGIN
   IF v IS NULL OR jsonb_typeof(v) = 'null' THEN RETURN NULL; END IF;
@@ -90,13 +97,13 @@ BEGIN
   RETURN coalesce((SELECT array_agg(e #>> '{}' ORDER BY o) FROM jsonb_array_elements(v) WITH ORDINALITY x(e, o)), '{}');
 END $$;
 
-CREATE FUNCTION swarm._num(p jsonb, p_key text, p_path text) RETURNS numeric LANGUAGE sql VOLATILE AS $$
+CREATE OR REPLACE FUNCTION swarm._num(p jsonb, p_key text, p_path text) RETURNS numeric LANGUAGE sql VOLATILE AS $$
   SELECT CASE coalesce(jsonb_typeof(p -> p_key), 'null')
     WHEN 'null' THEN NULL WHEN 'number' THEN (p ->> p_key)::numeric
     ELSE swarm._bad(p_path, 'must be a number')::numeric END
 $$;
 
-CREATE FUNCTION swarm._int(p jsonb, p_key text, p_path text) RETURNS bigint LANGUAGE plpgsql IMMUTABLE AS $$
+CREATE OR REPLACE FUNCTION swarm._int(p jsonb, p_key text, p_path text) RETURNS bigint LANGUAGE plpgsql IMMUTABLE AS $$
 DECLARE v numeric := swarm._num(p, p_key, p_path);
 BEGIN
   IF v IS NULL THEN RETURN NULL; END IF;
@@ -104,13 +111,13 @@ BEGIN
   RETURN v::bigint;
 END $$;
 
-CREATE FUNCTION swarm._bool(p jsonb, p_key text, p_path text) RETURNS boolean LANGUAGE sql VOLATILE AS $$
+CREATE OR REPLACE FUNCTION swarm._bool(p jsonb, p_key text, p_path text) RETURNS boolean LANGUAGE sql VOLATILE AS $$
   SELECT CASE coalesce(jsonb_typeof(p -> p_key), 'null')
     WHEN 'null' THEN NULL WHEN 'boolean' THEN (p ->> p_key)::boolean
     ELSE swarm._bad(p_path, 'must be true or false')::boolean END
 $$;
 
-CREATE FUNCTION swarm._ts(p jsonb, p_key text, p_path text) RETURNS timestamptz LANGUAGE plpgsql STABLE AS $$
+CREATE OR REPLACE FUNCTION swarm._ts(p jsonb, p_key text, p_path text) RETURNS timestamptz LANGUAGE plpgsql STABLE AS $$
 DECLARE v text := swarm._str(p, p_key, p_path);
 BEGIN
   IF v IS NULL THEN RETURN NULL; END IF;
@@ -121,7 +128,7 @@ BEGIN
 END $$;
 
 -- one of the allowed values, or NULL when absent
-CREATE FUNCTION swarm._enum(p jsonb, p_key text, p_path text, p_allowed text[]) RETURNS text LANGUAGE plpgsql IMMUTABLE AS $$
+CREATE OR REPLACE FUNCTION swarm._enum(p jsonb, p_key text, p_path text, p_allowed text[]) RETURNS text LANGUAGE plpgsql IMMUTABLE AS $$
 DECLARE v text := swarm._str(p, p_key, p_path);
 BEGIN
   IF v IS NOT NULL AND NOT v = ANY (p_allowed) THEN
@@ -131,13 +138,13 @@ BEGIN
 END $$;
 
 -- skill names compare case-insensitively: trimmed, lower-cased, de-duplicated, sorted
-CREATE FUNCTION swarm._skills(p text[]) RETURNS text[] LANGUAGE sql IMMUTABLE AS $$
+CREATE OR REPLACE FUNCTION swarm._skills(p text[]) RETURNS text[] LANGUAGE sql IMMUTABLE AS $$
   SELECT coalesce(array_agg(DISTINCT lower(btrim(s)) ORDER BY lower(btrim(s))), '{}')
   FROM unnest(p) s WHERE btrim(s) <> ''
 $$;
 
 -- distinct values in first-seen order
-CREATE FUNCTION swarm._distinct(p text[]) RETURNS text[] LANGUAGE sql IMMUTABLE AS $$
+CREATE OR REPLACE FUNCTION swarm._distinct(p text[]) RETURNS text[] LANGUAGE sql IMMUTABLE AS $$
   SELECT coalesce(array_agg(v ORDER BY first_at), '{}')
   FROM (SELECT v, min(o) AS first_at FROM unnest(p) WITH ORDINALITY x(v, o) GROUP BY v) d
 $$;
@@ -145,11 +152,11 @@ $$;
 -- ---- JSON shapes ---------------------------------------------------------------------------
 
 -- timestamps leave as ISO-8601 UTC with milliseconds (the coordinator stores millisecond precision)
-CREATE FUNCTION swarm._iso(p timestamptz) RETURNS text LANGUAGE sql STABLE AS $$
+CREATE OR REPLACE FUNCTION swarm._iso(p timestamptz) RETURNS text LANGUAGE sql STABLE AS $$
   SELECT to_char(p AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')
 $$;
 
-CREATE FUNCTION swarm.task_json(t swarm.tasks) RETURNS jsonb LANGUAGE sql STABLE AS $$
+CREATE OR REPLACE FUNCTION swarm.task_json(t swarm.tasks) RETURNS jsonb LANGUAGE sql STABLE AS $$
   SELECT jsonb_strip_nulls(jsonb_build_object(
     'id', t.id, 'title', t.title, 'description', t.description, 'status', t.status,
     'priority', t.priority, 'type', t.type,
@@ -164,7 +171,7 @@ CREATE FUNCTION swarm.task_json(t swarm.tasks) RETURNS jsonb LANGUAGE sql STABLE
     'completedAt', swarm._iso(t.completed_at), 'nextRetryAt', swarm._iso(t.next_retry_at)))
 $$;
 
-CREATE FUNCTION swarm.agent_json(a swarm.agents) RETURNS jsonb LANGUAGE sql STABLE AS $$
+CREATE OR REPLACE FUNCTION swarm.agent_json(a swarm.agents) RETURNS jsonb LANGUAGE sql STABLE AS $$
   SELECT jsonb_strip_nulls(jsonb_build_object(
     'id', a.id, 'name', a.name, 'type', a.type, 'status', a.status,
     'capabilities', jsonb_build_object('skills', to_jsonb(a.skills), 'maxTaskMinutes', a.max_task_minutes,
@@ -175,20 +182,22 @@ CREATE FUNCTION swarm.agent_json(a swarm.agents) RETURNS jsonb LANGUAGE sql STAB
     'offlineAt', swarm._iso(a.offline_at)))
 $$;
 
--- ---- events --------------------------------------------------------------------------------
-
--- An event: into the outbox, or, while the caller captures (swarm.dispatch_batch for a coordinator
--- node, which publishes them itself after the commit), onto the transaction-local setting
--- swarm.captured (one JSON text per line), which the batch empties after every request.
-CREATE FUNCTION swarm._emit(p_kind text, p_event text, p_id text, p_at timestamptz, p_data jsonb)
+CREATE OR REPLACE FUNCTION swarm._emit(p_kind text, p_event text, p_id text, p_at timestamptz, p_data jsonb)
 RETURNS void LANGUAGE plpgsql AS $$
 DECLARE
   v_data jsonb := coalesce(jsonb_strip_nulls(p_data), '{}'::jsonb);
+  v_seq bigint;
+  v_task text;
 BEGIN
   IF current_setting('swarm.capture', true) = 'on' THEN
+    v_seq := nextval('swarm.event_seq');
     PERFORM set_config('swarm.captured', current_setting('swarm.captured') || jsonb_build_object(
-      'seq', nextval('swarm.event_seq'), 'kind', p_kind, 'event', p_event, 'id', p_id,
+      'seq', v_seq, 'kind', p_kind, 'event', p_event, 'id', p_id,
       'at', swarm._iso(p_at), 'data', v_data)::text || E'\n', true);
+    v_task := CASE WHEN p_kind = 'task' THEN p_id WHEN p_kind IN ('lease', 'message') THEN v_data ->> 'taskId' END;
+    IF v_task IS NOT NULL THEN
+      INSERT INTO swarm.task_history (task_id, seq, kind, event, at, data) VALUES (v_task, v_seq, p_kind, p_event, p_at, v_data);
+    END IF;
   ELSE
     INSERT INTO swarm.events (kind, event, entity_id, at, data) VALUES (p_kind, p_event, p_id, p_at, v_data);
   END IF;
@@ -198,7 +207,7 @@ END $$;
 
 -- why the agent may not make this call, or NULL. The caller has locked the row (a.id IS NULL: none).
 -- Ownership is enforced for a principal that is not an admin; a NULL principal is a trusted transport.
-CREATE FUNCTION swarm._agent_error(a swarm.agents, p_agent_id text, p_principal uuid, p_admin boolean,
+CREATE OR REPLACE FUNCTION swarm._agent_error(a swarm.agents, p_agent_id text, p_principal uuid, p_admin boolean,
                                    p_allow_offline boolean DEFAULT false)
 RETURNS jsonb LANGUAGE sql STABLE AS $$
   SELECT CASE
@@ -214,14 +223,14 @@ RETURNS jsonb LANGUAGE sql STABLE AS $$
 $$;
 
 -- an agent counts as active while it is not offline and its last heartbeat is fresh
-CREATE FUNCTION swarm._active(a swarm.agents, p_now timestamptz) RETURNS boolean LANGUAGE sql IMMUTABLE AS $$
+CREATE OR REPLACE FUNCTION swarm._active(a swarm.agents, p_now timestamptz) RETURNS boolean LANGUAGE sql IMMUTABLE AS $$
   SELECT a.status <> 'offline' AND a.last_heartbeat > p_now - swarm.stale_after()
 $$;
 
 -- ---- rate limits ---------------------------------------------------------------------------
 
 -- counts one hit in the caller's current one-minute window; an error when over the limit
-CREATE FUNCTION swarm._rate_check(p_rate jsonb, p_now timestamptz) RETURNS jsonb LANGUAGE plpgsql AS $$
+CREATE OR REPLACE FUNCTION swarm._rate_check(p_rate jsonb, p_now timestamptz) RETURNS jsonb LANGUAGE plpgsql AS $$
 DECLARE
   v_bucket text := p_rate ->> 'bucket';
   v_limit integer := (p_rate ->> 'limit')::integer;

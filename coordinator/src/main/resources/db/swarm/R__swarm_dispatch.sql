@@ -1,3 +1,10 @@
+-- Repeatable migration (Flyway R__): the swarm functions for the entry point of every transport, batches, housekeeping and HMAC. Flyway runs this file again
+-- whenever it changes, after the versioned migrations (tables, indexes) in this directory; edit the
+-- function here instead of adding a versioned migration. CREATE OR REPLACE keeps a function's
+-- signature: to change its arguments or return type, DROP it first in this file.
+-- Function bodies are checked when called, not here, so the files may run in any order.
+SET LOCAL check_function_bodies = off;
+
 -- Swarm coordinator: the one entry point of every transport, batches, and housekeeping.
 --
 -- A request is the spec's JSON: {"protocolVersion": "1.0", "operation": "CLAIM", "agentId": ..., ...}.
@@ -7,7 +14,7 @@
 -- Runs one request. Returns {"ok": response} or {"error": {...}}; raises only on malformed input.
 -- p_principal: the authenticated principal acting (NULL for a trusted transport: the file transport
 -- or direct database access). p_options: {"admin": bool, "secretSalt": text, "rate": {bucket, limit}}.
-CREATE FUNCTION swarm.dispatch(p_request jsonb,
+CREATE OR REPLACE FUNCTION swarm.dispatch(p_request jsonb,
                                p_now timestamptz DEFAULT date_trunc('milliseconds', clock_timestamp()),
                                p_principal uuid DEFAULT NULL,
                                p_options jsonb DEFAULT '{}'::jsonb)
@@ -56,7 +63,7 @@ END $$;
 -- Direct database access: runs one request as a trusted caller and returns the spec's response.
 -- Errors raise SQLSTATE SW400 (invalid), SW403, SW404, SW409 or SW429 with the message
 -- "<code>: <detail>" and the error as JSON in the exception's DETAIL.
-CREATE FUNCTION swarm.execute(p_request jsonb,
+CREATE OR REPLACE FUNCTION swarm.execute(p_request jsonb,
                               p_now timestamptz DEFAULT date_trunc('milliseconds', clock_timestamp()))
 RETURNS jsonb LANGUAGE plpgsql AS $$
 DECLARE v_result jsonb := swarm.dispatch(p_request, p_now, NULL, '{}'::jsonb);
@@ -72,7 +79,7 @@ END $$;
 -- Returns {"results": [{"ok"}|{"error"}, ...], "events": [...]}. With p_capture_events the events of
 -- these requests come back in "events" (for the caller to publish) instead of going to the outbox.
 -- The agents named are locked first, in id order, so concurrent batches never deadlock on them.
-CREATE FUNCTION swarm.dispatch_batch(p_items jsonb,
+CREATE OR REPLACE FUNCTION swarm.dispatch_batch(p_items jsonb,
                                      p_now timestamptz DEFAULT date_trunc('milliseconds', clock_timestamp()),
                                      p_capture_events boolean DEFAULT false)
 RETURNS jsonb LANGUAGE plpgsql AS $$
@@ -111,7 +118,7 @@ END $$;
 -- ---- background jobs -----------------------------------------------------------------------
 
 -- Moves pending_retry tasks whose backoff has passed back to ready (each task once, cluster-wide).
-CREATE FUNCTION swarm.release_due_retries(p_now timestamptz DEFAULT date_trunc('milliseconds', clock_timestamp()),
+CREATE OR REPLACE FUNCTION swarm.release_due_retries(p_now timestamptz DEFAULT date_trunc('milliseconds', clock_timestamp()),
                                           p_limit integer DEFAULT 500)
 RETURNS integer LANGUAGE sql AS $$
   WITH due AS (
@@ -128,7 +135,7 @@ RETURNS integer LANGUAGE sql AS $$
 $$;
 
 -- Forgets rate-limit windows and replay-protection signatures that no longer matter.
-CREATE FUNCTION swarm.sweep_housekeeping(p_now timestamptz DEFAULT date_trunc('milliseconds', clock_timestamp()))
+CREATE OR REPLACE FUNCTION swarm.sweep_housekeeping(p_now timestamptz DEFAULT date_trunc('milliseconds', clock_timestamp()))
 RETURNS integer LANGUAGE sql AS $$
   WITH w AS (DELETE FROM swarm.rate_windows WHERE window_start < p_now - interval '2 minutes' RETURNING 1),
        s AS (DELETE FROM swarm.seen_signatures WHERE expires_at < p_now RETURNING 1)
@@ -136,7 +143,7 @@ RETURNS integer LANGUAGE sql AS $$
 $$;
 
 -- Takes the oldest unpublished events (skipping those another node is taking), deleting them.
-CREATE FUNCTION swarm.take_events(p_limit integer DEFAULT 500)
+CREATE OR REPLACE FUNCTION swarm.take_events(p_limit integer DEFAULT 500)
 RETURNS TABLE (seq bigint, kind text, event text, entity_id text, at timestamptz, data jsonb)
 LANGUAGE sql AS $$
   DELETE FROM swarm.events e WHERE e.seq IN (
@@ -144,16 +151,14 @@ LANGUAGE sql AS $$
   RETURNING e.seq, e.kind, e.event, e.entity_id, e.at, e.data
 $$;
 
--- ---- HMAC-signed requests ------------------------------------------------------------------
 
--- What verifying a signed request needs, in one round trip: the agent's secret salt and owner,
--- and whether this signature is new inside the replay window (it is recorded either way).
-CREATE FUNCTION swarm.signature_check(p_agent_id text, p_signature text, p_expires_at timestamptz)
-RETURNS TABLE (secret_salt text, owner_principal uuid, status text, fresh boolean) LANGUAGE sql AS $$
+CREATE OR REPLACE FUNCTION swarm.signature_record(p_agent_id text, p_signature text, p_expires_at timestamptz)
+RETURNS TABLE (fresh boolean, owner_active boolean, secret_salt text) LANGUAGE sql AS $$
   WITH seen AS (
     INSERT INTO swarm.seen_signatures (agent_id, signature, expires_at)
     SELECT p_agent_id, p_signature, p_expires_at WHERE EXISTS (SELECT 1 FROM swarm.agents WHERE id = p_agent_id)
     ON CONFLICT DO NOTHING RETURNING 1)
-  SELECT a.secret_salt, a.owner_principal, a.status, EXISTS (SELECT 1 FROM seen)
-    FROM swarm.agents a WHERE a.id = p_agent_id
+  SELECT EXISTS (SELECT 1 FROM seen), coalesce(p.status = 'approved' AND p.deleted_at IS NULL, false), a.secret_salt
+    FROM swarm.agents a LEFT JOIN auth.principals p ON p.id = a.owner_principal
+   WHERE a.id = p_agent_id
 $$;

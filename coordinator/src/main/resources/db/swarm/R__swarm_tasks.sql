@@ -1,9 +1,16 @@
+-- Repeatable migration (Flyway R__): the swarm functions for task management and the shared task transitions. Flyway runs this file again
+-- whenever it changes, after the versioned migrations (tables, indexes) in this directory; edit the
+-- function here instead of adding a versioned migration. CREATE OR REPLACE keeps a function's
+-- signature: to change its arguments or return type, DROP it first in this file.
+-- Function bodies are checked when called, not here, so the files may run in any order.
+SET LOCAL check_function_bodies = off;
+
 -- Swarm coordinator: task management (create, cancel, review) and the shared task transitions.
 --
 -- Lock order, everywhere: agent row, then task rows, then quality baseline, leases and dependents.
 
 -- (plpgsql rather than sql functions here and below: their statements' plans are cached per session)
-CREATE FUNCTION swarm._release_task_leases(p_task_id text, p_now timestamptz, p_reason text)
+CREATE OR REPLACE FUNCTION swarm._release_task_leases(p_task_id text, p_now timestamptz, p_reason text)
 RETURNS integer LANGUAGE plpgsql AS $$
 DECLARE
   l record;
@@ -18,7 +25,7 @@ BEGIN
 END $$;
 
 -- a task completed: tasks blocked on it lose one unmet dependency and become ready at zero
-CREATE FUNCTION swarm._unblock_dependents(p_task_id text, p_now timestamptz) RETURNS integer LANGUAGE plpgsql AS $$
+CREATE OR REPLACE FUNCTION swarm._unblock_dependents(p_task_id text, p_now timestamptz) RETURNS integer LANGUAGE plpgsql AS $$
 DECLARE
   d record;
   v_count integer := 0;
@@ -41,7 +48,7 @@ END $$;
 -- FAIL and everything that behaves like it (a crashed agent, a rejected review): count the retry,
 -- remember the agent, schedule the retry with backoff or give up, release the task's leases.
 -- Returns the FAIL response.
-CREATE FUNCTION swarm._fail_task(t swarm.tasks, p_agent_id text, p_failure jsonb, p_now timestamptz)
+CREATE OR REPLACE FUNCTION swarm._fail_task(t swarm.tasks, p_agent_id text, p_failure jsonb, p_now timestamptz)
 RETURNS jsonb LANGUAGE plpgsql AS $$
 DECLARE
   v_count integer := t.retry_count + 1;
@@ -88,7 +95,7 @@ END $$;
 -- dependencies?, files?, estimatedMinutes?, branch?, maxRetries?}. A dependency names an existing
 -- task or one earlier in the same array, so no request can create a cycle. Tasks with unfinished
 -- dependencies start 'blocked', the others 'ready'. Returns the created tasks. Raises on bad input.
-CREATE FUNCTION swarm.create_tasks(p_tasks jsonb,
+CREATE OR REPLACE FUNCTION swarm.create_tasks(p_tasks jsonb,
                                    p_now timestamptz DEFAULT date_trunc('milliseconds', clock_timestamp()),
                                    p_default_max_retries integer DEFAULT 2)
 RETURNS jsonb LANGUAGE plpgsql AS $$
@@ -202,7 +209,7 @@ BEGIN
 END $$;
 
 -- Cancels a task that is not finished. Idempotent for a cancelled task. Raises on errors.
-CREATE FUNCTION swarm.cancel_task(p_task_id text, p_reason text DEFAULT NULL,
+CREATE OR REPLACE FUNCTION swarm.cancel_task(p_task_id text, p_reason text DEFAULT NULL,
                                   p_now timestamptz DEFAULT date_trunc('milliseconds', clock_timestamp()))
 RETURNS jsonb LANGUAGE plpgsql AS $$
 DECLARE t swarm.tasks;

@@ -1,0 +1,95 @@
+package dev.conclave.swarm.store;
+
+import dev.conclave.platform.db.Migrations;
+import dev.conclave.platform.db.PgUrl;
+import dev.conclave.platform.db.SchemaMigration;
+import dev.conclave.platform.testing.TestDatabase;
+import org.junit.jupiter.api.Test;
+
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * The swarm functions live in repeatable migrations: a fresh database gets all of them, and a
+ * database migrated when they were still in versioned files (other checksums, files since removed)
+ * starts without intervention and gets them from the R__ files; any other difference in its history
+ * still stops start-up.
+ */
+class SwarmSchemaTest {
+
+  private static final List<SchemaMigration> SCHEMAS = List.of(new SchemaMigration("auth"), SwarmSchema.MIGRATION);
+
+  @Test
+  void aFreshDatabaseGetsEveryFunctionAndTheHistoryTrigger() throws SQLException {
+    PgUrl db = TestDatabase.freshDatabase();
+    Migrations.apply(db, SCHEMAS);
+    Migrations.apply(db, SCHEMAS);
+    assertThat(functions(db)).contains("dispatch", "dispatch_batch", "execute", "op_claim", "op_complete", "op_acquire_lease",
+      "signature_record", "record_task_history", "_emit").doesNotContain("signature_check");
+    assertThat(single(db, "SELECT count(*) FROM pg_trigger WHERE tgname = 'events_task_history'")).isEqualTo(1);
+    assertThat(single(db, "SELECT count(*) FROM swarm.flyway_schema_history WHERE type = 'SQL' AND version IS NULL"))
+      .as("repeatable migrations applied").isEqualTo(9);
+  }
+
+  @Test
+  void aDatabaseFromBeforeTheMoveStartsAndGetsTheFunctionsFromTheRepeatableFiles() throws SQLException {
+    PgUrl db = TestDatabase.freshDatabase();
+    Migrations.apply(db, SCHEMAS);
+    // make its history look like one written by the versioned files that held the functions
+    try (Connection c = connect(db); Statement s = c.createStatement()) {
+      s.execute("UPDATE swarm.flyway_schema_history SET checksum = 42 WHERE version = '10'");
+      for (int v : new int[] {2, 3, 4, 5, 6, 7, 8, 9, 11}) {
+        s.execute("INSERT INTO swarm.flyway_schema_history (installed_rank, version, description, type, script, checksum,"
+          + " installed_by, execution_time, success) VALUES ((SELECT max(installed_rank) + 1 FROM swarm.flyway_schema_history), '"
+          + v + "', 'old " + v + "', 'SQL', 'V" + v + "__old.sql', " + v + ", current_user, 1, true)");
+      }
+      s.execute("DELETE FROM swarm.flyway_schema_history WHERE version IS NULL");
+      s.execute("DROP FUNCTION swarm.op_claim(jsonb, timestamptz, uuid, boolean)");
+    }
+    Migrations.apply(db, SCHEMAS);
+    assertThat(functions(db)).contains("op_claim");
+    assertThat(single(db, "SELECT count(*) FROM swarm.flyway_schema_history WHERE type = 'SQL' AND version IS NULL AND success"))
+      .isEqualTo(9);
+    Migrations.apply(db, SCHEMAS);
+  }
+
+  @Test
+  void aChangedTableMigrationStillStopsStartUp() throws SQLException {
+    PgUrl db = TestDatabase.freshDatabase();
+    Migrations.apply(db, SCHEMAS);
+    try (Connection c = connect(db); Statement s = c.createStatement()) {
+      s.execute("UPDATE swarm.flyway_schema_history SET checksum = 42 WHERE version = '1'");
+    }
+    assertThatThrownBy(() -> Migrations.apply(db, SCHEMAS)).hasMessageContaining("checksum");
+  }
+
+  private static List<String> functions(PgUrl db) throws SQLException {
+    List<String> out = new ArrayList<>();
+    try (Connection c = connect(db); ResultSet rs = c.createStatement().executeQuery(
+      "SELECT p.proname FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace WHERE n.nspname = 'swarm'")) {
+      while (rs.next()) {
+        out.add(rs.getString(1));
+      }
+    }
+    return out;
+  }
+
+  private static long single(PgUrl db, String sql) throws SQLException {
+    try (Connection c = connect(db); ResultSet rs = c.createStatement().executeQuery(sql)) {
+      rs.next();
+      return rs.getLong(1);
+    }
+  }
+
+  private static Connection connect(PgUrl db) throws SQLException {
+    return DriverManager.getConnection(db.jdbcUrl(), db.user(), db.password().orElse(null));
+  }
+}
