@@ -16,7 +16,6 @@ import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.RoutingContext;
 
 import java.time.Clock;
-import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -38,9 +37,7 @@ final class AgentRoutes {
   void bind(HttpRoutes router) {
     router.raw(HttpMethod.GET, "/api/v1/agents", Audience.ADMINS, Resource.NONE, ctx -> reply(ctx, 200, () -> {
       String status = ctx.queryParams().get("status");
-      List<String> allowed = new ArrayList<>(Vocabulary.AGENT_STATUSES);
-      allowed.add("offline");
-      JsonFields.of(new JsonObject().put("status", status)).oneOf("status", false, allowed);
+      JsonFields.of(new JsonObject().put("status", status)).oneOf("status", false, Vocabulary.STORED_AGENT_STATUSES);
       return store.list(status).map(agents -> new JsonObject().put("agents", agents));
     }));
     router.raw(HttpMethod.GET, "/api/v1/agents/:id", Audience.ADMINS, Resource.NONE, ctx -> reply(ctx, 200, () -> store.get(ctx.pathParam("id"))

@@ -66,7 +66,7 @@ final class TaskRoutes {
     }));
     router.raw(HttpMethod.POST, "/api/v1/tasks/:id/review", Audience.ADMINS, Resource.NONE, ctx -> admin(ctx, 200, true, () -> {
       JsonFields body = JsonFields.of(Requests.body(ctx, false));
-      String decision = body.oneOf("decision", true, List.of("approve", "reject"));
+      String decision = body.oneOf("decision", true, Vocabulary.REVIEW_DECISIONS);
       return store.review(ctx.pathParam("id"), decision, body.string("reason", false, Limits.SHORT_TEXT), clock.instant());
     }));
   }
