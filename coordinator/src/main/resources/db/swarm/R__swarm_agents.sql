@@ -45,7 +45,7 @@ DECLARE
   v_count integer := 0;
 BEGIN
   FOR a IN SELECT * FROM swarm.agents
-            WHERE status <> 'offline' AND last_heartbeat <= p_now - swarm.stale_after()
+            WHERE offline_at IS NULL AND status <> 'offline' AND last_heartbeat <= p_now - swarm.stale_after()
             ORDER BY last_heartbeat, id
             LIMIT p_limit
             FOR NO KEY UPDATE SKIP LOCKED LOOP

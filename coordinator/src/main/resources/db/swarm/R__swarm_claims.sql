@@ -16,34 +16,34 @@ SET LOCAL check_function_bodies = off;
 -- agent could take it: active (not offline, heartbeat within 2 minutes), not in previousAgents,
 -- and with skills covering the task's required skills.
 
--- the claim filter of a request, normalized: {skills, priorities, types, excludeIds, maxMinutes}
-CREATE OR REPLACE FUNCTION swarm._claim_filter(p_req jsonb, a swarm.agents) RETURNS jsonb LANGUAGE plpgsql IMMUTABLE AS $$
+-- the claim filter of a request, normalized: the skills to match (the agent's, narrowed to
+-- filter.skills when given), and priorities, types (NULL: no restriction), excludeIds, maxMinutes.
+-- (Returned as columns, not as JSON, so the claim reads them without decoding: it runs on every CLAIM.)
+DROP FUNCTION IF EXISTS swarm._claim_filter(jsonb, swarm.agents);
+DROP FUNCTION IF EXISTS swarm._text_array(jsonb);
+CREATE OR REPLACE FUNCTION swarm._claim_criteria(p_req jsonb, a swarm.agents,
+                                                 OUT skills text[], OUT priorities text[], OUT types text[],
+                                                 OUT exclude text[], OUT max_minutes bigint)
+LANGUAGE plpgsql IMMUTABLE AS $$
 DECLARE
   f jsonb := coalesce(swarm._obj(p_req, 'filter', 'filter'), '{}'::jsonb);
   v_skills text[] := swarm._skills(coalesce(swarm._str_array(f, 'skills', 'filter.skills'), '{}'));
-  v_priorities text[] := coalesce(swarm._str_array(f, 'priorities', 'filter.priorities'), '{}');
-  v_types text[] := coalesce(swarm._str_array(f, 'types', 'filter.types'), '{}');
-  v_max bigint := swarm._int(f, 'maxMinutes', 'filter.maxMinutes');
 BEGIN
-  IF NOT v_priorities <@ ARRAY['critical', 'high', 'medium', 'low'] THEN
+  priorities := swarm._str_array(f, 'priorities', 'filter.priorities');
+  types := swarm._str_array(f, 'types', 'filter.types');
+  max_minutes := swarm._int(f, 'maxMinutes', 'filter.maxMinutes');
+  IF NOT coalesce(priorities, '{}') <@ ARRAY['critical', 'high', 'medium', 'low'] THEN
     PERFORM swarm._invalid('filter.priorities', 'may only contain critical, high, medium, low');
   END IF;
-  IF NOT v_types <@ ARRAY['code', 'test', 'browser_test', 'documentation', 'review', 'custom'] THEN
+  IF NOT coalesce(types, '{}') <@ ARRAY['code', 'test', 'browser_test', 'documentation', 'review', 'custom'] THEN
     PERFORM swarm._invalid('filter.types', 'may only contain code, test, browser_test, documentation, review, custom');
   END IF;
-  RETURN jsonb_build_object(
-    'skills', to_jsonb(CASE WHEN cardinality(v_skills) = 0 THEN a.skills
-                            ELSE ARRAY(SELECT unnest(a.skills) INTERSECT SELECT unnest(v_skills)) END),
-    'priorities', CASE WHEN cardinality(v_priorities) > 0 THEN to_jsonb(v_priorities) END,
-    'types', CASE WHEN cardinality(v_types) > 0 THEN to_jsonb(v_types) END,
-    'excludeIds', to_jsonb(coalesce(swarm._str_array(f, 'excludeIds', 'filter.excludeIds'), '{}')),
-    'maxMinutes', v_max);
+  IF cardinality(priorities) = 0 THEN priorities := NULL; END IF;
+  IF cardinality(types) = 0 THEN types := NULL; END IF;
+  skills := CASE WHEN cardinality(v_skills) = 0 THEN a.skills
+                 ELSE ARRAY(SELECT unnest(a.skills) INTERSECT SELECT unnest(v_skills)) END;
+  exclude := coalesce(swarm._str_array(f, 'excludeIds', 'filter.excludeIds'), '{}');
 END $$;
-
-CREATE OR REPLACE FUNCTION swarm._text_array(p jsonb) RETURNS text[] LANGUAGE sql IMMUTABLE AS $$
-  SELECT CASE WHEN p IS NULL OR jsonb_typeof(p) <> 'array' THEN NULL
-              ELSE ARRAY(SELECT jsonb_array_elements_text(p)) END
-$$;
 
 -- does the task match the agent's skills and the (normalized) filter? (state and locks aside)
 CREATE OR REPLACE FUNCTION swarm._matches(t swarm.tasks, p_skills text[], p_priorities text[], p_types text[],
@@ -62,7 +62,6 @@ CREATE OR REPLACE FUNCTION swarm.op_claim(p_req jsonb, p_now timestamptz, p_prin
 RETURNS jsonb LANGUAGE plpgsql SET plan_cache_mode = force_generic_plan AS $$
 DECLARE
   v_agent_id text := swarm._req_str(p_req, 'agentId', 'agentId');
-  v_filter jsonb;
   v_skills text[];
   v_priorities text[];
   v_types text[];
@@ -78,12 +77,9 @@ BEGIN
   IF v_err IS NOT NULL THEN
     RETURN v_err;
   END IF;
-  v_filter := swarm._claim_filter(p_req, a);
-  v_skills := swarm._text_array(v_filter -> 'skills');
-  v_priorities := swarm._text_array(v_filter -> 'priorities');
-  v_types := swarm._text_array(v_filter -> 'types');
-  v_exclude := swarm._text_array(v_filter -> 'excludeIds');
-  v_max := (v_filter ->> 'maxMinutes')::bigint;
+  SELECT c.skills, c.priorities, c.types, c.exclude, c.max_minutes
+    INTO v_skills, v_priorities, v_types, v_exclude, v_max
+    FROM swarm._claim_criteria(p_req, a) c;
 
   -- first choice: tasks this agent has not failed before, in claim order, skipping rows other
   -- transactions are claiming right now

@@ -85,7 +85,8 @@ CREATE OR REPLACE FUNCTION swarm.dispatch_batch(p_items jsonb,
 RETURNS jsonb LANGUAGE plpgsql AS $$
 DECLARE
   v_item jsonb;
-  v_results jsonb := '[]'::jsonb;
+  -- (an array, appended in place, rather than a jsonb value copied whole for each result)
+  v_results jsonb[] := '{}';
   v_captured text[] := '{}';
   v_events jsonb := '[]'::jsonb;
 BEGIN
@@ -98,8 +99,8 @@ BEGIN
    ORDER BY id
    FOR NO KEY UPDATE;
   FOR v_item IN SELECT i FROM jsonb_array_elements(p_items) WITH ORDINALITY x(i, o) ORDER BY o LOOP
-    v_results := v_results || jsonb_build_array(swarm.dispatch(
-      v_item -> 'request', p_now, (v_item ->> 'principal')::uuid, coalesce(v_item -> 'options', '{}'::jsonb)));
+    v_results := v_results || swarm.dispatch(
+      v_item -> 'request', p_now, (v_item ->> 'principal')::uuid, coalesce(v_item -> 'options', '{}'::jsonb));
     IF p_capture_events THEN
       -- moved out after each request, so the setting stays short
       v_captured := v_captured || current_setting('swarm.captured');
@@ -110,9 +111,16 @@ BEGIN
     SELECT coalesce(jsonb_agg(line::jsonb ORDER BY o), '[]'::jsonb) INTO v_events
       FROM unnest(string_to_array(array_to_string(v_captured, ''), E'\n')) WITH ORDINALITY x(line, o)
      WHERE line <> '';
+    -- the task history of the captured events, in the same transaction (the outbox's trigger does
+    -- this for events that are not captured): every task event, and lease and message events naming a task
+    INSERT INTO swarm.task_history (task_id, seq, kind, event, at, data)
+    SELECT CASE WHEN e ->> 'kind' = 'task' THEN e ->> 'id' ELSE e -> 'data' ->> 'taskId' END,
+           (e ->> 'seq')::bigint, e ->> 'kind', e ->> 'event', (e ->> 'at')::timestamptz, e -> 'data'
+      FROM jsonb_array_elements(v_events) e
+     WHERE e ->> 'kind' = 'task' OR (e ->> 'kind' IN ('lease', 'message') AND e -> 'data' ->> 'taskId' IS NOT NULL);
     PERFORM set_config('swarm.capture', 'off', true);
   END IF;
-  RETURN jsonb_build_object('results', v_results, 'events', v_events);
+  RETURN jsonb_build_object('results', to_jsonb(v_results), 'events', v_events);
 END $$;
 
 -- ---- background jobs -----------------------------------------------------------------------

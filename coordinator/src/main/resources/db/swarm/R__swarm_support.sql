@@ -90,11 +90,12 @@ CREATE OR REPLACE FUNCTION swarm._str_array(p jsonb, p_key text, p_path text) RE
 DECLARE v jsonb := p -> p_key;
 BEGIN
   IF v IS NULL OR jsonb_typeof(v) = 'null' THEN RETURN NULL; END IF;
-  IF jsonb_typeof(v) <> 'array' THEN PERFORM swarm._invalid(p_path, 'must be an array of strings'); END IF;
-  IF EXISTS (SELECT 1 FROM jsonb_array_elements(v) e WHERE jsonb_typeof(e) <> 'string') THEN
+  -- (runs several times per CLAIM and COMPLETE: the empty list, the usual case, costs nothing more)
+  IF v = '[]'::jsonb THEN RETURN '{}'; END IF;
+  IF jsonb_typeof(v) <> 'array' OR jsonb_path_exists(v, 'strict $[*] ? (@.type() != "string")') THEN
     PERFORM swarm._invalid(p_path, 'must be an array of strings');
   END IF;
-  RETURN coalesce((SELECT array_agg(e #>> '{}' ORDER BY o) FROM jsonb_array_elements(v) WITH ORDINALITY x(e, o)), '{}');
+  RETURN ARRAY(SELECT jsonb_array_elements_text(v));
 END $$;
 
 CREATE OR REPLACE FUNCTION swarm._num(p jsonb, p_key text, p_path text) RETURNS numeric LANGUAGE sql VOLATILE AS $$
@@ -187,17 +188,13 @@ RETURNS void LANGUAGE plpgsql AS $$
 DECLARE
   v_data jsonb := coalesce(jsonb_strip_nulls(p_data), '{}'::jsonb);
   v_seq bigint;
-  v_task text;
 BEGIN
   IF current_setting('swarm.capture', true) = 'on' THEN
     v_seq := nextval('swarm.event_seq');
     PERFORM set_config('swarm.captured', current_setting('swarm.captured') || jsonb_build_object(
       'seq', v_seq, 'kind', p_kind, 'event', p_event, 'id', p_id,
       'at', swarm._iso(p_at), 'data', v_data)::text || E'\n', true);
-    v_task := CASE WHEN p_kind = 'task' THEN p_id WHEN p_kind IN ('lease', 'message') THEN v_data ->> 'taskId' END;
-    IF v_task IS NOT NULL THEN
-      INSERT INTO swarm.task_history (task_id, seq, kind, event, at, data) VALUES (v_task, v_seq, p_kind, p_event, p_at, v_data);
-    END IF;
+    -- (swarm.dispatch_batch writes the task history of what it captured, in one statement)
   ELSE
     INSERT INTO swarm.events (kind, event, entity_id, at, data) VALUES (p_kind, p_event, p_id, p_at, v_data);
   END IF;

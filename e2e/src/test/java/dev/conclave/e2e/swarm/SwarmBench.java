@@ -35,6 +35,9 @@ import java.util.concurrent.TimeUnit;
  */
 public final class SwarmBench {
 
+  /** {@code -Dswarm.bench.statements=true}: also load pg_stat_statements and print where statement time goes. */
+  private static final boolean STATEMENTS = Boolean.getBoolean("swarm.bench.statements");
+
   private SwarmBench() {
   }
 
@@ -44,9 +47,15 @@ public final class SwarmBench {
     Duration budget = Duration.ofSeconds(Long.getLong("swarm.bench.seconds", 60));
     boolean durable = Boolean.parseBoolean(System.getProperty("swarm.bench.durable", "true"));
     Path dir = Files.createTempDirectory("swarm-bench");
-    Map<String, String> pgSettings = durable
+    Map<String, String> pgSettings = new java.util.HashMap<>(durable
       ? Map.of("fsync", "on", "synchronous_commit", "on", "full_page_writes", "on")
-      : Map.of("fsync", "off", "synchronous_commit", "off", "full_page_writes", "off");
+      : Map.of("fsync", "off", "synchronous_commit", "off", "full_page_writes", "off"));
+    // where PostgreSQL's time goes, per swarm function (PgFunctionTimes)
+    pgSettings.put("track_functions", "pl");
+    if (STATEMENTS) {
+      pgSettings.put("shared_preload_libraries", "pg_stat_statements");
+      pgSettings.put("pg_stat_statements.track", "all");
+    }
     System.out.printf(Locale.ROOT, "swarm bench: tasks=%d agents=%d budget=%ds postgres=%s cores=%d%n", tasks, agents,
       budget.toSeconds(), durable ? "durable (fsync=on, synchronous_commit=on)" : "fsync=off, synchronous_commit=off",
       Runtime.getRuntime().availableProcessors());
@@ -106,6 +115,7 @@ public final class SwarmBench {
     DistributionSummary batches = node.runtime().context().metrics().find(SwarmMetrics.BATCH_SIZE).summary();
     long batchesBefore = batches == null ? 0 : batches.count();
     double sumBefore = batches == null ? 0 : batches.totalAmount();
+    PgFunctionTimes.reset(db, STATEMENTS);
     HttpClaimers.Result result = http.run(ids, tasks, budget);
     long statements = batches == null ? 0 : batches.count() - batchesBefore;
     double requests = batches == null ? 0 : batches.totalAmount() - sumBefore;
@@ -114,6 +124,12 @@ public final class SwarmBench {
         + "%d empty claims, %.1f requests per statement%n", agents, result.completed(), result.took().toMillis(),
       result.perSecond(), 2 * result.perSecond(), result.emptyClaims(), statements == 0 ? 0 : requests / statements);
     System.out.printf(Locale.ROOT, "http claim+complete vs best raw claim rate: %.2fx%n", result.perSecond() / best);
+    System.out.println("PostgreSQL time by swarm function during claim+complete (track_functions = pl):");
+    PgFunctionTimes.print(db, result.completed(), 16);
+    if (STATEMENTS) {
+      System.out.println("PostgreSQL statements by execution time during claim+complete (pg_stat_statements, track = all):");
+      PgFunctionTimes.printStatements(db, result.completed(), 25);
+    }
   }
 
   private static void createTasks(HttpClaimers http, String prefix, int tasks) throws Exception {
