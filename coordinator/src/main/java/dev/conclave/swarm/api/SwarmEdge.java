@@ -7,53 +7,54 @@ import dev.conclave.platform.server.EdgeContribution;
 import dev.conclave.platform.server.EdgeSecurity;
 import dev.conclave.platform.server.HttpCredentials;
 import dev.conclave.platform.server.HttpRoutes;
-import dev.conclave.swarm.app.SwarmSettings;
-import dev.conclave.swarm.metrics.SwarmMetrics;
-import dev.conclave.swarm.protocol.DispatchBatcher;
-import dev.conclave.swarm.protocol.ProtocolService;
+import dev.conclave.swarm.config.SwarmSettings;
+import dev.conclave.swarm.protocol.ProtocolServices;
 import dev.conclave.swarm.security.AgentSecrets;
 import dev.conclave.swarm.store.AgentStore;
-import dev.conclave.swarm.store.ProtocolStore;
 import dev.conclave.swarm.store.TaskStore;
 import io.vertx.core.Context;
 import io.vertx.core.Vertx;
-import io.vertx.core.json.JsonArray;
 import io.vertx.ext.web.Router;
 
 import java.time.Clock;
 import java.util.List;
-import java.util.function.Consumer;
 
 /**
  * What the coordinator adds to the node's HTTP port: the protocol endpoints, task management and
  * operator endpoints, and HMAC-signed requests as credentials. Each edge instance gets its own
- * request batcher, confined to that instance's event loop.
+ * protocol service (its own request batcher), confined to that instance's event loop.
  */
 public final class SwarmEdge implements EdgeContribution {
 
-  /** What the routes are built from. */
-  public record Parts(Vertx vertx, SwarmSettings settings, Clock clock, AgentSecrets secrets, ProtocolStore protocol,
-                      TaskStore tasks, AgentStore agents, HttpCredentials hmac, Runnable onStateChange,
-                      SwarmMetrics metrics, Consumer<JsonArray> events, EdgeSecurity edge) {
-  }
+  private final Vertx vertx;
+  private final ProtocolServices services;
+  private final AgentSecrets secrets;
+  private final SwarmSettings settings;
+  private final TaskRoutes tasks;
+  private final AgentRoutes agents;
+  private final HttpCredentials hmac;
+  private final EdgeSecurity edge;
 
-  private final Parts parts;
-
-  public SwarmEdge(Parts parts) {
-    this.parts = parts;
+  /** {@code onStateChange}: run after an operator's change, so its events go out without waiting for a poll. */
+  public SwarmEdge(Vertx vertx, ProtocolServices services, AgentSecrets secrets, SwarmSettings settings, Clock clock,
+                   TaskStore tasks, AgentStore agents, Runnable onStateChange, HttpCredentials hmac, EdgeSecurity edge) {
+    this.vertx = vertx;
+    this.services = services;
+    this.secrets = secrets;
+    this.settings = settings;
+    this.tasks = new TaskRoutes(tasks, settings, clock, onStateChange);
+    this.agents = new AgentRoutes(agents, clock, onStateChange);
+    this.hmac = hmac;
+    this.edge = edge;
   }
 
   @Override
   public void bindHttp(Router router) {
-    Context context = Vertx.currentContext() != null ? Vertx.currentContext() : parts.vertx().getOrCreateContext();
-    SwarmSettings settings = parts.settings();
-    DispatchBatcher batcher = new DispatchBatcher(context, parts.protocol(), parts.clock(), settings.batchMax(),
-      settings.batchInFlight(), settings.queueMax(), parts.metrics(), parts.events());
-    ProtocolService service = new ProtocolService(batcher, parts.secrets(), parts.metrics());
-    HttpRoutes routes = new HttpRoutes(router, parts.edge(), Replies::problem);
-    new ProtocolRoutes(service, parts.secrets(), settings).bind(routes);
-    new TaskRoutes(parts.tasks(), settings, parts.clock(), parts.onStateChange()).bind(routes);
-    new AgentRoutes(parts.agents(), parts.clock(), parts.onStateChange()).bind(routes);
+    Context context = Vertx.currentContext() != null ? Vertx.currentContext() : vertx.getOrCreateContext();
+    HttpRoutes routes = new HttpRoutes(router, edge, Replies::problem);
+    new ProtocolRoutes(services.on(context), secrets, settings).bind(routes);
+    tasks.bind(routes);
+    agents.bind(routes);
   }
 
   @Override
@@ -64,6 +65,6 @@ public final class SwarmEdge implements EdgeContribution {
 
   @Override
   public List<HttpCredentials> httpCredentials() {
-    return List.of(parts.hmac());
+    return List.of(hmac);
   }
 }

@@ -4,7 +4,7 @@ import dev.conclave.platform.access.Audience;
 import dev.conclave.platform.access.Resource;
 import dev.conclave.platform.server.HttpAuthHandler;
 import dev.conclave.platform.server.HttpRoutes;
-import dev.conclave.swarm.app.SwarmSettings;
+import dev.conclave.swarm.config.SwarmSettings;
 import dev.conclave.swarm.errors.SwarmErrors;
 import dev.conclave.swarm.store.TaskStore.TaskQuery;
 import dev.conclave.swarm.store.TaskStore;

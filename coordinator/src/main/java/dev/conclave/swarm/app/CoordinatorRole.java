@@ -3,28 +3,37 @@ package dev.conclave.swarm.app;
 import dev.conclave.platform.auth.SigningKeys;
 import dev.conclave.platform.config.RoleName;
 import dev.conclave.platform.db.SchemaMigration;
-import dev.conclave.swarm.store.SwarmSchema;
 import dev.conclave.platform.runtime.NodeContext;
 import dev.conclave.platform.runtime.RoleModule;
 import dev.conclave.platform.runtime.RunningRole;
 import dev.conclave.platform.server.EdgeContribution;
 import dev.conclave.swarm.api.SwarmEdge;
+import dev.conclave.swarm.config.SwarmSettings;
 import dev.conclave.swarm.events.EventRelay;
+import dev.conclave.swarm.files.FileTransport;
+import dev.conclave.swarm.jobs.SwarmJobs;
 import dev.conclave.swarm.metrics.SwarmMetrics;
+import dev.conclave.swarm.protocol.ProtocolServices;
 import dev.conclave.swarm.security.AgentSecrets;
 import dev.conclave.swarm.security.HmacCredentials;
 import dev.conclave.swarm.store.AgentStore;
 import dev.conclave.swarm.store.EventStore;
+import dev.conclave.swarm.store.JobStore;
 import dev.conclave.swarm.store.ProtocolStore;
 import dev.conclave.swarm.store.SignatureStore;
+import dev.conclave.swarm.store.SwarmSchema;
 import dev.conclave.swarm.store.TaskStore;
+import io.vertx.core.Context;
 import io.vertx.core.Future;
+import io.vertx.core.Vertx;
 import io.vertx.sqlclient.Pool;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.time.Clock;
 import java.util.List;
+import java.util.Optional;
+import java.util.function.Function;
 
 /**
  * The coordinator role: the Jetpack agent protocol over HTTP, direct database access (the swarm
@@ -56,18 +65,26 @@ public final class CoordinatorRole implements RoleModule {
     return List.of(SwarmSchema.MIGRATION);
   }
 
+  /** The coordinator's one composition root: everything it runs is built here, and nowhere else. */
   @Override
   public Future<RunningRole> start(NodeContext context) {
     SwarmSettings settings = SwarmSettings.from(context.config());
     Clock time = clock != null ? clock : context.clock();
+    Vertx vertx = context.vertx();
     Pool pool = context.pool();
     AgentSecrets secrets = AgentSecrets.fromSigningSecret(SigningKeys.resolve(context.config()).rootSecret());
-    EventRelay relay = new EventRelay(context.vertx(), new EventStore(pool));
     SwarmMetrics metrics = new SwarmMetrics(context.metrics());
-    SwarmEdge edge = new SwarmEdge(new SwarmEdge.Parts(context.vertx(), settings, time, secrets, new ProtocolStore(pool),
-      new TaskStore(pool), new AgentStore(pool),
-      new HmacCredentials(new SignatureStore(pool), secrets, time, settings.hmacWindow()), relay::kick, metrics, relay::publish, context.edge()));
-    CoordinatorVerticle background = new CoordinatorVerticle(settings, time, pool, secrets, relay, context.nodeId(), metrics);
+    EventRelay relay = new EventRelay(vertx, new EventStore(pool));
+    ProtocolServices services = new ProtocolServices(new ProtocolStore(pool), time, settings, metrics, relay::publish, secrets);
+    SwarmEdge edge = new SwarmEdge(vertx, services, secrets, settings, time, new TaskStore(pool), new AgentStore(pool), relay::kick,
+      new HmacCredentials(new SignatureStore(pool), secrets, time, settings.hmacWindow()), context.edge());
+    SwarmJobs jobs = new SwarmJobs(vertx, new JobStore(pool), time, settings.jobInterval(), settings.messageRetention(), relay::kick,
+      metrics);
+    Optional<Function<Context, FileTransport>> files = settings.fileTransport()
+      ? Optional.of(on -> new FileTransport(vertx, settings.fileDir(), settings.filePoll(), settings.fileMaxBytes(), services.on(on),
+          context.nodeId()))
+      : Optional.empty();
+    CoordinatorVerticle background = new CoordinatorVerticle(relay, settings.eventPoll(), jobs, files);
     return context.vertx().deployVerticle(background).map(deployment -> {
       LOG.info("role coordinator: started node={} fileTransport={} rateLimits={}", context.nodeId(),
         settings.fileTransport() ? settings.fileDir() : "off", settings.rateLimits());

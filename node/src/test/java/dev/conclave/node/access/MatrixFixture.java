@@ -14,7 +14,7 @@ import dev.conclave.platform.testing.GrpcCalls;
 import dev.conclave.platform.testing.TestNode;
 import dev.conclave.proto.coven.Welcome;
 import dev.conclave.swarm.app.CoordinatorRole;
-import dev.conclave.swarm.app.SwarmSettings;
+import dev.conclave.swarm.config.SwarmSettings;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpMethod;

@@ -14,7 +14,7 @@ import dev.conclave.platform.testing.GrpcCalls;
 import dev.conclave.platform.testing.RawHttp;
 import dev.conclave.platform.testing.TestNode;
 import dev.conclave.swarm.app.CoordinatorRole;
-import dev.conclave.swarm.app.SwarmSettings;
+import dev.conclave.swarm.config.SwarmSettings;
 import io.vertx.core.MultiMap;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpMethod;

@@ -1,6 +1,5 @@
-package dev.conclave.swarm.security;
+package dev.conclave.swarm.protocol;
 
-import dev.conclave.swarm.protocol.Operation;
 import dev.conclave.swarm.protocol.ProtocolCall.RateBucket;
 
 import java.util.UUID;

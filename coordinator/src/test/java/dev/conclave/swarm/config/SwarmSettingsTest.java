@@ -1,4 +1,4 @@
-package dev.conclave.swarm.app;
+package dev.conclave.swarm.config;
 
 import dev.conclave.platform.config.ConclaveConfig;
 import dev.conclave.platform.config.ConfigException;
