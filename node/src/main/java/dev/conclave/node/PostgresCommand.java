@@ -24,9 +24,15 @@ final class PostgresCommand implements Runnable {
   @Override
   public void run() {
     Path dir = (dataDir != null ? dataDir : Path.of(envOr("CONCLAVE_DATA_DIR", "./data"))).toAbsolutePath().normalize();
-    Shutdown shutdown = new Shutdown();
+    Shutdown shutdown = new Shutdown("postgres");
     System.err.println("postgres: starting embedded PostgreSQL dir=" + dir.resolve("pg") + " port=" + port);
-    EmbeddedPostgresServer server = EmbeddedPostgresServer.start(dir.resolve("pg"), port, Map.of());
+    EmbeddedPostgresServer server;
+    try {
+      server = EmbeddedPostgresServer.start(dir.resolve("pg"), port, Map.of());
+    } catch (RuntimeException e) {
+      shutdown.startFailed(e);
+      throw e;
+    }
     System.out.println(server.url().full());
     System.out.flush();
     System.err.println("postgres: ready; use CONCLAVE_PG_URL=" + server.url().full() + " (SIGTERM or Ctrl-C stops it)");
