@@ -1,5 +1,6 @@
 package dev.conclave.node;
 
+import dev.conclave.platform.config.NodeSettings;
 import dev.conclave.platform.db.EmbeddedPostgresServer;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -23,7 +24,7 @@ final class PostgresCommand implements Runnable {
 
   @Override
   public void run() {
-    Path dir = (dataDir != null ? dataDir : Path.of(envOr("CONCLAVE_DATA_DIR", "./data"))).toAbsolutePath().normalize();
+    Path dir = (dataDir != null ? dataDir : NodeSettings.DATA_DIR.get(System.getenv())).toAbsolutePath().normalize();
     Shutdown shutdown = new Shutdown("postgres");
     System.err.println("postgres: starting embedded PostgreSQL dir=" + dir.resolve("pg") + " port=" + port);
     EmbeddedPostgresServer server;
@@ -40,10 +41,5 @@ final class PostgresCommand implements Runnable {
       server.close();
       System.err.println("postgres: stopped");
     });
-  }
-
-  static String envOr(String name, String fallback) {
-    String v = System.getenv(name);
-    return v == null || v.isBlank() ? fallback : v;
   }
 }

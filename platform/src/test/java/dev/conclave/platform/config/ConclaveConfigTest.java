@@ -147,8 +147,15 @@ class ConclaveConfigTest {
 
   @Test
   void everyKeyHasADistinctConclaveName() {
-    assertThat(java.util.Arrays.stream(ConfigKey.values()).map(ConfigKey::env).distinct().count())
-      .isEqualTo(ConfigKey.values().length);
-    assertThat(ConfigKey.values()).allSatisfy(k -> assertThat(k.env()).startsWith("CONCLAVE_"));
+    java.util.List<Setting<?>> settings = new NodeSettings().settings();
+    assertThat(settings.stream().map(Setting::name).distinct().count()).isEqualTo(settings.size());
+    assertThat(settings).allSatisfy(k -> assertThat(k.name()).startsWith("CONCLAVE_"));
+  }
+
+  @Test
+  void theEdgeInstancesDefaultIsTheCoresAtMostFour() {
+    int cores = Runtime.getRuntime().availableProcessors();
+    assertThat(ConclaveConfig.from(Map.of()).edgeInstances()).isEqualTo(Math.max(1, Math.min(4, cores)));
+    assertThat(NodeSettings.EDGE_INSTANCES.documentedDefault()).isEqualTo("number of cores, at most 4");
   }
 }
