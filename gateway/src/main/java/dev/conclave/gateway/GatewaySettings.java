@@ -1,11 +1,21 @@
 package dev.conclave.gateway;
 
 import dev.conclave.platform.config.ConclaveConfig;
+import dev.conclave.platform.config.ConfigException;
+import dev.conclave.platform.config.Parsers;
+import dev.conclave.platform.config.Setting;
+import dev.conclave.platform.config.Setting.Reader;
 import dev.conclave.platform.config.Values;
 
+import java.net.URI;
+import java.net.URISyntaxException;
 import java.time.Duration;
 
-/** The gateway's own settings, each read from one environment variable (documented in README). */
+/**
+ * The gateway's own settings: each declared once below as a {@link Setting} (listed by
+ * {@link GatewaySettingCatalogue}, documented in the README's configuration table), and their values
+ * for one node.
+ */
 public record GatewaySettings(
   Duration registerTimeout,
   Duration heartbeatTimeout,
@@ -15,38 +25,53 @@ public record GatewaySettings(
   Duration commandTimeout,
   String mcpEndpoint) {
 
-  public static final String REGISTER_TIMEOUT = "CONCLAVE_AGENT_REGISTER_TIMEOUT_SECONDS";
-  public static final String HEARTBEAT_TIMEOUT = "CONCLAVE_AGENT_HEARTBEAT_TIMEOUT_SECONDS";
-  public static final String PING_INTERVAL = "CONCLAVE_AGENT_PING_SECONDS";
-  public static final String CANCEL_GRACE = "CONCLAVE_CANCEL_GRACE_SECONDS";
+  public static final Setting<Duration> REGISTER_TIMEOUT = Setting.define("CONCLAVE_AGENT_REGISTER_TIMEOUT_SECONDS", Parsers.SECONDS)
+    .readBy(Reader.GATEWAY).describedAs("time a new stream has to send RegisterAgent")
+    .byDefault("10");
+  public static final Setting<Duration> HEARTBEAT_TIMEOUT = Setting.define("CONCLAVE_AGENT_HEARTBEAT_TIMEOUT_SECONDS", Parsers.SECONDS)
+    .readBy(Reader.GATEWAY).describedAs("silence after which an agent's stream is closed")
+    .byDefault("90");
+  public static final Setting<Duration> PING_INTERVAL = Setting.define("CONCLAVE_AGENT_PING_SECONDS", GatewaySettings::pingSeconds)
+    .readBy(Reader.GATEWAY).describedAs("HTTP/2 PING interval on agent connections; `0` disables")
+    .byDefault("30");
+  public static final Setting<Duration> CANCEL_GRACE = Setting.define("CONCLAVE_CANCEL_GRACE_SECONDS", Parsers.SECONDS)
+    .readBy(Reader.GATEWAY).describedAs("how long an agent has to confirm a cancel")
+    .byDefault("30");
   /** Where agents reach MCP; set it when the pack host runs elsewhere (its own pods on Kubernetes). */
-  public static final String MCP_ENDPOINT = "CONCLAVE_MCP_ENDPOINT";
+  public static final Setting<String> MCP_ENDPOINT = Setting.define("CONCLAVE_MCP_ENDPOINT", GatewaySettings::url)
+    .readBy(Reader.GATEWAY)
+    .describedAs("the MCP URL agents get in `Welcome.mcp_endpoint`; set it when the pack host runs on other nodes "
+      + "(the Kubernetes base points it at the `conclave-pack-host` Service)")
+    .noDefault("this node's `http://<public host>:<http port>/mcp`");
 
   public static GatewaySettings from(ConclaveConfig config) {
     return new GatewaySettings(
-      seconds(config, REGISTER_TIMEOUT, 10),
-      seconds(config, HEARTBEAT_TIMEOUT, 90),
-      config.raw(PING_INTERVAL).map(v -> Duration.ofSeconds(Values.integer(PING_INTERVAL, v))).orElse(Duration.ofSeconds(30)),
-      seconds(config, CANCEL_GRACE, 30),
+      config.get(REGISTER_TIMEOUT),
+      config.get(HEARTBEAT_TIMEOUT),
+      config.get(PING_INTERVAL),
+      config.get(CANCEL_GRACE),
       Duration.ofSeconds(10),
       Duration.ofSeconds(5),
-      config.raw(MCP_ENDPOINT).map(GatewaySettings::url)
-        .orElse("http://" + config.advertisedHost() + ":" + config.httpPort() + "/mcp"));
+      config.find(MCP_ENDPOINT).orElse("http://" + config.advertisedHost() + ":" + config.httpPort() + "/mcp"));
   }
 
-  private static String url(String value) {
+  private static Duration pingSeconds(String variable, String text) {
+    int seconds = Values.integer(variable, text);
+    if (seconds < 0) {
+      throw new ConfigException(variable, "must be 0 (off) or a positive whole number, got '" + text + "'");
+    }
+    return Duration.ofSeconds(seconds);
+  }
+
+  private static String url(String variable, String value) {
     try {
-      java.net.URI uri = new java.net.URI(value);
+      URI uri = new URI(value);
       if (("http".equals(uri.getScheme()) || "https".equals(uri.getScheme())) && uri.getHost() != null) {
         return value;
       }
-    } catch (java.net.URISyntaxException e) {
+    } catch (URISyntaxException e) {
       // reported below
     }
-    throw new dev.conclave.platform.config.ConfigException(MCP_ENDPOINT, "must be an http(s) URL such as http://packs:8080/mcp, got '" + value + "'");
-  }
-
-  private static Duration seconds(ConclaveConfig config, String variable, int fallback) {
-    return Duration.ofSeconds(config.raw(variable).map(v -> Values.positive(variable, v)).orElse(fallback));
+    throw new ConfigException(variable, "must be an http(s) URL such as http://packs:8080/mcp, got '" + value + "'");
   }
 }

@@ -1,5 +1,6 @@
 package dev.conclave.node;
 
+import dev.conclave.platform.config.NodeSettings;
 import dev.conclave.platform.db.EmbeddedPostgresServer;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -23,10 +24,16 @@ final class PostgresCommand implements Runnable {
 
   @Override
   public void run() {
-    Path dir = (dataDir != null ? dataDir : Path.of(envOr("CONCLAVE_DATA_DIR", "./data"))).toAbsolutePath().normalize();
-    Shutdown shutdown = new Shutdown();
+    Path dir = (dataDir != null ? dataDir : NodeSettings.DATA_DIR.get(System.getenv())).toAbsolutePath().normalize();
+    Shutdown shutdown = new Shutdown("postgres");
     System.err.println("postgres: starting embedded PostgreSQL dir=" + dir.resolve("pg") + " port=" + port);
-    EmbeddedPostgresServer server = EmbeddedPostgresServer.start(dir.resolve("pg"), port, Map.of());
+    EmbeddedPostgresServer server;
+    try {
+      server = EmbeddedPostgresServer.start(dir.resolve("pg"), port, Map.of());
+    } catch (RuntimeException e) {
+      shutdown.startFailed(e);
+      throw e;
+    }
     System.out.println(server.url().full());
     System.out.flush();
     System.err.println("postgres: ready; use CONCLAVE_PG_URL=" + server.url().full() + " (SIGTERM or Ctrl-C stops it)");
@@ -34,10 +41,5 @@ final class PostgresCommand implements Runnable {
       server.close();
       System.err.println("postgres: stopped");
     });
-  }
-
-  static String envOr(String name, String fallback) {
-    String v = System.getenv(name);
-    return v == null || v.isBlank() ? fallback : v;
   }
 }

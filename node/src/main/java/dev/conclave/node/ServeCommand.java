@@ -29,11 +29,12 @@ final class ServeCommand implements Runnable {
       System.exit(2);
       return;
     }
-    Shutdown shutdown = new Shutdown();
+    Shutdown shutdown = new Shutdown("node");
     NodeRuntime runtime;
     try {
       runtime = NodeRuntime.start(config, modulesFor(config));
     } catch (RuntimeException e) {
+      shutdown.startFailed(e);
       LOG.error("start failed: {}", e.getMessage(), e);
       System.exit(1);
       return;

@@ -15,6 +15,7 @@ import dev.conclave.platform.auth.TokenService;
 import dev.conclave.platform.auth.TokenStore;
 import dev.conclave.platform.config.ConclaveConfig;
 import dev.conclave.platform.config.ConfigException;
+import dev.conclave.platform.config.NodeSettings;
 import dev.conclave.platform.db.EmbeddedPostgresServer;
 import dev.conclave.platform.db.Migrations;
 import dev.conclave.platform.db.PgPools;
@@ -92,7 +93,7 @@ final class TokenCommand implements Callable<Integer> {
     Duration lifetime = parseTtl(ttl);
     Map<String, String> env = new HashMap<>(System.getenv());
     if (dataDir != null) {
-      env.put("CONCLAVE_DATA_DIR", dataDir.toString());
+      env.put(NodeSettings.DATA_DIR.name(), dataDir.toString());
     }
     ConclaveConfig config;
     try {

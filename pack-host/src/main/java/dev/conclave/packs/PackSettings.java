@@ -1,21 +1,27 @@
 package dev.conclave.packs;
 
 import dev.conclave.platform.config.ConclaveConfig;
-import dev.conclave.platform.config.Values;
+import dev.conclave.platform.config.Parsers;
+import dev.conclave.platform.config.Setting;
+import dev.conclave.platform.config.Setting.Reader;
 
 import java.time.Duration;
 
-/** The pack host's own settings, each read from one environment variable (documented in docs/packs.md). */
+/**
+ * The pack host's own settings: each declared once below as a {@link Setting} (listed by
+ * {@link PackSettingCatalogue}, documented in the README's configuration table and docs/packs.md),
+ * and their values for one node.
+ */
 public record PackSettings(Duration askUserTimeout, Duration pingInterval) {
 
-  public static final String ASK_USER_TIMEOUT = "CONCLAVE_ASK_USER_TIMEOUT_SECONDS";
-  public static final String PACK_PING = "CONCLAVE_PACK_PING_SECONDS";
+  public static final Setting<Duration> ASK_USER_TIMEOUT = Setting.define("CONCLAVE_ASK_USER_TIMEOUT_SECONDS", Parsers.SECONDS)
+    .readBy(Reader.PACK_HOST).describedAs("how long `ask_user` waits by default, and the most a question may ask for")
+    .byDefault("300");
+  public static final Setting<Duration> PACK_PING = Setting.define("CONCLAVE_PACK_PING_SECONDS", Parsers.SECONDS)
+    .readBy(Reader.PACK_HOST).describedAs("HTTP/2 ping interval on pack connections; a pack that misses one is dropped")
+    .byDefault("20");
 
   public static PackSettings from(ConclaveConfig config) {
-    return new PackSettings(seconds(config, ASK_USER_TIMEOUT, 300), seconds(config, PACK_PING, 20));
-  }
-
-  private static Duration seconds(ConclaveConfig config, String variable, int fallback) {
-    return Duration.ofSeconds(config.raw(variable).map(v -> Values.positive(variable, v)).orElse(fallback));
+    return new PackSettings(config.get(ASK_USER_TIMEOUT), config.get(PACK_PING));
   }
 }

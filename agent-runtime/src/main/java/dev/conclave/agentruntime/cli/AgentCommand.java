@@ -5,7 +5,6 @@ import picocli.CommandLine;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Model.OptionSpec;
 import picocli.CommandLine.ParseResult;
-import sun.misc.Signal;
 
 import java.net.InetAddress;
 import java.net.UnknownHostException;
@@ -18,7 +17,8 @@ import java.util.concurrent.CompletableFuture;
  * The {@code agent} command: {@code ./conclave agent --backend openai …} or
  * {@code java -jar conclave-agent.jar …}. Its options are made from {@link Setting}, so the flags,
  * the environment variables and the config file keys cannot drift apart. SIGTERM and SIGINT stop
- * the agent (the request in flight is cancelled) and the command returns 0.
+ * the agent through a JVM shutdown hook ({@link StopOnExit}): the request in flight finishes or is
+ * cancelled, and the process exits with the code the run returns (0 after a requested stop).
  */
 public final class AgentCommand implements Callable<Integer> {
 
@@ -62,9 +62,14 @@ public final class AgentCommand implements Callable<Integer> {
       return 2;
     }
     CompletableFuture<String> stop = new CompletableFuture<>();
-    Signal.handle(new Signal("TERM"), s -> stop.complete("SIGTERM"));
-    Signal.handle(new Signal("INT"), s -> stop.complete("SIGINT"));
-    return AgentRuntime.run(config, System.getenv(), System.out, stop);
+    StopOnExit exit = StopOnExit.install(stop);
+    int code = 1;
+    try {
+      code = AgentRuntime.run(config, System.getenv(), System.out, stop);
+      return code;
+    } finally {
+      exit.finished(code);
+    }
   }
 
   private static String hostname() {

@@ -21,7 +21,6 @@ import dev.conclave.proto.coven.ToolStateUpdate;
 import dev.conclave.proto.coven.ToolUse;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
-import io.vertx.core.internal.ContextInternal;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -41,7 +40,7 @@ final class ActiveRequest implements ResponseStream {
   /** Enough for any chat answer; beyond it the automatic {@code done} carries a truncated text. */
   private static final int MAX_COLLECTED_TEXT = 1 << 20;
 
-  private final ContextInternal context;
+  private final ClientContext context;
   private final IncomingMessage message;
   private final GatewayStream stream;
   private final String logContext;
@@ -53,7 +52,7 @@ final class ActiveRequest implements ResponseStream {
   private boolean abandoned;
   private boolean approveAll;
 
-  ActiveRequest(ContextInternal context, IncomingMessage message, GatewayStream stream, String agentId) {
+  ActiveRequest(ClientContext context, IncomingMessage message, GatewayStream stream, String agentId) {
     this.context = context;
     this.message = message;
     this.stream = stream;

@@ -15,8 +15,6 @@ import dev.conclave.proto.coven.ServerMessage;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
-import io.vertx.core.internal.ContextInternal;
-import io.vertx.core.internal.VertxInternal;
 import io.vertx.grpc.client.GrpcClient;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -40,7 +38,7 @@ public final class ConnectionSupervisor implements GatewayStream.Listener {
   private enum State { NEW, CONNECTING, REGISTERED, DRAINING, BACKING_OFF, STOPPING, STOPPED }
 
   private final ClientConfig config;
-  private final ContextInternal context;
+  private final ClientContext context;
   private final Vertx vertx;
   private final GrpcClient client;
   private final RequestRunner runner;
@@ -64,7 +62,7 @@ public final class ConnectionSupervisor implements GatewayStream.Listener {
   public ConnectionSupervisor(ClientConfig config) {
     this.config = config;
     this.vertx = config.vertx();
-    this.context = ((VertxInternal) vertx).createEventLoopContext();
+    this.context = ClientContext.create(vertx);
     this.client = Transport.client(config);
     this.runner = new RequestRunner(context, config);
     this.packTools = new PackToolCalls(context, config.agentId());

@@ -15,7 +15,6 @@ import dev.conclave.proto.coven.ServerMessage;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
-import io.vertx.core.internal.ContextInternal;
 import io.vertx.core.net.SocketAddress;
 import io.vertx.grpc.client.GrpcClient;
 import io.vertx.grpc.client.GrpcClientRequest;
@@ -45,7 +44,7 @@ final class GatewayStream {
     void onEnded(GatewayStream stream, Throwable cause);
   }
 
-  private final ContextInternal context;
+  private final ClientContext context;
   private final Vertx vertx;
   private final ClientConfig config;
   private final GrpcClient client;
@@ -63,7 +62,7 @@ final class GatewayStream {
   private long heartbeatTimer = -1;
   private long closeTimer = -1;
 
-  GatewayStream(ContextInternal context, ClientConfig config, GrpcClient client, Endpoint endpoint) {
+  GatewayStream(ClientContext context, ClientConfig config, GrpcClient client, Endpoint endpoint) {
     this.context = context;
     this.vertx = context.owner();
     this.config = config;

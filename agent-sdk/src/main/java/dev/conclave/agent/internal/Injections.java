@@ -6,7 +6,6 @@ import dev.conclave.proto.coven.AgentMessage;
 import dev.conclave.proto.coven.InjectContext;
 import dev.conclave.proto.coven.InjectionAck;
 import io.vertx.core.Future;
-import io.vertx.core.internal.ContextInternal;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -21,7 +20,7 @@ final class Injections {
   private Injections() {
   }
 
-  static void answer(ContextInternal context, ClientConfig config, GatewayStream s, InjectContext inject) {
+  static void answer(ClientContext context, ClientConfig config, GatewayStream s, InjectContext inject) {
     String log = "agent=" + config.agentId();
     Future<InjectionDecision> decision;
     if (!config.declares(Feature.INJECTION)) {

@@ -2,7 +2,6 @@ package dev.conclave.agent.internal;
 
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
-import io.vertx.core.internal.ContextInternal;
 
 import java.util.function.Supplier;
 
@@ -12,35 +11,31 @@ final class OnContext {
   private OnContext() {
   }
 
-  static <T> Future<T> call(ContextInternal context, Supplier<Future<T>> action) {
+  static <T> Future<T> call(ClientContext context, Supplier<Future<T>> action) {
     if (context.inThread()) {
       return invoke(action);
     }
     Promise<T> promise = context.promise();
-    context.runOnContext(v -> invoke(action).onComplete(promise));
+    context.runOnContext(() -> invoke(action).onComplete(promise));
     return promise.future();
   }
 
-  static void run(ContextInternal context, Runnable action) {
-    if (context.inThread()) {
-      action.run();
-    } else {
-      context.runOnContext(v -> action.run());
-    }
+  static void run(ClientContext context, Runnable action) {
+    context.run(action);
   }
 
   /**
    * Calls user code on the context and returns a future whose callbacks run on the context too,
    * whichever thread user code completes it on.
    */
-  static <T> Future<T> callback(ContextInternal context, Supplier<Future<T>> action) {
+  static <T> Future<T> callback(ClientContext context, Supplier<Future<T>> action) {
     Promise<T> promise = context.promise();
     invoke(action).onComplete(promise);
     return promise.future();
   }
 
   /** {@code future}, with its callbacks moved onto the context. */
-  static <T> Future<T> on(ContextInternal context, Future<T> future) {
+  static <T> Future<T> on(ClientContext context, Future<T> future) {
     Promise<T> promise = context.promise();
     future.onComplete(promise);
     return promise.future();

@@ -8,7 +8,6 @@ import dev.conclave.proto.coven.ExecutePackTool;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
-import io.vertx.core.internal.ContextInternal;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -29,12 +28,12 @@ final class PackToolCalls {
   private record Pending(String toolName, Promise<PackToolResult> result, long timer, GatewayStream stream) {
   }
 
-  private final ContextInternal context;
+  private final ClientContext context;
   private final Vertx vertx;
   private final String agentId;
   private final Map<String, Pending> pending = new HashMap<>();
 
-  PackToolCalls(ContextInternal context, String agentId) {
+  PackToolCalls(ClientContext context, String agentId) {
     this.context = context;
     this.vertx = context.owner();
     this.agentId = agentId;

@@ -11,7 +11,6 @@ import dev.conclave.proto.coven.SendMessage;
 import dev.conclave.proto.coven.ToolApprovalResponse;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
-import io.vertx.core.internal.ContextInternal;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -32,7 +31,7 @@ final class RequestRunner {
   private record Queued(GatewayStream stream, SendMessage message) {
   }
 
-  private final ContextInternal context;
+  private final ClientContext context;
   private final ClientConfig config;
   private final AgentHandler handler;
   private final ArrayDeque<Queued> queue = new ArrayDeque<>();
@@ -41,7 +40,7 @@ final class RequestRunner {
   /** Once set, new messages are answered {@code cancelled} with this reason instead of being run. */
   private String refusing;
 
-  RequestRunner(ContextInternal context, ClientConfig config) {
+  RequestRunner(ClientContext context, ClientConfig config) {
     this.context = context;
     this.config = config;
     this.handler = config.handler();

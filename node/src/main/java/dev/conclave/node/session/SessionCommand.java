@@ -1,5 +1,6 @@
 package dev.conclave.node.session;
 
+import dev.conclave.platform.config.NodeSettings;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.DecodeException;
 import io.vertx.core.json.JsonObject;
@@ -64,7 +65,7 @@ public final class SessionCommand implements Callable<Integer> {
     Optional.ofNullable(conversation).ifPresent(c -> configure.put("conversation_key", c));
     String token = token();
     List<URI> nodes = urls != null && !urls.isEmpty() ? urls
-      : List.of(URI.create("http://127.0.0.1:" + Optional.ofNullable(System.getenv("CONCLAVE_HTTP_PORT")).orElse("8080")));
+      : List.of(URI.create("http://127.0.0.1:" + NodeSettings.HTTP_PORT.get(System.getenv())));
     Vertx vertx = Vertx.vertx();
     try {
       NdjsonSession session = new NdjsonSession(vertx, nodes, token, configure, System.out);
@@ -88,11 +89,11 @@ public final class SessionCommand implements Callable<Integer> {
   }
 
   private String token() throws java.io.IOException {
-    if (tokenFile == null && System.getenv("CONCLAVE_TOKEN") != null) {
-      return System.getenv("CONCLAVE_TOKEN").trim();
+    Optional<String> fromEnv = SessionSettings.TOKEN.find(System.getenv());
+    if (tokenFile == null && fromEnv.isPresent()) {
+      return fromEnv.get();
     }
-    Path file = tokenFile != null ? tokenFile
-      : Path.of(Optional.ofNullable(System.getenv("CONCLAVE_DATA_DIR")).orElse("./data"), "admin.token");
+    Path file = tokenFile != null ? tokenFile : NodeSettings.DATA_DIR.get(System.getenv()).resolve("admin.token");
     return Files.readString(file).trim();
   }
 }

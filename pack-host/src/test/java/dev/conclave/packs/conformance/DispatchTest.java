@@ -3,6 +3,7 @@ package dev.conclave.packs.conformance;
 import dev.conclave.gateway.support.GatewayFixture;
 import dev.conclave.packs.support.PackHost;
 import dev.conclave.packs.support.RawPack;
+import dev.conclave.platform.metrics.MetricNames;
 import dev.conclave.platform.testing.TestNode;
 import dev.conclave.proto.coven.ExecuteToolRequest;
 import dev.conclave.proto.coven.MessageResponse;
@@ -122,7 +123,7 @@ class DispatchTest {
       var late = pack.answer(call.getRequestId(), "{}");
       assertThat(late.status()).isEqualTo(GrpcStatus.NOT_FOUND);
       assertThat(agent.raw().poll(500)).as("no second result").isNull();
-      assertThat(host.gw().node().runtime().context().metrics().counter("conclave.packs.results.dropped", "reason", "late").count())
+      assertThat(host.gw().node().runtime().context().metrics().counter(MetricNames.PACKS_RESULTS_DROPPED, "reason", "late").count())
         .isGreaterThanOrEqualTo(1);
     }
   }

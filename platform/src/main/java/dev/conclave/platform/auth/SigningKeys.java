@@ -2,7 +2,7 @@ package dev.conclave.platform.auth;
 
 import dev.conclave.platform.config.ConclaveConfig;
 import dev.conclave.platform.config.ConfigException;
-import dev.conclave.platform.config.ConfigKey;
+import dev.conclave.platform.config.NodeSettings;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -80,7 +80,7 @@ public final class SigningKeys {
   /** The node's keys: from the environment, else the data dir's file (created on first use). */
   public static SigningKeys resolve(ConclaveConfig config) {
     if (config.authSecret().isPresent()) {
-      return parse(config.authSecret().get(), ',', ':', ConfigKey.AUTH_SECRET.env());
+      return parse(config.authSecret().get(), ',', ':', NodeSettings.AUTH_SECRET.name());
     }
     Path file = file(config.dataDir());
     try {
@@ -118,7 +118,7 @@ public final class SigningKeys {
         return;
       }
       try {
-        SigningKeys keys = parse(text, '\n', ' ', ConfigKey.AUTH_SECRET.env() + " (unset; " + file + ")");
+        SigningKeys keys = parse(text, '\n', ' ', NodeSettings.AUTH_SECRET.name() + " (unset; " + file + ")");
         use.accept(keys);
         last[0] = text;
       } catch (ConfigException e) {
@@ -132,7 +132,7 @@ public final class SigningKeys {
   }
 
   public static SigningKeys read(Path file) throws IOException {
-    return parse(Files.readString(file, StandardCharsets.UTF_8), '\n', ' ', ConfigKey.AUTH_SECRET.env() + " (unset; " + file + ")");
+    return parse(Files.readString(file, StandardCharsets.UTF_8), '\n', ' ', NodeSettings.AUTH_SECRET.name() + " (unset; " + file + ")");
   }
 
   /** Adds a new key in front of the file's keys; returns its kid. The old keys keep verifying. */

@@ -5,6 +5,7 @@ import com.hazelcast.config.JoinConfig;
 import com.hazelcast.config.NetworkConfig;
 import dev.conclave.platform.config.ConclaveConfig;
 import dev.conclave.platform.config.HostAndPort;
+import dev.conclave.platform.config.NodeSettings;
 import dev.conclave.platform.errors.Failures;
 import dev.conclave.platform.metrics.NodeMetrics;
 import io.vertx.core.Future;
@@ -30,7 +31,7 @@ public final class VertxBootstrap {
   public static Future<Vertx> create(ConclaveConfig config, NodeMetrics metrics) {
     VertxOptions options = new VertxOptions().setMetricsOptions(metrics.vertxOptions());
     if (!config.clustered()) {
-      LOG.info("cluster: standalone (set {} or {} to cluster)", "CONCLAVE_CLUSTER_MEMBERS", "CONCLAVE_CLUSTER_K8S_DNS");
+      LOG.info("cluster: standalone (set {} or {} to cluster)", NodeSettings.CLUSTER_MEMBERS.name(), NodeSettings.CLUSTER_K8S_DNS.name());
       return Future.succeededFuture(reporting(Vertx.builder().with(options).withMetrics(metrics.vertxFactory()).build()));
     }
     String host = ClusterHost.resolve(config);

@@ -12,14 +12,13 @@ import java.util.Collections;
 import java.util.EnumSet;
 import java.util.HexFormat;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.regex.Pattern;
 
 /**
- * The node's configuration, read once at start-up from environment variables (see {@link ConfigKey}).
+ * The node's configuration, read once at start-up from environment variables (declared in
+ * {@link NodeSettings}; service modules read theirs with {@link #get(Setting)}).
  * Parsing fails on the first unusable value with a {@link ConfigException} whose one-line message
  * names the variable.
  */
@@ -46,8 +45,6 @@ public record ConclaveConfig(
   int maxMessageBytes,
   Map<String, String> source) {
 
-  private static final Pattern NODE_ID = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,62}");
-  private static final Pattern NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,62}");
   public static final int MIN_SECRET_LENGTH = 32;
   public static final int SECRETS_KEY_BYTES = 32;
 
@@ -66,12 +63,12 @@ public record ConclaveConfig(
     return "ConclaveConfig[roles=" + roles + ", nodeId=" + nodeId + ", grpcPort=" + grpcPort + ", httpPort=" + httpPort
       + ", dataDir=" + dataDir + ", database=" + pgUrl.map(PgUrl::toString).orElse("embedded") + ", clusterMembers=" + clusterMembers
       + ", clusterK8sDns=" + clusterK8sDns.orElse("") + ", authSecret=" + (authSecret.isPresent() ? "(set)" : "(unset)")
-      + ", secretsKey=" + (source.containsKey(ConfigKey.SECRETS_KEY.env()) ? "(set)" : "(unset)") + "]";
+      + ", secretsKey=" + (source.containsKey(NodeSettings.SECRETS_KEY.name()) ? "(set)" : "(unset)") + "]";
   }
 
-  /** How long the audit log keeps entries ({@code CONCLAVE_AUDIT_RETENTION_DAYS}, default 90 days). */
+  /** How long the audit log keeps entries ({@code CONCLAVE_AUDIT_RETENTION_DAYS}). */
   public Duration auditRetention() {
-    return Duration.ofDays(raw(ConfigKey.AUDIT_RETENTION.env()).map(v -> Values.positive(ConfigKey.AUDIT_RETENTION.env(), v)).orElse(90));
+    return get(NodeSettings.AUDIT_RETENTION);
   }
 
   /** Reads the configuration from the process environment. */
@@ -81,40 +78,35 @@ public record ConclaveConfig(
 
   /** Reads the configuration from the given variables; absent or blank variables take their defaults. */
   public static ConclaveConfig from(Map<String, String> env) {
-    Reader r = new Reader(env);
-    Set<RoleName> roles = r.roles();
-    String nodeId = r.text(ConfigKey.NODE_ID).map(v -> r.matching(ConfigKey.NODE_ID, v, NODE_ID,
-      "letters, digits, '.', '_' or '-', at most 63, starting with a letter or digit")).orElseGet(Reader::defaultNodeId);
-    int grpcPort = r.port(ConfigKey.GRPC_PORT, 50051);
-    int httpPort = r.port(ConfigKey.HTTP_PORT, 8080);
+    Set<RoleName> roles = NodeSettings.ROLES.get(env);
+    String nodeId = NodeSettings.NODE_ID.find(env).orElseGet(ConclaveConfig::defaultNodeId);
+    int grpcPort = NodeSettings.GRPC_PORT.get(env);
+    int httpPort = NodeSettings.HTTP_PORT.get(env);
     if (grpcPort != 0 && grpcPort == httpPort) {
-      throw new ConfigException(ConfigKey.HTTP_PORT.env(), "must differ from " + ConfigKey.GRPC_PORT.env() + " (both are " + grpcPort + ")");
+      throw new ConfigException(NodeSettings.HTTP_PORT.name(), "must differ from " + NodeSettings.GRPC_PORT.name() + " (both are " + grpcPort + ")");
     }
-    Path dataDir = Path.of(r.text(ConfigKey.DATA_DIR).orElse("./data")).toAbsolutePath().normalize();
-    Optional<PgUrl> pgUrl = r.text(ConfigKey.PG_URL).map(v -> PgUrl.parse(ConfigKey.PG_URL.env(), v));
-    int clusterPort = r.port(ConfigKey.CLUSTER_PORT, 5701);
-    List<HostAndPort> members = r.members(clusterPort);
-    Optional<String> k8sDns = r.text(ConfigKey.CLUSTER_K8S_DNS);
+    Path dataDir = NodeSettings.DATA_DIR.get(env).toAbsolutePath().normalize();
+    Optional<PgUrl> pgUrl = NodeSettings.PG_URL.find(env);
+    int clusterPort = NodeSettings.CLUSTER_PORT.get(env);
+    List<HostAndPort> members = members(NodeSettings.CLUSTER_MEMBERS.find(env), clusterPort);
+    Optional<String> k8sDns = NodeSettings.CLUSTER_K8S_DNS.find(env);
     if (!members.isEmpty() && k8sDns.isPresent()) {
-      throw new ConfigException(ConfigKey.CLUSTER_K8S_DNS.env(), "set either it or " + ConfigKey.CLUSTER_MEMBERS.env() + ", not both");
+      throw new ConfigException(NodeSettings.CLUSTER_K8S_DNS.name(), "set either it or " + NodeSettings.CLUSTER_MEMBERS.name() + ", not both");
     }
-    Optional<String> secret = r.text(ConfigKey.AUTH_SECRET);
-    if (secret.isPresent() && secret.get().length() < MIN_SECRET_LENGTH) {
-      throw new ConfigException(ConfigKey.AUTH_SECRET.env(), "must be at least " + MIN_SECRET_LENGTH + " characters, got " + secret.get().length());
-    }
-    r.text(ConfigKey.SECRETS_KEY).ifPresent(ConclaveConfig::decodeSecretsKey);
-    r.text(ConfigKey.SSH_UNKNOWN_KEYS).ifPresent(ConclaveConfig::unknownKeyPolicy);
-    r.text(ConfigKey.MAX_EVENT_BYTES).ifPresent(ConclaveConfig::maxEventBytes);
-    for (ConfigKey key : EDGE_LIMITS) {
-      r.text(key).ifPresent(v -> Values.positive(key.env(), v));
+    Optional<String> secret = NodeSettings.AUTH_SECRET.find(env);
+    // parsed now so that a wrong value stops start-up; read again where they are used
+    for (Setting<?> checked : List.of(NodeSettings.SECRETS_KEY, NodeSettings.SSH_UNKNOWN_KEYS, NodeSettings.MAX_EVENT_BYTES,
+      NodeSettings.AUDIT_RETENTION, NodeSettings.UNAUTHENTICATED_TIMEOUT, NodeSettings.HTTP_IDLE_TIMEOUT,
+      NodeSettings.MAX_CALLS_PER_PRINCIPAL, NodeSettings.MAX_CONNECTIONS_PER_PRINCIPAL)) {
+      checked.find(env);
     }
     boolean clustered = !members.isEmpty() || k8sDns.isPresent();
     if (clustered && secret.isEmpty()) {
-      throw new ConfigException(ConfigKey.AUTH_SECRET.env(), "must be set when the node runs clustered, so that every node accepts every node's tokens");
+      throw new ConfigException(NodeSettings.AUTH_SECRET.name(), "must be set when the node runs clustered, so that every node accepts every node's tokens");
     }
-    int eventBusPort = r.port(ConfigKey.EVENTBUS_PORT, 5711);
+    int eventBusPort = NodeSettings.EVENTBUS_PORT.get(env);
     if (clustered && eventBusPort == clusterPort) {
-      throw new ConfigException(ConfigKey.EVENTBUS_PORT.env(), "must differ from " + ConfigKey.CLUSTER_PORT.env() + " (both are " + clusterPort + ")");
+      throw new ConfigException(NodeSettings.EVENTBUS_PORT.name(), "must differ from " + NodeSettings.CLUSTER_PORT.name() + " (both are " + clusterPort + ")");
     }
     return new ConclaveConfig(
       roles,
@@ -125,19 +117,29 @@ public record ConclaveConfig(
       pgUrl,
       members,
       k8sDns,
-      r.text(ConfigKey.CLUSTER_HOST),
+      NodeSettings.CLUSTER_HOST.find(env),
       clusterPort,
       secret,
-      r.text(ConfigKey.BIND_HOST).orElse("0.0.0.0"),
-      r.text(ConfigKey.PUBLIC_HOST),
-      r.text(ConfigKey.CLUSTER_NAME).map(v -> r.matching(ConfigKey.CLUSTER_NAME, v, NAME, "letters, digits, '.', '_' or '-'")).orElse("conclave"),
+      NodeSettings.BIND_HOST.get(env),
+      NodeSettings.PUBLIC_HOST.find(env),
+      NodeSettings.CLUSTER_NAME.get(env),
       eventBusPort,
-      r.positive(ConfigKey.PG_POOL_SIZE, 16),
-      r.positive(ConfigKey.PG_POOL_WAIT_QUEUE, 4096),
-      r.positive(ConfigKey.EDGE_INSTANCES, Math.max(1, Math.min(4, Runtime.getRuntime().availableProcessors()))),
-      Duration.ofSeconds(r.positive(ConfigKey.SHUTDOWN_GRACE, 10)),
-      r.positive(ConfigKey.MAX_MESSAGE_BYTES, 4 * 1024 * 1024),
+      NodeSettings.PG_POOL_SIZE.get(env),
+      NodeSettings.PG_POOL_WAIT_QUEUE.get(env),
+      NodeSettings.EDGE_INSTANCES.get(env),
+      NodeSettings.SHUTDOWN_GRACE.get(env),
+      NodeSettings.MAX_MESSAGE_BYTES.get(env),
       env);
+  }
+
+  /** A declared setting's value in this configuration, else its default. */
+  public <T> T get(Setting<T> setting) {
+    return setting.get(source);
+  }
+
+  /** A declared setting's value in this configuration, when it is set. */
+  public <T> Optional<T> find(Setting<T> setting) {
+    return setting.find(source);
   }
 
   /** True when a cluster join method is configured. */
@@ -168,158 +170,79 @@ public record ConclaveConfig(
    * CLI reads this configuration too and never needs the key.
    */
   public Optional<byte[]> secretsKey() {
-    return raw(ConfigKey.SECRETS_KEY.env()).map(ConclaveConfig::decodeSecretsKey);
+    return find(NodeSettings.SECRETS_KEY);
   }
 
-  private static byte[] decodeSecretsKey(String base64) {
-    return Values.base64Key(ConfigKey.SECRETS_KEY.env(), base64, SECRETS_KEY_BYTES);
-  }
-
-  /**
-   * {@code CONCLAVE_SSH_UNKNOWN_KEYS}: what an SSH-signed agent call with an unknown key gets, one of
-   * {@link #UNKNOWN_KEY_POLICIES} ({@link #from} rejects other values); {@code pending} when unset.
-   */
+  /** {@code CONCLAVE_SSH_UNKNOWN_KEYS}: one of {@link #UNKNOWN_KEY_POLICIES}. */
   public String sshUnknownKeys() {
-    return raw(ConfigKey.SSH_UNKNOWN_KEYS.env()).map(ConclaveConfig::unknownKeyPolicy).orElse("pending");
+    return get(NodeSettings.SSH_UNKNOWN_KEYS);
   }
 
-  public static final List<String> UNKNOWN_KEY_POLICIES = List.of("reject", "pending", "approve");
-
-  private static String unknownKeyPolicy(String value) {
-    String policy = value.trim().toLowerCase(Locale.ROOT);
-    if (!UNKNOWN_KEY_POLICIES.contains(policy)) {
-      throw new ConfigException(ConfigKey.SSH_UNKNOWN_KEYS.env(), "must be one of " + String.join(", ", UNKNOWN_KEY_POLICIES) + ", got '" + value + "'");
-    }
-    return policy;
-  }
+  public static final List<String> UNKNOWN_KEY_POLICIES = NodeSettings.UNKNOWN_KEY_POLICIES;
 
   /** Largest stored event and page entry: {@code CONCLAVE_MAX_EVENT_BYTES}, at most {@link #MAX_EVENT_BYTES_CEILING}. */
   public int maxEventBytes() {
-    return raw(ConfigKey.MAX_EVENT_BYTES.env()).map(ConclaveConfig::maxEventBytes).orElse(1024 * 1024);
+    return get(NodeSettings.MAX_EVENT_BYTES);
   }
 
-  /** Half the 4 MiB gRPC clients accept by default: a page of history (itself capped at this) always fits. */
-  public static final int MAX_EVENT_BYTES_CEILING = 2 * 1024 * 1024;
-
-  private static int maxEventBytes(String value) {
-    int bytes = Values.positive(ConfigKey.MAX_EVENT_BYTES.env(), value);
-    if (bytes > MAX_EVENT_BYTES_CEILING) {
-      throw new ConfigException(ConfigKey.MAX_EVENT_BYTES.env(), "must be at most " + MAX_EVENT_BYTES_CEILING
-        + ", so that a page of history fits in the 4 MiB gRPC clients accept, got " + bytes);
-    }
-    return bytes;
-  }
-
-  private static final List<ConfigKey> EDGE_LIMITS = List.of(ConfigKey.UNAUTHENTICATED_TIMEOUT, ConfigKey.HTTP_IDLE_TIMEOUT,
-    ConfigKey.MAX_CALLS_PER_PRINCIPAL, ConfigKey.MAX_CONNECTIONS_PER_PRINCIPAL);
+  public static final int MAX_EVENT_BYTES_CEILING = NodeSettings.MAX_EVENT_BYTES_CEILING;
 
   /** {@code CONCLAVE_UNAUTHENTICATED_TIMEOUT_SECONDS}. */
   public Duration unauthenticatedTimeout() {
-    return Duration.ofSeconds(positive(ConfigKey.UNAUTHENTICATED_TIMEOUT));
+    return get(NodeSettings.UNAUTHENTICATED_TIMEOUT);
   }
 
   /** {@code CONCLAVE_HTTP_IDLE_SECONDS}. */
   public Duration httpIdleTimeout() {
-    return Duration.ofSeconds(positive(ConfigKey.HTTP_IDLE_TIMEOUT));
+    return get(NodeSettings.HTTP_IDLE_TIMEOUT);
   }
 
   /** {@code CONCLAVE_MAX_CALLS_PER_PRINCIPAL}. */
   public int maxCallsPerPrincipal() {
-    return positive(ConfigKey.MAX_CALLS_PER_PRINCIPAL);
+    return get(NodeSettings.MAX_CALLS_PER_PRINCIPAL);
   }
 
   /** {@code CONCLAVE_MAX_CONNECTIONS_PER_PRINCIPAL}. */
   public int maxConnectionsPerPrincipal() {
-    return positive(ConfigKey.MAX_CONNECTIONS_PER_PRINCIPAL);
+    return get(NodeSettings.MAX_CONNECTIONS_PER_PRINCIPAL);
   }
 
-  /** A positive whole-number setting, its documented default when unset ({@link #from} has checked it). */
-  private int positive(ConfigKey key) {
-    return Values.positive(key.env(), raw(key.env()).orElse(key.documentedDefault()));
-  }
-
-  /** A raw variable, for service modules that read their own keys. */
+  /**
+   * A raw variable. Only for coordinator's {@code SwarmSettings} until it declares its keys as
+   * {@link Setting}s (issue 16); everything else reads {@link #get(Setting)} or {@link #find(Setting)}.
+   */
   public Optional<String> raw(String variable) {
     String value = source.get(variable);
     return value == null || value.isBlank() ? Optional.empty() : Optional.of(value.trim());
   }
 
-  private static final class Reader {
-    private final Map<String, String> env;
-
-    Reader(Map<String, String> env) {
-      this.env = env;
+  private static List<HostAndPort> members(Optional<String> raw, int defaultPort) {
+    if (raw.isEmpty()) {
+      return List.of();
     }
-
-    Optional<String> text(ConfigKey key) {
-      String value = env.get(key.env());
-      return value == null || value.isBlank() ? Optional.empty() : Optional.of(value.trim());
+    List<HostAndPort> members = new ArrayList<>();
+    for (String part : raw.get().split(",")) {
+      members.add(HostAndPort.parse(NodeSettings.CLUSTER_MEMBERS.name(), part, defaultPort));
     }
+    return members;
+  }
 
-    int port(ConfigKey key, int fallback) {
-      return text(key).map(v -> Values.port(key.env(), v, true)).orElse(fallback);
+  private static String defaultNodeId() {
+    String host;
+    try {
+      host = InetAddress.getLocalHost().getHostName();
+    } catch (UnknownHostException e) {
+      host = "node";
     }
-
-    int positive(ConfigKey key, int fallback) {
-      return text(key).map(v -> Values.positive(key.env(), v)).orElse(fallback);
+    host = host.replaceAll("[^A-Za-z0-9._-]", "-");
+    if (host.isEmpty() || !Character.isLetterOrDigit(host.charAt(0))) {
+      host = "node" + host;
     }
-
-    String matching(ConfigKey key, String value, Pattern pattern, String rule) {
-      if (!pattern.matcher(value).matches()) {
-        throw new ConfigException(key.env(), "'" + value + "' is not valid: use " + rule);
-      }
-      return value;
+    if (host.length() > 50) {
+      host = host.substring(0, 50);
     }
-
-    Set<RoleName> roles() {
-      Optional<String> raw = text(ConfigKey.ROLES);
-      if (raw.isEmpty()) {
-        return EnumSet.allOf(RoleName.class);
-      }
-      EnumSet<RoleName> roles = EnumSet.noneOf(RoleName.class);
-      for (String part : raw.get().split(",")) {
-        String id = part.trim().toLowerCase(Locale.ROOT);
-        if (id.isEmpty()) {
-          continue;
-        }
-        roles.add(RoleName.of(id).orElseThrow(() ->
-          new ConfigException(ConfigKey.ROLES.env(), "unknown role '" + part.trim() + "' (known: " + RoleName.known() + ")")));
-      }
-      if (roles.isEmpty()) {
-        throw new ConfigException(ConfigKey.ROLES.env(), "names no role (known: " + RoleName.known() + ")");
-      }
-      return roles;
-    }
-
-    List<HostAndPort> members(int defaultPort) {
-      Optional<String> raw = text(ConfigKey.CLUSTER_MEMBERS);
-      if (raw.isEmpty()) {
-        return List.of();
-      }
-      List<HostAndPort> members = new ArrayList<>();
-      for (String part : raw.get().split(",")) {
-        members.add(HostAndPort.parse(ConfigKey.CLUSTER_MEMBERS.env(), part, defaultPort));
-      }
-      return members;
-    }
-
-    static String defaultNodeId() {
-      String host;
-      try {
-        host = InetAddress.getLocalHost().getHostName();
-      } catch (UnknownHostException e) {
-        host = "node";
-      }
-      host = host.replaceAll("[^A-Za-z0-9._-]", "-");
-      if (host.isEmpty() || !Character.isLetterOrDigit(host.charAt(0))) {
-        host = "node" + host;
-      }
-      if (host.length() > 50) {
-        host = host.substring(0, 50);
-      }
-      byte[] suffix = new byte[3];
-      new SecureRandom().nextBytes(suffix);
-      return host + "-" + HexFormat.of().formatHex(suffix);
-    }
+    byte[] suffix = new byte[3];
+    new SecureRandom().nextBytes(suffix);
+    return host + "-" + HexFormat.of().formatHex(suffix);
   }
 }

@@ -13,6 +13,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * A PostgreSQL server run from zonky's embedded binaries, with its cluster in a directory that
@@ -33,6 +34,7 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
   private final EmbeddedPostgres postgres;
   private final Path directory;
   private final String password;
+  private final AtomicBoolean closed = new AtomicBoolean();
 
   private EmbeddedPostgresServer(EmbeddedPostgres postgres, Path directory, String password) {
     this.postgres = postgres;
@@ -79,6 +81,7 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
       DURABLE.forEach(builder::setServerConfig);
       settings.forEach(builder::setServerConfig);
       EmbeddedPostgres postgres = builder.start();
+      ZonkyHook.disarm(postgres);
       if (trusting) {
         access.lock(postgres, password);
       }
@@ -109,7 +112,11 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
   /** Stops the server (fast shutdown: sessions end, data is flushed). */
   @Override
   public void close() {
+    if (!closed.compareAndSet(false, true)) {
+      return;
+    }
     try {
+      ZonkyHook.rearm(postgres);
       postgres.close();
     } catch (IOException e) {
       LOG.warn("embedded PostgreSQL did not stop cleanly dir={} error={}", directory, e.getMessage());

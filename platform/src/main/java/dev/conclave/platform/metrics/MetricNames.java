@@ -1,49 +1,61 @@
 package dev.conclave.platform.metrics;
 
-/** Every metric name Conclave registers, defined once. Vert.x and JVM metrics keep their own names. */
+/**
+ * Every metric name Conclave registers, defined once, in one style: Prometheus's
+ * {@code conclave_<area>_<thing>[_<unit>]}, lower case with underscores. Vert.x and JVM metrics keep
+ * their own names.
+ *
+ * <p>A name here is the Micrometer name, which the Prometheus endpoint prints unchanged except for
+ * the suffixes Micrometer adds by meter type: {@code _total} for a counter, {@code _seconds} (then
+ * {@code _count}, {@code _sum}, {@code _bucket}) for a timer whose name does not already end in it.
+ * So a counter is named without {@code _total}, and a timer ends in {@code _seconds}.
+ *
+ * <p>To add a metric: add a constant here with a doc comment that says what it counts and its tags,
+ * then register it with that constant ({@code registry.counter(MetricNames.X, …)},
+ * {@code Counter.builder(MetricNames.X)}). {@code MetricCatalogueTest} fails on a name in another
+ * style and on a metric registered with a string literal anywhere else.
+ */
 public final class MetricNames {
 
   private MetricNames() {
   }
 
-  public static final String AUTH_REJECTED = "conclave_auth_rejected";
-
   /** Agent events dropped instead of applied; tag {@code reason}. */
-  public static final String GATEWAY_EVENTS_DROPPED = "conclave.gateway.events.dropped";
+  public static final String GATEWAY_EVENTS_DROPPED = "conclave_gateway_events_dropped";
   /** Agent and gateway events appended to conversation ledgers. */
-  public static final String GATEWAY_EVENTS_PERSISTED = "conclave.gateway.events.persisted";
+  public static final String GATEWAY_EVENTS_PERSISTED = "conclave_gateway_events_persisted";
   /** Requests handed to agents. */
-  public static final String GATEWAY_REQUESTS_DISPATCHED = "conclave.gateway.requests.dispatched";
-  /** Agent streams open on this node. */
-  public static final String GATEWAY_AGENTS_CONNECTED = "conclave.gateway.agents.connected";
+  public static final String GATEWAY_REQUESTS_DISPATCHED = "conclave_gateway_requests_dispatched";
+  /** Agent streams open on this node (a gauge). */
+  public static final String GATEWAY_AGENTS_CONNECTED = "conclave_gateway_agents_connected";
   /** Live subscribers that fell behind and switched to reading the ledger. */
-  public static final String GATEWAY_SUBSCRIBER_CATCHUPS = "conclave.gateway.subscribers.catchups";
+  public static final String GATEWAY_SUBSCRIBER_CATCHUPS = "conclave_gateway_subscribers_catchups";
 
   /** Pack tool calls run on this node; tags {@code outcome} (ok, tool_error, timeout, …) and {@code origin}. */
-  public static final String PACKS_TOOL_CALLS = "conclave.packs.tool.calls";
-  /** Time from a call's arrival on the running node to its outcome; tag {@code kind} (builtin or pack). */
-  public static final String PACKS_TOOL_CALL_DURATION = "conclave.packs.tool.call.duration";
+  public static final String PACKS_TOOL_CALLS = "conclave_packs_tool_calls";
+  /** Time from a call's arrival on the running node to its outcome (a timer); tag {@code kind} (builtin or pack). */
+  public static final String PACKS_TOOL_CALL_DURATION = "conclave_packs_tool_call_duration_seconds";
   /** Tool calls that could not be written to packs.tool_calls (queue full, database down too long). */
-  public static final String PACKS_TOOL_CALLS_UNRECORDED = "conclave.packs.tool.calls.unrecorded";
+  public static final String PACKS_TOOL_CALLS_UNRECORDED = "conclave_packs_tool_calls_unrecorded";
   /** Pack results that matched no waiting call (late, duplicate or unknown); tag {@code reason}. */
-  public static final String PACKS_RESULTS_DROPPED = "conclave.packs.results.dropped";
-  /** Pack streams open on this node. */
-  public static final String PACKS_CONNECTED = "conclave.packs.connected";
+  public static final String PACKS_RESULTS_DROPPED = "conclave_packs_results_dropped";
+  /** Pack streams open on this node (a gauge). */
+  public static final String PACKS_CONNECTED = "conclave_packs_connected";
   /** MCP JSON-RPC requests; tag {@code method}. */
-  public static final String PACKS_MCP_REQUESTS = "conclave.packs.mcp.requests";
+  public static final String PACKS_MCP_REQUESTS = "conclave_packs_mcp_requests";
   /** Audit entries that could not be written (queue full, database down too long). */
-  public static final String AUDIT_ENTRIES_LOST = "conclave.audit.entries.lost";
+  public static final String AUDIT_ENTRIES_LOST = "conclave_audit_entries_lost";
 
   /** Bridge subscriptions refused (REGISTER frames); tag {@code reason}: unauthenticated, forbidden, unknown_address, invalid, too_many_connections. */
-  public static final String BRIDGE_REFUSALS = "conclave.bridge.refusals";
+  public static final String BRIDGE_REFUSALS = "conclave_bridge_refusals";
   /** Bridge sockets the node closed; tag {@code reason}: slow_consumer, revoked, socket_error, unauthenticated, too_many_connections. */
-  public static final String BRIDGE_DROPPED_SOCKETS = "conclave.bridge.dropped.sockets";
+  public static final String BRIDGE_DROPPED_SOCKETS = "conclave_bridge_dropped_sockets";
   /** Bridge messages not delivered because the rule for who may see them could not be checked. */
-  public static final String BRIDGE_WITHHELD = "conclave.bridge.withheld";
+  public static final String BRIDGE_WITHHELD = "conclave_bridge_withheld";
   /** Bridge subscriptions accepted. */
-  public static final String BRIDGE_SUBSCRIPTIONS = "conclave.bridge.subscriptions";
+  public static final String BRIDGE_SUBSCRIPTIONS = "conclave_bridge_subscriptions";
   /** Connections the gRPC edge closed; tag {@code reason}: unauthenticated. */
-  public static final String EDGE_CONNECTIONS_CLOSED = "conclave.edge.connections.closed";
+  public static final String EDGE_CONNECTIONS_CLOSED = "conclave_edge_connections_closed";
   /** gRPC calls refused for a principal's limits; tag {@code reason}: calls_per_principal, connections_per_principal. */
-  public static final String EDGE_CALLS_REFUSED = "conclave.edge.calls.refused";
+  public static final String EDGE_CALLS_REFUSED = "conclave_edge_calls_refused";
 }

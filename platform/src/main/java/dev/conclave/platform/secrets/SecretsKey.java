@@ -3,7 +3,7 @@ package dev.conclave.platform.secrets;
 import dev.conclave.platform.auth.PrivateFiles;
 import dev.conclave.platform.config.ConclaveConfig;
 import dev.conclave.platform.config.ConfigException;
-import dev.conclave.platform.config.ConfigKey;
+import dev.conclave.platform.config.NodeSettings;
 import dev.conclave.platform.config.Values;
 import io.vertx.core.Future;
 import org.slf4j.Logger;
@@ -61,7 +61,7 @@ public final class SecretsKey {
       return new Resolved(configured.get(), Optional.empty(), false);
     }
     if (config.clustered()) {
-      throw new ConfigException(ConfigKey.SECRETS_KEY.env(), "must be set when the node runs clustered, so that every node "
+      throw new ConfigException(NodeSettings.SECRETS_KEY.name(), "must be set when the node runs clustered, so that every node "
         + "decrypts the secrets any node stored (generate one with: openssl rand -base64 32)");
     }
     Path file = config.dataDir().resolve(FILE_NAME);
@@ -69,9 +69,9 @@ public final class SecretsKey {
       if (Files.exists(file)) {
         String text = Files.readString(file, StandardCharsets.UTF_8);
         try {
-          return new Resolved(Values.base64Key(ConfigKey.SECRETS_KEY.env(), text, SecretBox.KEY_BYTES), Optional.of(file), false);
+          return new Resolved(Values.base64Key(NodeSettings.SECRETS_KEY.name(), text, SecretBox.KEY_BYTES), Optional.of(file), false);
         } catch (ConfigException e) {
-          throw new ConfigException(ConfigKey.SECRETS_KEY.env(), "unset, and " + file + " does not hold the base64 of "
+          throw new ConfigException(NodeSettings.SECRETS_KEY.name(), "unset, and " + file + " does not hold the base64 of "
             + SecretBox.KEY_BYTES + " bytes; restore it from a backup (without it, stored secrets cannot be read)");
         }
       }
@@ -93,9 +93,9 @@ public final class SecretsKey {
     return store.keyCheck(box.seal(CHECK_PLAINTEXT, CHECK_ASSOCIATED_DATA)).map(stored -> {
       Optional<byte[]> opened = box.open(stored, CHECK_ASSOCIATED_DATA);
       if (opened.isEmpty() || !Arrays.equals(opened.get(), CHECK_PLAINTEXT)) {
-        throw new ConfigException(ConfigKey.SECRETS_KEY.env(), key.wrongKey());
+        throw new ConfigException(NodeSettings.SECRETS_KEY.name(), key.wrongKey());
       }
-      LOG.info("secrets: key checked against the database source={}", key.file().map(Path::toString).orElse(ConfigKey.SECRETS_KEY.env()));
+      LOG.info("secrets: key checked against the database source={}", key.file().map(Path::toString).orElse(NodeSettings.SECRETS_KEY.name()));
       return null;
     });
   }

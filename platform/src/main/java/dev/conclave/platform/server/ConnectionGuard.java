@@ -2,6 +2,7 @@ package dev.conclave.platform.server;
 
 import dev.conclave.platform.auth.Caller;
 import dev.conclave.platform.config.ConclaveConfig;
+import dev.conclave.platform.config.NodeSettings;
 import dev.conclave.platform.errors.ConclaveException;
 import dev.conclave.platform.errors.ErrorKind;
 import dev.conclave.platform.metrics.MetricNames;
@@ -128,9 +129,9 @@ public final class ConnectionGuard {
     holdings.compute(principal, (id, h) -> {
       Holdings held = h == null ? new Holdings() : h;
       if (held.calls >= limits.maxCallsPerPrincipal()) {
-        refusal[0] = tooMany("calls", limits.maxCallsPerPrincipal(), "CONCLAVE_MAX_CALLS_PER_PRINCIPAL");
+        refusal[0] = tooMany("calls", limits.maxCallsPerPrincipal(), NodeSettings.MAX_CALLS_PER_PRINCIPAL.name());
       } else if (!held.perConnection.containsKey(connection) && held.perConnection.size() >= limits.maxConnectionsPerPrincipal()) {
-        refusal[0] = tooMany("connections", limits.maxConnectionsPerPrincipal(), "CONCLAVE_MAX_CONNECTIONS_PER_PRINCIPAL");
+        refusal[0] = tooMany("connections", limits.maxConnectionsPerPrincipal(), NodeSettings.MAX_CONNECTIONS_PER_PRINCIPAL.name());
       } else {
         held.calls++;
         held.perConnection.merge(connection, 1, Integer::sum);

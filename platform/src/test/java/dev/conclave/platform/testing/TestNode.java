@@ -88,6 +88,10 @@ public final class TestNode implements AutoCloseable {
       return this;
     }
 
+    public Builder env(dev.conclave.platform.config.Setting<?> setting, String value) {
+      return env(setting.name(), value);
+    }
+
     /** Share a database between nodes (a cluster) or across restarts. */
     public Builder database(PgUrl url) {
       this.database = url;

@@ -1,0 +1,18 @@
+package dev.conclave.node.session;
+
+import dev.conclave.platform.config.Parsers;
+import dev.conclave.platform.config.Setting;
+import dev.conclave.platform.config.Setting.Reader;
+import dev.conclave.platform.config.SettingCatalogue;
+
+/**
+ * The settings of the {@code conclave-node session} command, declared once (listed through
+ * ServiceLoader; documented in the README's configuration table). It also reads the node's
+ * {@code CONCLAVE_HTTP_PORT} and {@code CONCLAVE_DATA_DIR} ({@code NodeSettings}).
+ */
+public final class SessionSettings implements SettingCatalogue {
+
+  public static final Setting<String> TOKEN = Setting.define("CONCLAVE_TOKEN", Parsers.TEXT)
+    .readBy(Reader.CLI).describedAs("the token `conclave-node session` sends when `--token-file` is not given")
+    .noDefault("`$CONCLAVE_DATA_DIR/admin.token`");
+}

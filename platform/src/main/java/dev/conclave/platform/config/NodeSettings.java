@@ -1,0 +1,183 @@
+package dev.conclave.platform.config;
+
+import dev.conclave.platform.config.Setting.Reader;
+import dev.conclave.platform.db.PgUrl;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+import java.util.regex.Pattern;
+
+/**
+ * The settings the platform kernel reads (every node), declared once. The first ten are the
+ * configuration contract (ARCHITECTURE.md); their names never change. Service modules declare their
+ * own in their own catalogue (for example {@code GatewaySettings}). The descriptions are the README's.
+ */
+public final class NodeSettings implements SettingCatalogue {
+
+  private static final Pattern NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,62}");
+  private static final String NAME_RULE = "letters, digits, '.', '_' or '-', at most 63, starting with a letter or digit";
+  /** The values {@link #SSH_UNKNOWN_KEYS} takes (declared before it: its default is parsed when the class loads). */
+  public static final List<String> UNKNOWN_KEY_POLICIES = List.of("reject", "pending", "approve");
+  /** Half the 4 MiB gRPC clients accept by default: a page of history (itself capped at this) always fits. */
+  public static final int MAX_EVENT_BYTES_CEILING = 2 * 1024 * 1024;
+
+  public static final Setting<Set<RoleName>> ROLES = Setting.define("CONCLAVE_ROLES", NodeSettings::roles)
+    .readBy(Reader.NODE).describedAs("which services this node runs")
+    .byDefault("gateway,coordinator,pack-host");
+  public static final Setting<String> NODE_ID = Setting.define("CONCLAVE_NODE_ID", NodeSettings::name)
+    .readBy(Reader.NODE).describedAs("this node's name in logs, `Welcome.server_id` and presence")
+    .noDefault("host name plus a short random suffix");
+  public static final Setting<Integer> GRPC_PORT = Setting.define("CONCLAVE_GRPC_PORT", Parsers.PORT)
+    .readBy(Reader.NODE).describedAs("gRPC: every service in `coven.proto`, plus `grpc.health.v1` and reflection")
+    .byDefault("50051");
+  public static final Setting<Integer> HTTP_PORT = Setting.define("CONCLAVE_HTTP_PORT", Parsers.PORT)
+    .readBy(Reader.NODE, Reader.CLI)
+    .describedAs("HTTP: REST APIs, WebSocket event-bus bridge, dashboard, MCP, `/health/live`, `/health/ready`, `/metrics`")
+    .byDefault("8080");
+  public static final Setting<Path> DATA_DIR = Setting.define("CONCLAVE_DATA_DIR", Parsers.PATH)
+    .readBy(Reader.NODE, Reader.CLI).describedAs("local data, including the embedded PostgreSQL cluster")
+    .byDefault("./data");
+  public static final Setting<PgUrl> PG_URL = Setting.define("CONCLAVE_PG_URL", PgUrl::parse)
+    .readBy(Reader.NODE)
+    .describedAs("external PostgreSQL, `postgresql://user:pass@host:port/db`; unset starts embedded PostgreSQL in the data dir")
+    .noDefault("unset");
+  public static final Setting<String> CLUSTER_MEMBERS = Setting.define("CONCLAVE_CLUSTER_MEMBERS", Parsers.TEXT)
+    .readBy(Reader.NODE)
+    .describedAs("comma-separated `host:port` Hazelcast members (TCP-IP join); when set, the node runs clustered")
+    .noDefault("unset");
+  public static final Setting<String> CLUSTER_K8S_DNS = Setting.define("CONCLAVE_CLUSTER_K8S_DNS", Parsers.TEXT)
+    .readBy(Reader.NODE)
+    .describedAs("headless Service DNS name for Hazelcast Kubernetes DNS discovery; when set, the node runs clustered")
+    .noDefault("unset");
+  public static final Setting<String> CLUSTER_HOST = Setting.define("CONCLAVE_CLUSTER_HOST", Parsers.TEXT)
+    .readBy(Reader.NODE).describedAs("this member's bind and advertised address")
+    .noDefault("detected");
+  public static final Setting<Integer> CLUSTER_PORT = Setting.define("CONCLAVE_CLUSTER_PORT", Parsers.PORT)
+    .readBy(Reader.NODE).describedAs("this member's Hazelcast port")
+    .byDefault("5701");
+  public static final Setting<String> AUTH_SECRET = Setting.define("CONCLAVE_AUTH_SECRET", NodeSettings::authSecret)
+    .readBy(Reader.NODE, Reader.CLI)
+    .describedAs("key for signing tokens, at least 32 characters; required when clustered; unset on a single node generates one into the data dir")
+    .noDefault("unset");
+  public static final Setting<byte[]> SECRETS_KEY = Setting.define("CONCLAVE_SECRETS_KEY",
+      (variable, text) -> Values.base64Key(variable, text, ConclaveConfig.SECRETS_KEY_BYTES))
+    .readBy(Reader.NODE)
+    .describedAs("key that agents' secrets are encrypted with (AES-256-GCM), the base64 of 32 bytes (`openssl rand -base64 32`); "
+      + "required when clustered, the same on every node; unset on a single node generates one into the data dir. "
+      + "A key that is not the one the database's secrets were written with stops start-up")
+    .noDefault("unset");
+
+  // Additions beyond the contract.
+  public static final Setting<String> BIND_HOST = Setting.define("CONCLAVE_BIND_HOST", Parsers.TEXT)
+    .readBy(Reader.NODE).describedAs("address the gRPC and HTTP servers listen on")
+    .byDefault("0.0.0.0");
+  public static final Setting<String> PUBLIC_HOST = Setting.define("CONCLAVE_PUBLIC_HOST", Parsers.TEXT)
+    .readBy(Reader.NODE).describedAs("host name agents and browsers use to reach this node, in URLs the node hands out")
+    .noDefault("the cluster host, else `localhost`");
+  public static final Setting<String> CLUSTER_NAME = Setting.define("CONCLAVE_CLUSTER_NAME", NodeSettings::name)
+    .readBy(Reader.NODE).describedAs("Hazelcast cluster name; nodes only join members with the same name")
+    .byDefault("conclave");
+  public static final Setting<Integer> EVENTBUS_PORT = Setting.define("CONCLAVE_EVENTBUS_PORT", Parsers.PORT)
+    .readBy(Reader.NODE).describedAs("fixed port of the clustered event bus")
+    .byDefault("5711");
+  public static final Setting<Integer> PG_POOL_SIZE = Setting.define("CONCLAVE_PG_POOL_SIZE", Parsers.POSITIVE)
+    .readBy(Reader.NODE).describedAs("connections in the node's one shared PostgreSQL pool")
+    .byDefault("16");
+  public static final Setting<Integer> PG_POOL_WAIT_QUEUE = Setting.define("CONCLAVE_PG_POOL_WAIT_QUEUE", Parsers.POSITIVE)
+    .readBy(Reader.NODE).describedAs("requests that may wait for a pooled connection before new ones fail fast (`UNAVAILABLE`, retry)")
+    .byDefault("4096");
+  public static final Setting<Integer> EDGE_INSTANCES = Setting.define("CONCLAVE_EDGE_INSTANCES", Parsers.POSITIVE)
+    .readBy(Reader.NODE).describedAs("server verticle instances sharing the gRPC and HTTP ports")
+    .computed("number of cores, at most 4", () -> Math.max(1, Math.min(4, Runtime.getRuntime().availableProcessors())));
+  public static final Setting<Duration> SHUTDOWN_GRACE = Setting.define("CONCLAVE_SHUTDOWN_GRACE_SECONDS", Parsers.SECONDS)
+    .readBy(Reader.NODE).describedAs("how long a stopping node lets in-flight work finish")
+    .byDefault("10");
+  public static final Setting<Integer> MAX_MESSAGE_BYTES = Setting.define("CONCLAVE_MAX_MESSAGE_BYTES", Parsers.POSITIVE)
+    .readBy(Reader.NODE).describedAs("largest gRPC message accepted, after decompression; larger ones get `RESOURCE_EXHAUSTED`")
+    .byDefault("4194304");
+  public static final Setting<Integer> MAX_EVENT_BYTES = Setting.define("CONCLAVE_MAX_EVENT_BYTES", NodeSettings::maxEventBytes)
+    .readBy(Reader.NODE)
+    .describedAs("largest message or agent event stored in a conversation's history (at most 2097152, so a page of history fits "
+      + "in what gRPC clients accept); larger ones get `RESOURCE_EXHAUSTED`")
+    .byDefault("1048576");
+  public static final Setting<Duration> UNAUTHENTICATED_TIMEOUT = Setting.define("CONCLAVE_UNAUTHENTICATED_TIMEOUT_SECONDS", Parsers.SECONDS)
+    .readBy(Reader.NODE)
+    .describedAs("a gRPC connection on which no call has authenticated, or an event-bus bridge socket on which no caller has, within this time is closed")
+    .byDefault("10");
+  public static final Setting<Duration> HTTP_IDLE_TIMEOUT = Setting.define("CONCLAVE_HTTP_IDLE_SECONDS", Parsers.SECONDS)
+    .readBy(Reader.NODE)
+    .describedAs("an HTTP connection (REST, console, event-bus bridge) with no traffic for this long is closed; the bridge's pings keep dashboards open")
+    .byDefault("60");
+  public static final Setting<Integer> MAX_CALLS_PER_PRINCIPAL = Setting.define("CONCLAVE_MAX_CALLS_PER_PRINCIPAL", Parsers.POSITIVE)
+    .readBy(Reader.NODE).describedAs("gRPC calls one principal may have in progress on one node; more get `RESOURCE_EXHAUSTED`")
+    .byDefault("10000");
+  public static final Setting<Integer> MAX_CONNECTIONS_PER_PRINCIPAL = Setting.define("CONCLAVE_MAX_CONNECTIONS_PER_PRINCIPAL", Parsers.POSITIVE)
+    .readBy(Reader.NODE)
+    .describedAs("connections one principal may hold per node: gRPC connections with a call of its in progress and its WebSockets "
+      + "(sessions, event-bus bridge), together; more are refused (`RESOURCE_EXHAUSTED`, 429)")
+    .byDefault("1000");
+  public static final Setting<Duration> AUDIT_RETENTION = Setting.define("CONCLAVE_AUDIT_RETENTION_DAYS", Parsers.DAYS)
+    .readBy(Reader.NODE).describedAs("how long the audit log (`GET /api/v1/audit`, admins) keeps entries")
+    .byDefault("90");
+  public static final Setting<String> SSH_UNKNOWN_KEYS = Setting.define("CONCLAVE_SSH_UNKNOWN_KEYS", NodeSettings::unknownKeyPolicy)
+    .readBy(Reader.NODE)
+    .describedAs("what an agent signing its gRPC calls with an SSH key (`x-ssh-*` headers, as coven agents do) gets when no agent "
+      + "principal has that key: `reject` (`UNAUTHENTICATED`), `pending` (a pending agent principal is created; an admin approves it) "
+      + "or `approve` (an approved agent principal at once: anyone who reaches the gRPC port becomes an agent)")
+    .byDefault("pending");
+  /** Read by logback.xml ({@code ${CONCLAVE_LOG_LEVEL:-INFO}}), not by Java code: the default is written there too. */
+  public static final Setting<String> LOG_LEVEL = Setting.define("CONCLAVE_LOG_LEVEL", Parsers.TEXT)
+    .readBy(Reader.NODE, Reader.CLI).describedAs("log level of Conclave's own loggers")
+    .byDefault("INFO");
+
+  static Set<RoleName> roles(String variable, String text) {
+    EnumSet<RoleName> roles = EnumSet.noneOf(RoleName.class);
+    for (String part : text.split(",")) {
+      String id = part.trim().toLowerCase(Locale.ROOT);
+      if (id.isEmpty()) {
+        continue;
+      }
+      roles.add(RoleName.of(id).orElseThrow(() ->
+        new ConfigException(variable, "unknown role '" + part.trim() + "' (known: " + RoleName.known() + ")")));
+    }
+    if (roles.isEmpty()) {
+      throw new ConfigException(variable, "names no role (known: " + RoleName.known() + ")");
+    }
+    return roles;
+  }
+
+  private static String name(String variable, String text) {
+    if (!NAME.matcher(text).matches()) {
+      throw new ConfigException(variable, "'" + text + "' is not valid: use " + NAME_RULE);
+    }
+    return text;
+  }
+
+  private static String authSecret(String variable, String text) {
+    if (text.length() < ConclaveConfig.MIN_SECRET_LENGTH) {
+      throw new ConfigException(variable, "must be at least " + ConclaveConfig.MIN_SECRET_LENGTH + " characters, got " + text.length());
+    }
+    return text;
+  }
+
+  private static String unknownKeyPolicy(String variable, String text) {
+    String policy = text.trim().toLowerCase(Locale.ROOT);
+    if (!UNKNOWN_KEY_POLICIES.contains(policy)) {
+      throw new ConfigException(variable, "must be one of " + String.join(", ", UNKNOWN_KEY_POLICIES) + ", got '" + text + "'");
+    }
+    return policy;
+  }
+
+  private static int maxEventBytes(String variable, String text) {
+    int bytes = Values.positive(variable, text);
+    if (bytes > MAX_EVENT_BYTES_CEILING) {
+      throw new ConfigException(variable, "must be at most " + MAX_EVENT_BYTES_CEILING
+        + ", so that a page of history fits in the 4 MiB gRPC clients accept, got " + bytes);
+    }
+    return bytes;
+  }
+}

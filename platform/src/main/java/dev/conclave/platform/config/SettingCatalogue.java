@@ -1,0 +1,36 @@
+package dev.conclave.platform.config;
+
+import java.lang.reflect.Field;
+import java.lang.reflect.Modifier;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * A module's settings: the {@code public static final} {@link Setting} fields of the implementing
+ * class, in declaration order. Each module has one, listed in
+ * {@code META-INF/services/dev.conclave.platform.config.SettingCatalogue}, so that the README test
+ * and the undeclared-variable test see every module's settings.
+ */
+public interface SettingCatalogue {
+
+  /** The settings this catalogue declares. */
+  default List<Setting<?>> settings() {
+    return declaredIn(getClass());
+  }
+
+  /** The {@code public static final Setting} fields of {@code holder}, in declaration order. */
+  static List<Setting<?>> declaredIn(Class<?> holder) {
+    List<Setting<?>> settings = new ArrayList<>();
+    for (Field f : holder.getDeclaredFields()) {
+      int m = f.getModifiers();
+      if (Modifier.isPublic(m) && Modifier.isStatic(m) && Modifier.isFinal(m) && f.getType() == Setting.class) {
+        try {
+          settings.add((Setting<?>) f.get(null));
+        } catch (IllegalAccessException e) {
+          throw new IllegalStateException(e);
+        }
+      }
+    }
+    return settings;
+  }
+}
