@@ -1,16 +1,17 @@
 package dev.conclave.swarm.config;
 
 import dev.conclave.platform.config.ConclaveConfig;
-import dev.conclave.platform.config.ConfigException;
-import dev.conclave.platform.config.Values;
+import dev.conclave.platform.config.Parsers;
+import dev.conclave.platform.config.Setting;
+import dev.conclave.platform.config.Setting.Reader;
 
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Locale;
 
 /**
- * The coordinator's settings, read once from {@code CONCLAVE_SWARM_*} variables. Every key is listed in
- * {@link Key} with its default, and in docs/swarm.md. A wrong value stops start-up naming the variable.
+ * The coordinator's settings: each declared once below as a {@link Setting} (listed by
+ * {@link SwarmSettingCatalogue}, documented in the README's configuration table), and their values for
+ * one node. A wrong value stops start-up naming the variable.
  */
 public record SwarmSettings(
   int defaultMaxRetries,
@@ -28,84 +29,69 @@ public record SwarmSettings(
   int queueMax,
   Duration messageRetention) {
 
-  /** Every variable the coordinator reads. */
-  public enum Key {
-    MAX_RETRIES("CONCLAVE_SWARM_MAX_RETRIES", "2", "retries a task gets when it is created without maxRetries"),
-    FILE_TRANSPORT("CONCLAVE_SWARM_FILE_TRANSPORT", "true", "answer request files in the file transport directory"),
-    FILE_DIR("CONCLAVE_SWARM_FILE_DIR", "$CONCLAVE_DATA_DIR/swarm/protocol", "file transport directory (requests/, responses/, processing/)"),
-    FILE_POLL_MS("CONCLAVE_SWARM_FILE_POLL_MS", "500", "how often the file transport looks for request files"),
-    FILE_MAX_BYTES("CONCLAVE_SWARM_FILE_MAX_BYTES", "1048576", "largest request file answered; larger ones get an error response"),
-    HMAC_WINDOW_SECONDS("CONCLAVE_SWARM_HMAC_WINDOW_SECONDS", "300", "how far a signed timestamp may be from the coordinator's clock"),
-    RATE_LIMITS("CONCLAVE_SWARM_RATE_LIMITS", "true", "enforce the protocol's per-minute rate limits"),
-    TRUST_FORWARDED_FOR("CONCLAVE_SWARM_TRUST_FORWARDED_FOR", "false", "take REGISTER's client IP from the last X-Forwarded-For entry (only behind a proxy you run)"),
-    JOB_INTERVAL_MS("CONCLAVE_SWARM_JOB_INTERVAL_MS", "1000", "how often background jobs run on each node"),
-    EVENT_POLL_MS("CONCLAVE_SWARM_EVENT_POLL_MS", "250", "how often a node looks for events to publish that it was not told about"),
-    BATCH_MAX("CONCLAVE_SWARM_BATCH_MAX", "64", "most protocol requests sent to PostgreSQL in one statement"),
-    BATCH_IN_FLIGHT("CONCLAVE_SWARM_BATCH_IN_FLIGHT", "1", "statements each event loop keeps running at once; requests arriving meanwhile form the next batch"),
-    QUEUE_MAX("CONCLAVE_SWARM_QUEUE_MAX", "2048", "requests each event loop may hold waiting before new ones get 503 overloaded"),
-    MESSAGE_RETENTION_HOURS("CONCLAVE_SWARM_MESSAGE_RETENTION_HOURS", "168", "messages without an expiry are deleted after this long");
-
-    private final String env;
-    private final String documentedDefault;
-    private final String meaning;
-
-    Key(String env, String documentedDefault, String meaning) {
-      this.env = env;
-      this.documentedDefault = documentedDefault;
-      this.meaning = meaning;
-    }
-
-    public String env() {
-      return env;
-    }
-
-    public String documentedDefault() {
-      return documentedDefault;
-    }
-
-    public String meaning() {
-      return meaning;
-    }
-  }
+  public static final Setting<Integer> MAX_RETRIES = Setting.define("CONCLAVE_SWARM_MAX_RETRIES", Parsers.between(0, 100))
+    .readBy(Reader.COORDINATOR).describedAs("retries a task gets when it is created without maxRetries")
+    .byDefault("2");
+  public static final Setting<Boolean> FILE_TRANSPORT = Setting.define("CONCLAVE_SWARM_FILE_TRANSPORT", Parsers.BOOLEAN)
+    .readBy(Reader.COORDINATOR).describedAs("answer request files in the file transport directory")
+    .byDefault("true");
+  public static final Setting<Path> FILE_DIR = Setting.define("CONCLAVE_SWARM_FILE_DIR", Parsers.PATH)
+    .readBy(Reader.COORDINATOR).describedAs("file transport directory (requests/, responses/, processing/)")
+    .noDefault("`$CONCLAVE_DATA_DIR/swarm/protocol`");
+  public static final Setting<Duration> FILE_POLL_MS = Setting.define("CONCLAVE_SWARM_FILE_POLL_MS", millis(10, 3_600_000))
+    .readBy(Reader.COORDINATOR).describedAs("how often the file transport looks for request files")
+    .byDefault("500");
+  public static final Setting<Integer> FILE_MAX_BYTES = Setting.define("CONCLAVE_SWARM_FILE_MAX_BYTES", Parsers.between(1024, 67_108_864))
+    .readBy(Reader.COORDINATOR).describedAs("largest request file answered; larger ones get an error response")
+    .byDefault("1048576");
+  public static final Setting<Duration> HMAC_WINDOW_SECONDS = Setting.define("CONCLAVE_SWARM_HMAC_WINDOW_SECONDS", (v, text) -> Duration.ofSeconds(Parsers.between(1, 86_400).parse(v, text)))
+    .readBy(Reader.COORDINATOR).describedAs("how far a signed timestamp may be from the coordinator's clock")
+    .byDefault("300");
+  public static final Setting<Boolean> RATE_LIMITS = Setting.define("CONCLAVE_SWARM_RATE_LIMITS", Parsers.BOOLEAN)
+    .readBy(Reader.COORDINATOR).describedAs("enforce the protocol's per-minute rate limits")
+    .byDefault("true");
+  public static final Setting<Boolean> TRUST_FORWARDED_FOR = Setting.define("CONCLAVE_SWARM_TRUST_FORWARDED_FOR", Parsers.BOOLEAN)
+    .readBy(Reader.COORDINATOR).describedAs("take REGISTER's client IP from the last X-Forwarded-For entry (only behind a proxy you run)")
+    .byDefault("false");
+  public static final Setting<Duration> JOB_INTERVAL_MS = Setting.define("CONCLAVE_SWARM_JOB_INTERVAL_MS", millis(10, 3_600_000))
+    .readBy(Reader.COORDINATOR).describedAs("how often background jobs run on each node")
+    .byDefault("1000");
+  public static final Setting<Duration> EVENT_POLL_MS = Setting.define("CONCLAVE_SWARM_EVENT_POLL_MS", millis(10, 3_600_000))
+    .readBy(Reader.COORDINATOR).describedAs("how often a node looks for events to publish that it was not told about")
+    .byDefault("250");
+  public static final Setting<Integer> BATCH_MAX = Setting.define("CONCLAVE_SWARM_BATCH_MAX", Parsers.between(1, 1000))
+    .readBy(Reader.COORDINATOR).describedAs("most protocol requests sent to PostgreSQL in one statement")
+    .byDefault("64");
+  public static final Setting<Integer> BATCH_IN_FLIGHT = Setting.define("CONCLAVE_SWARM_BATCH_IN_FLIGHT", Parsers.between(1, 64))
+    .readBy(Reader.COORDINATOR).describedAs("statements each event loop keeps running at once; requests arriving meanwhile form the next batch")
+    .byDefault("1");
+  public static final Setting<Integer> QUEUE_MAX = Setting.define("CONCLAVE_SWARM_QUEUE_MAX", Parsers.between(1, 1_000_000))
+    .readBy(Reader.COORDINATOR).describedAs("requests each event loop may hold waiting before new ones get 503 overloaded")
+    .byDefault("2048");
+  public static final Setting<Duration> MESSAGE_RETENTION_HOURS = Setting.define("CONCLAVE_SWARM_MESSAGE_RETENTION_HOURS", (v, text) -> Duration.ofHours(Parsers.between(1, 87_600).parse(v, text)))
+    .readBy(Reader.COORDINATOR).describedAs("messages without an expiry are deleted after this long")
+    .byDefault("168");
 
   public static SwarmSettings from(ConclaveConfig config) {
-    Reader r = new Reader(config);
     return new SwarmSettings(
-      r.bounded(Key.MAX_RETRIES, 0, 100),
-      r.bool(Key.FILE_TRANSPORT),
-      config.raw(Key.FILE_DIR.env()).map(Path::of).orElse(config.dataDir().resolve("swarm").resolve("protocol"))
-        .toAbsolutePath().normalize(),
-      Duration.ofMillis(r.bounded(Key.FILE_POLL_MS, 10, 3_600_000)),
-      r.bounded(Key.FILE_MAX_BYTES, 1024, 64 * 1024 * 1024),
-      Duration.ofSeconds(r.bounded(Key.HMAC_WINDOW_SECONDS, 1, 86_400)),
-      r.bool(Key.RATE_LIMITS),
-      r.bool(Key.TRUST_FORWARDED_FOR),
-      Duration.ofMillis(r.bounded(Key.JOB_INTERVAL_MS, 10, 3_600_000)),
-      Duration.ofMillis(r.bounded(Key.EVENT_POLL_MS, 10, 3_600_000)),
-      r.bounded(Key.BATCH_MAX, 1, 1000),
-      r.bounded(Key.BATCH_IN_FLIGHT, 1, 64),
-      r.bounded(Key.QUEUE_MAX, 1, 1_000_000),
-      Duration.ofHours(r.bounded(Key.MESSAGE_RETENTION_HOURS, 1, 24 * 3650)));
+      config.get(MAX_RETRIES),
+      config.get(FILE_TRANSPORT),
+      config.find(FILE_DIR).orElse(config.dataDir().resolve("swarm").resolve("protocol")).toAbsolutePath().normalize(),
+      config.get(FILE_POLL_MS),
+      config.get(FILE_MAX_BYTES),
+      config.get(HMAC_WINDOW_SECONDS),
+      config.get(RATE_LIMITS),
+      config.get(TRUST_FORWARDED_FOR),
+      config.get(JOB_INTERVAL_MS),
+      config.get(EVENT_POLL_MS),
+      config.get(BATCH_MAX),
+      config.get(BATCH_IN_FLIGHT),
+      config.get(QUEUE_MAX),
+      config.get(MESSAGE_RETENTION_HOURS));
   }
 
-  private record Reader(ConclaveConfig config) {
-
-    int bounded(Key key, int min, int max) {
-      String text = config.raw(key.env()).orElse(key.documentedDefault());
-      int value = Values.integer(key.env(), text);
-      if (value < min || value > max) {
-        throw new ConfigException(key.env(), "must be between " + min + " and " + max + ", got " + value);
-      }
-      return value;
-    }
-
-    boolean bool(Key key) {
-      String text = config.raw(key.env()).orElse(key.documentedDefault()).toLowerCase(Locale.ROOT);
-      return switch (text) {
-        case "true", "on", "yes", "1" -> true;
-        case "false", "off", "no", "0" -> false;
-        default -> throw new ConfigException(key.env(), "must be true or false, got '" + text + "'");
-      };
-    }
+  /** Milliseconds between {@code min} and {@code max}, as a duration. */
+  private static Setting.Parser<Duration> millis(int min, int max) {
+    return (variable, text) -> Duration.ofMillis(Parsers.between(min, max).parse(variable, text));
   }
 }

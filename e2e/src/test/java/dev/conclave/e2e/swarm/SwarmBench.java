@@ -6,7 +6,7 @@ import dev.conclave.platform.testing.TestDatabase;
 import dev.conclave.platform.testing.FreePorts;
 import dev.conclave.platform.testing.TestNode;
 import dev.conclave.swarm.app.CoordinatorRole;
-import dev.conclave.swarm.metrics.SwarmMetrics;
+import dev.conclave.platform.metrics.MetricNames;
 import io.micrometer.core.instrument.DistributionSummary;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
@@ -112,7 +112,7 @@ public final class SwarmBench {
         throw new IllegalStateException("register failed: " + status);
       }
     }
-    DistributionSummary batches = node.runtime().context().metrics().find(SwarmMetrics.BATCH_SIZE).summary();
+    DistributionSummary batches = node.runtime().context().metrics().find(MetricNames.SWARM_BATCH_SIZE).summary();
     long batchesBefore = batches == null ? 0 : batches.count();
     double sumBefore = batches == null ? 0 : batches.totalAmount();
     PgFunctionTimes.reset(db, STATEMENTS);

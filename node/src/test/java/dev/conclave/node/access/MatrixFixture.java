@@ -61,7 +61,7 @@ final class MatrixFixture implements AutoCloseable {
   MatrixFixture() {
     // the swarm's per-minute limits would refuse the probes' many registrations from one address
     node = TestNode.builder().role(new GatewayRole()).role(new CoordinatorRole()).role(new PackHostRole())
-      .env(SwarmSettings.Key.RATE_LIMITS.env(), "false").start();
+      .env(SwarmSettings.RATE_LIMITS.name(), "false").start();
     grpc = new GrpcCalls(vertx, node.grpcPort());
     http = WebClient.create(vertx);
     Principal withAccess = create(PrincipalType.CLIENT, "mx-owner", List.of(Roles.MEMBER), Optional.empty());

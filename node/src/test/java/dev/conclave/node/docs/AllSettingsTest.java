@@ -28,12 +28,6 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class AllSettingsTest {
 
-  /**
-   * Modules whose settings are not yet declared as {@link Setting}s. coordinator's SwarmSettings.Key
-   * moves to Setting with issue 14's change: then delete this entry (and add its rows to the README).
-   */
-  static final Set<String> NOT_YET_DECLARED = Set.of("coordinator");
-
   /** Variables code may read that are not Conclave's settings. */
   static final Set<String> SYSTEM_VARIABLES = Set.of("HOSTNAME", "PATH", "HOME", "USER");
 
@@ -66,7 +60,7 @@ class AllSettingsTest {
     List<String> undeclared = new ArrayList<>();
     for (Path file : mainSources()) {
       String module = Path.of("..").toAbsolutePath().normalize().relativize(file.toAbsolutePath().normalize()).getName(0).toString();
-      if (NOT_YET_DECLARED.contains(module) || OWN_SETTINGS.contains(module)) {
+      if (OWN_SETTINGS.contains(module)) {
         continue;
       }
       String code = code(file);

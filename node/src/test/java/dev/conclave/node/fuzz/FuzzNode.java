@@ -80,9 +80,9 @@ final class FuzzNode {
     logs = LogWatch.install();
     node = TestNode.builder().role(new GatewayRole()).role(new CoordinatorRole()).role(new PackHostRole())
       // thousands of requests from one address: the swarm's per-minute limits would answer 429 to most
-      .env(SwarmSettings.Key.RATE_LIMITS.env(), "false")
-      .env(SwarmSettings.Key.FILE_POLL_MS.env(), "10")
-      .env(SwarmSettings.Key.FILE_MAX_BYTES.env(), String.valueOf(FILE_MAX_BYTES))
+      .env(SwarmSettings.RATE_LIMITS.name(), "false")
+      .env(SwarmSettings.FILE_POLL_MS.name(), "10")
+      .env(SwarmSettings.FILE_MAX_BYTES.name(), String.valueOf(FILE_MAX_BYTES))
       .env("CONCLAVE_MAX_MESSAGE_BYTES", String.valueOf(MAX_MESSAGE_BYTES))
       .start();
     vertx = Vertx.vertx();

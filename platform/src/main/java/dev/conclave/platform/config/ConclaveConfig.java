@@ -207,15 +207,6 @@ public record ConclaveConfig(
     return get(NodeSettings.MAX_CONNECTIONS_PER_PRINCIPAL);
   }
 
-  /**
-   * A raw variable. Only for coordinator's {@code SwarmSettings} until it declares its keys as
-   * {@link Setting}s (issue 16); everything else reads {@link #get(Setting)} or {@link #find(Setting)}.
-   */
-  public Optional<String> raw(String variable) {
-    String value = source.get(variable);
-    return value == null || value.isBlank() ? Optional.empty() : Optional.of(value.trim());
-  }
-
   private static List<HostAndPort> members(Optional<String> raw, int defaultPort) {
     if (raw.isEmpty()) {
       return List.of();

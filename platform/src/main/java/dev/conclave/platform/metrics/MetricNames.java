@@ -31,6 +31,13 @@ public final class MetricNames {
   /** Live subscribers that fell behind and switched to reading the ledger. */
   public static final String GATEWAY_SUBSCRIBER_CATCHUPS = "conclave_gateway_subscribers_catchups";
 
+  /** Swarm protocol requests; tags {@code operation} and {@code outcome} (ok or the error code). */
+  public static final String SWARM_REQUESTS = "conclave_swarm_requests";
+  /** Protocol requests sent to PostgreSQL in one statement (a distribution: batching at work). */
+  public static final String SWARM_BATCH_SIZE = "conclave_swarm_batch_size";
+  /** Items the swarm's background jobs changed; tag {@code job}. */
+  public static final String SWARM_JOB_CHANGES = "conclave_swarm_job_changes";
+
   /** Pack tool calls run on this node; tags {@code outcome} (ok, tool_error, timeout, …) and {@code origin}. */
   public static final String PACKS_TOOL_CALLS = "conclave_packs_tool_calls";
   /** Time from a call's arrival on the running node to its outcome (a timer); tag {@code kind} (builtin or pack). */

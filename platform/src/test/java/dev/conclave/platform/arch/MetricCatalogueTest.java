@@ -10,7 +10,6 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.TreeMap;
 import java.util.regex.Pattern;
 
@@ -38,13 +37,6 @@ class MetricCatalogueTest {
    */
   static final Pattern METRIC_LITERAL = Pattern.compile("\"conclave_[a-z]+_[a-z0-9_]+\"");
 
-  /**
-   * Sources that still keep metric names of their own. coordinator's SwarmMetrics moves its names
-   * into MetricNames with issue 14's change (then delete this entry).
-   */
-  static final Set<String> NOT_YET_IN_THE_CATALOGUE = Set.of(
-    "coordinator/src/main/java/dev/conclave/swarm/metrics/SwarmMetrics.java");
-
   @Test
   void theCatalogue() throws Exception {
     Map<String, String> catalogue = catalogue();
@@ -70,7 +62,7 @@ class MetricCatalogueTest {
   void noSourceNamesAMetricWithALiteral() {
     List<String> offenders = new ArrayList<>();
     for (Source s : SourceTree.allMainSources()) {
-      if (s.path().endsWith("platform/metrics/MetricNames.java") || NOT_YET_IN_THE_CATALOGUE.contains(s.relative())) {
+      if (s.path().endsWith("platform/metrics/MetricNames.java")) {
         continue;
       }
       List<String> lines = s.codeLines();

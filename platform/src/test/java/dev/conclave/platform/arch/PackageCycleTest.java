@@ -37,10 +37,6 @@ class PackageCycleTest {
       "dev.conclave.gateway.directory", "dev.conclave.gateway.lifecycle", "dev.conclave.gateway.mailbox",
       "dev.conclave.gateway.presence", "dev.conclave.gateway.registry", "dev.conclave.gateway.routing",
       "dev.conclave.gateway.sessions", "dev.conclave.gateway.store", "dev.conclave.gateway.streaming")),
-    // issue 14: api <-> app and security <-> protocol (being removed)
-    "coordinator", Set.of(
-      Set.of("dev.conclave.swarm.api", "dev.conclave.swarm.app"),
-      Set.of("dev.conclave.swarm.protocol", "dev.conclave.swarm.security")),
     // found by this test (issue 16), no issue yet: auth.SigningKeys reads config, config.ConclaveConfig
     // holds a db.PgUrl, db reads config and auth.PrivateFiles; server.EdgeVerticle mounts
     // bridge.EventBusBridge, which uses server.ConnectionGuard and server.SessionCookie
