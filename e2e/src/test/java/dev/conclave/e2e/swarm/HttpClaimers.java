@@ -29,6 +29,7 @@ final class HttpClaimers {
   }
 
   private final Vertx vertx;
+  private final java.util.Set<Long> threads = java.util.concurrent.ConcurrentHashMap.newKeySet();
   private final WebClient client;
   private final int port;
   private final String token;
@@ -38,6 +39,11 @@ final class HttpClaimers {
     this.client = WebClient.create(vertx, new WebClientOptions().setKeepAlive(true), new PoolOptions().setHttp1MaxSize(connections));
     this.port = port;
     this.token = token;
+  }
+
+  /** The threads the clients' responses were handled on: the load generator's CPU. */
+  java.util.Set<Long> threads() {
+    return threads;
   }
 
   Future<HttpResponse<Buffer>> post(String path, JsonObject body) {
@@ -66,6 +72,7 @@ final class HttpClaimers {
     }
     JsonObject claim = new JsonObject().put("protocolVersion", "1.0").put("agentId", agent);
     post("/api/v1/tasks/claim", claim).onComplete(ar -> {
+      threads.add(Thread.currentThread().getId());
       if (ar.failed() || ar.result().statusCode() != 200) {
         done.tryFail(ar.failed() ? ar.cause() : new IllegalStateException("claim: " + ar.result().bodyAsString()));
         return;

@@ -76,7 +76,7 @@ public final class SwarmBench {
       try (TestNode node = builder.start()) {
         HttpClaimers http = new HttpClaimers(node.httpPort(), node.adminToken(), agents);
         try {
-          run(node, db, http, tasks, agents, budget);
+          run(node, db, http, tasks, agents, budget, dir.resolve("pg"));
         } finally {
           http.close();
         }
@@ -88,15 +88,19 @@ public final class SwarmBench {
     System.exit(0);
   }
 
-  private static void run(TestNode node, PgUrl db, HttpClaimers http, int tasks, int agents, Duration budget) throws Exception {
+  private static void run(TestNode node, PgUrl db, HttpClaimers http, int tasks, int agents, Duration budget, Path pgDir)
+    throws Exception {
     List<RawClaims.Result> raws = new ArrayList<>();
     for (int clients : List.of(8, agents)) {
       createTasks(http, "raw" + clients, tasks);
       TestDatabase.execute(db, "VACUUM ANALYZE swarm.tasks");
+      CpuSplit cpu = CpuSplit.start(pgDir);
       RawClaims.Result raw = RawClaims.run(db, clients, tasks, budget);
       raws.add(raw);
       System.out.printf(Locale.ROOT, "raw single-statement SKIP LOCKED claim, %d connections: %d claims in %d ms = %.0f claims/s%n",
         clients, raw.claims(), raw.took().toMillis(), raw.perSecond());
+      // (here "node" is the JDBC clients in this JVM: no node takes part in the raw claims)
+      cpu.print("raw claims, " + clients + " connections", raw.claims(), java.util.Set.of());
     }
 
     createTasks(http, "http", tasks);
@@ -116,7 +120,9 @@ public final class SwarmBench {
     long batchesBefore = batches == null ? 0 : batches.count();
     double sumBefore = batches == null ? 0 : batches.totalAmount();
     PgFunctionTimes.reset(db, STATEMENTS);
+    CpuSplit cpu = CpuSplit.start(pgDir);
     HttpClaimers.Result result = http.run(ids, tasks, budget);
+    cpu.print("claim+complete", result.completed(), http.threads());
     long statements = batches == null ? 0 : batches.count() - batchesBefore;
     double requests = batches == null ? 0 : batches.totalAmount() - sumBefore;
     double best = raws.stream().mapToDouble(RawClaims.Result::perSecond).max().orElse(0);
