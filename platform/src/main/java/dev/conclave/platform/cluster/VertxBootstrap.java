@@ -81,6 +81,9 @@ public final class VertxBootstrap {
     network.setPublicAddress(host + ":" + config.clusterPort());
     network.getInterfaces().setEnabled(true).addInterface(host);
     hz.setProperty("hazelcast.local.localAddress", host);
+    // bind where CONCLAVE_CLUSTER_HOST says, not every interface (Hazelcast's default): two members on
+    // one machine, at 127.0.0.2:5701 and 127.0.0.3:5701, would otherwise collide on the port
+    hz.setProperty("hazelcast.socket.bind.any", "false");
 
     JoinConfig join = network.getJoin();
     join.getMulticastConfig().setEnabled(false);

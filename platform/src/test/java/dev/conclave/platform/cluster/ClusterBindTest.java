@@ -1,0 +1,60 @@
+package dev.conclave.platform.cluster;
+
+import dev.conclave.platform.config.ConclaveConfig;
+import dev.conclave.platform.metrics.NodeMetrics;
+import dev.conclave.platform.testing.FreePorts;
+import io.vertx.core.Vertx;
+import org.junit.jupiter.api.Test;
+
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * {@code CONCLAVE_CLUSTER_HOST} is where a member binds, not only what it advertises: two members on
+ * one machine share the Hazelcast and event-bus ports on two loopback addresses and form one cluster
+ * (with Hazelcast's default, bind-any, the second got "Port [5701] is already in use").
+ */
+class ClusterBindTest {
+
+  @Test
+  void twoMembersOnOneHostShareThePortsOnTheirOwnAddresses() throws Exception {
+    int hazelcastPort = FreePorts.next();
+    int eventBusPort = FreePorts.next();
+    String members = "127.0.0.2:" + hazelcastPort + ",127.0.0.3:" + hazelcastPort;
+    CompletableFuture<Vertx> startA = CompletableFuture.supplyAsync(() -> start("127.0.0.2", members, hazelcastPort, eventBusPort));
+    CompletableFuture<Vertx> startB = CompletableFuture.supplyAsync(() -> start("127.0.0.3", members, hazelcastPort, eventBusPort));
+    Vertx a = startA.get(90, TimeUnit.SECONDS);
+    Vertx b = startB.get(90, TimeUnit.SECONDS);
+    try {
+      long deadline = System.currentTimeMillis() + 30_000;
+      while (ClusterMembership.of(a).members().size() < 2 && System.currentTimeMillis() < deadline) {
+        Thread.sleep(100);
+      }
+      assertThat(ClusterMembership.of(a).members()).as("one cluster of two").hasSize(2);
+      // the port is free on another loopback address: nothing listens on every interface
+      try (ServerSocket other = new ServerSocket()) {
+        other.bind(new InetSocketAddress("127.0.0.4", hazelcastPort));
+        assertThat(other.isBound()).isTrue();
+      }
+    } finally {
+      CompletableFuture.allOf(a.close().toCompletionStage().toCompletableFuture(), b.close().toCompletionStage().toCompletableFuture())
+        .get(60, TimeUnit.SECONDS);
+    }
+  }
+
+  private static Vertx start(String host, String members, int hazelcastPort, int eventBusPort) {
+    ConclaveConfig config = ConclaveConfig.from(Map.of("CONCLAVE_CLUSTER_MEMBERS", members, "CONCLAVE_CLUSTER_HOST", host,
+      "CONCLAVE_CLUSTER_PORT", Integer.toString(hazelcastPort), "CONCLAVE_EVENTBUS_PORT", Integer.toString(eventBusPort),
+      "CONCLAVE_AUTH_SECRET", "bind-test-secret-0123456789abcdef0123"));
+    try {
+      return VertxBootstrap.create(config, new NodeMetrics()).toCompletionStage().toCompletableFuture().get(90, TimeUnit.SECONDS);
+    } catch (Exception e) {
+      throw new IllegalStateException(e);
+    }
+  }
+}
