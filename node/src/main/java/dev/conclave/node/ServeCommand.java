@@ -35,11 +35,28 @@ final class ServeCommand implements Runnable {
       runtime = NodeRuntime.start(config, modulesFor(config));
     } catch (RuntimeException e) {
       shutdown.startFailed(e);
+      java.util.Optional<ConfigException> setting = configurationError(e);
+      if (setting.isPresent()) {
+        // a setting to change (a port another process holds): one line, as for a bad value
+        System.err.println("configuration error: " + setting.get().getMessage());
+        System.exit(2);
+        return;
+      }
       LOG.error("start failed: {}", e.getMessage(), e);
       System.exit(1);
       return;
     }
     shutdown.awaitThenExit(runtime::stop);
+  }
+
+  /** The setting a start failure comes down to, if it is one. */
+  static java.util.Optional<ConfigException> configurationError(Throwable failure) {
+    for (Throwable t = failure; t != null; t = t.getCause()) {
+      if (t instanceof ConfigException setting) {
+        return java.util.Optional.of(setting);
+      }
+    }
+    return java.util.Optional.empty();
   }
 
   static List<RoleModule> modulesFor(ConclaveConfig config) {

@@ -4,6 +4,7 @@ import com.hazelcast.config.Config;
 import com.hazelcast.config.JoinConfig;
 import com.hazelcast.config.NetworkConfig;
 import dev.conclave.platform.config.ConclaveConfig;
+import dev.conclave.platform.config.ConfigException;
 import dev.conclave.platform.config.HostAndPort;
 import dev.conclave.platform.config.NodeSettings;
 import dev.conclave.platform.errors.Failures;
@@ -45,8 +46,30 @@ public final class VertxBootstrap {
       config.clusterPort(), config.eventBusPort(),
       config.clusterK8sDns().map(d -> "kubernetes-dns " + d).orElse("tcp-ip " + config.clusterMembers()));
     return Vertx.builder().with(options).withMetrics(metrics.vertxFactory()).withClusterManager(manager).buildClustered()
+      .recover(failure -> Future.failedFuture(portTaken(failure, config, host).<Throwable>map(e -> e).orElse(failure)))
       .map(VertxBootstrap::reporting)
       .onSuccess(v -> LOG.info("cluster: joined members={} vertx-node={}", manager.getNodes().size(), manager.getNodeId()));
+  }
+
+  /**
+   * A cluster port another process holds, as the setting to change: the node stops with one line
+   * naming it instead of a stack trace.
+   */
+  static java.util.Optional<ConfigException> portTaken(Throwable failure, ConclaveConfig config, String host) {
+    boolean bind = false;
+    boolean hazelcast = false;
+    for (Throwable t = failure; t != null; t = t.getCause()) {
+      bind |= t instanceof java.net.BindException;
+      hazelcast |= t instanceof com.hazelcast.core.HazelcastException;
+    }
+    if (!bind) {
+      return java.util.Optional.empty();
+    }
+    return java.util.Optional.of(hazelcast
+      ? new ConfigException(NodeSettings.CLUSTER_PORT.name(), "port " + config.clusterPort() + " on " + host
+        + " is already in use (another process, or another node on this address): choose a free one")
+      : new ConfigException(NodeSettings.EVENTBUS_PORT.name(), "port " + config.eventBusPort() + " on " + host
+        + " is already in use (another process, or another node on this address): choose a free one"));
   }
 
   /**

@@ -1,6 +1,7 @@
 package dev.conclave.platform.cluster;
 
 import dev.conclave.platform.config.ConclaveConfig;
+import dev.conclave.platform.config.ConfigException;
 import dev.conclave.platform.metrics.NodeMetrics;
 import dev.conclave.platform.testing.FreePorts;
 import io.vertx.core.Vertx;
@@ -44,6 +45,36 @@ class ClusterBindTest {
     } finally {
       CompletableFuture.allOf(a.close().toCompletionStage().toCompletableFuture(), b.close().toCompletionStage().toCompletableFuture())
         .get(60, TimeUnit.SECONDS);
+    }
+  }
+
+  @Test
+  void aClusterPortAnotherProcessHoldsStopsStartUpNamingTheSetting() throws Exception {
+    int hazelcastPort = FreePorts.next();
+    int eventBusPort = FreePorts.next();
+    try (ServerSocket taken = new ServerSocket()) {
+      taken.bind(new InetSocketAddress("127.0.0.1", hazelcastPort));
+      assertThat(failure("127.0.0.1", hazelcastPort, eventBusPort))
+        .isInstanceOf(ConfigException.class).hasMessageStartingWith("CONCLAVE_CLUSTER_PORT: port " + hazelcastPort);
+    }
+    try (ServerSocket taken = new ServerSocket()) {
+      taken.bind(new InetSocketAddress("127.0.0.1", eventBusPort));
+      assertThat(failure("127.0.0.1", hazelcastPort, eventBusPort))
+        .isInstanceOf(ConfigException.class).hasMessageStartingWith("CONCLAVE_EVENTBUS_PORT: port " + eventBusPort);
+    }
+  }
+
+  /** What starting a member fails with (it must fail). */
+  private static Throwable failure(String host, int hazelcastPort, int eventBusPort) throws Exception {
+    ConclaveConfig config = ConclaveConfig.from(Map.of("CONCLAVE_CLUSTER_MEMBERS", host + ":" + hazelcastPort, "CONCLAVE_CLUSTER_HOST", host,
+      "CONCLAVE_CLUSTER_PORT", Integer.toString(hazelcastPort), "CONCLAVE_EVENTBUS_PORT", Integer.toString(eventBusPort),
+      "CONCLAVE_AUTH_SECRET", "bind-test-secret-0123456789abcdef0123"));
+    try {
+      Vertx started = VertxBootstrap.create(config, new NodeMetrics()).toCompletionStage().toCompletableFuture().get(90, TimeUnit.SECONDS);
+      started.close();
+      throw new AssertionError("the member started although a port was taken");
+    } catch (java.util.concurrent.ExecutionException e) {
+      return e.getCause();
     }
   }
 
