@@ -3,7 +3,7 @@ package dev.conclave.gateway.sessions;
 import dev.conclave.gateway.ledger.Entries;
 import dev.conclave.gateway.ledger.EventKind;
 import dev.conclave.gateway.ledger.LedgerEntry;
-import dev.conclave.gateway.mailbox.RequestState;
+import dev.conclave.gateway.model.RequestState;
 import dev.conclave.proto.coven.MessageResponse;
 import dev.conclave.proto.coven.ServerMessage;
 import dev.conclave.proto.coven.ToolApprovalResponse;

@@ -1,6 +1,6 @@
 package dev.conclave.gateway.sessions;
 
-import dev.conclave.gateway.mailbox.RequestRecord;
+import dev.conclave.gateway.model.RequestRecord;
 
 import java.util.UUID;
 
