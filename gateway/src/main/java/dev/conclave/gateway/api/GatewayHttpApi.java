@@ -5,7 +5,7 @@ import dev.conclave.gateway.control.Cancellation;
 import dev.conclave.gateway.control.Injections;
 import dev.conclave.gateway.directory.AgentDirectory;
 import dev.conclave.gateway.directory.ConversationAccess;
-import dev.conclave.gateway.mailbox.RequestRecord;
+import dev.conclave.gateway.model.RequestRecord;
 import dev.conclave.gateway.store.InjectionStore;
 import dev.conclave.gateway.store.RequestStore;
 import dev.conclave.gateway.store.UsageStore;

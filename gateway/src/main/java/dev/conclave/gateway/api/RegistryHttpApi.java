@@ -2,8 +2,8 @@ package dev.conclave.gateway.api;
 
 import dev.conclave.gateway.GatewayErrors;
 import dev.conclave.gateway.lifecycle.Lifecycle;
-import dev.conclave.gateway.lifecycle.LifecycleState;
-import dev.conclave.gateway.registry.AgentQuery;
+import dev.conclave.gateway.model.LifecycleState;
+import dev.conclave.gateway.model.AgentQuery;
 import dev.conclave.gateway.registry.AgentRegistry;
 import dev.conclave.platform.access.Audience;
 import dev.conclave.platform.access.Resource;

@@ -13,14 +13,13 @@ import dev.conclave.gateway.api.GatewayHttpApi;
 import dev.conclave.gateway.api.GatewayToolsEndpoint;
 import dev.conclave.gateway.api.PrincipalHttpApi;
 import dev.conclave.gateway.api.RegistryHttpApi;
-import dev.conclave.gateway.api.SessionSockets;
-import dev.conclave.gateway.clientsession.SessionDeps;
-import dev.conclave.gateway.store.ClientSessionStore;
-import dev.conclave.gateway.lifecycle.Lifecycle;
-import dev.conclave.gateway.registry.AgentRegistry;
-import dev.conclave.gateway.store.RegistryStore;
 import dev.conclave.gateway.api.SecretsHttpApi;
+import dev.conclave.gateway.api.SessionSockets;
 import dev.conclave.gateway.api.TokenHttpApi;
+import dev.conclave.gateway.clientsession.SessionDeps;
+import dev.conclave.gateway.cluster.MembershipWatcher;
+import dev.conclave.gateway.cluster.PresenceReconciler;
+import dev.conclave.gateway.cluster.StrandedRequestSweep;
 import dev.conclave.gateway.control.ActingOwner;
 import dev.conclave.gateway.control.AgentPrompts;
 import dev.conclave.gateway.control.AgentTools;
@@ -30,23 +29,26 @@ import dev.conclave.gateway.control.Injections;
 import dev.conclave.gateway.control.Questions;
 import dev.conclave.gateway.directory.AgentDirectory;
 import dev.conclave.gateway.directory.ConversationAccess;
+import dev.conclave.gateway.lifecycle.Lifecycle;
 import dev.conclave.gateway.mailbox.Mailbox;
 import dev.conclave.gateway.mailbox.Terminations;
-import dev.conclave.gateway.presence.MembershipWatcher;
 import dev.conclave.gateway.presence.NodeRegistry;
 import dev.conclave.gateway.presence.Presence;
-import dev.conclave.gateway.presence.PresenceReconciler;
+import dev.conclave.gateway.registry.AgentRegistry;
 import dev.conclave.gateway.routing.AgentRouter;
 import dev.conclave.gateway.sessions.LocalSessions;
 import dev.conclave.gateway.sessions.NodeCommandHandler;
+import dev.conclave.gateway.sessions.SessionDrain;
 import dev.conclave.gateway.sessions.SessionMetrics;
 import dev.conclave.gateway.sessions.SessionServices;
 import dev.conclave.gateway.store.AgentStore;
 import dev.conclave.gateway.store.ApprovalStore;
 import dev.conclave.gateway.store.BindingStore;
+import dev.conclave.gateway.store.ClientSessionStore;
 import dev.conclave.gateway.store.InjectionStore;
 import dev.conclave.gateway.store.LedgerStore;
 import dev.conclave.gateway.store.QuestionStore;
+import dev.conclave.gateway.store.RegistryStore;
 import dev.conclave.gateway.store.RequestStore;
 import dev.conclave.gateway.store.UsageStore;
 import dev.conclave.gateway.streaming.ConversationRelay;
@@ -64,7 +66,6 @@ import dev.conclave.platform.runtime.RunningRole;
 import dev.conclave.platform.server.EdgeContribution;
 import dev.conclave.platform.server.HttpRoutes;
 import io.vertx.core.Future;
-import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 import io.vertx.ext.web.Router;
 import io.vertx.grpc.server.GrpcServer;
@@ -174,15 +175,15 @@ public final class GatewayRole implements RoleModule {
 
     GatewayVerticle node = new GatewayVerticle(ctx.nodeId(), ctx.membership(), new NodeCommandHandler(sessions), tools, nodes,
       terminations, new MembershipWatcher(ctx.nodeId(), ctx.membership(), nodes, presence, terminations),
-      new PresenceReconciler(ctx.nodeId(), presence, sessions, agents), sessions);
+      new PresenceReconciler(ctx.nodeId(), presence, sessions, agents), new StrandedRequestSweep(ctx.nodeId(), sessions, terminations));
+    SessionDrain drain = new SessionDrain(vertx, ctx.nodeId(), sessions, followers);
     return vertx.deployVerticle(node).map(deployment -> {
       LOG.info("role gateway: CovenControl, ClientService, AdminService and /api/v1/gateway ready on node={}", ctx.nodeId());
-      return running(vertx, ctx.nodeId(), edge, sessions, followers, deployment);
+      return running(vertx, edge, drain, deployment);
     });
   }
 
-  private static RunningRole running(Vertx vertx, String nodeId, EdgeContribution edge, LocalSessions sessions, Followers followers,
-                                     String deployment) {
+  private static RunningRole running(Vertx vertx, EdgeContribution edge, SessionDrain drain, String deployment) {
     return new RunningRole() {
       @Override
       public List<EdgeContribution> contributions() {
@@ -191,21 +192,7 @@ public final class GatewayRole implements RoleModule {
 
       @Override
       public Future<Void> drain(Duration grace) {
-        LOG.info("role gateway: draining agents={} subscribers={}", sessions.size(), followers.size());
-        sessions.startDraining();
-        followers.closeAll();
-        String reason = "node " + nodeId + " is shutting down; reconnect to another node";
-        Future.join(sessions.all().stream().map(s -> s.drain(reason)).toList());
-        Promise<Void> drained = Promise.promise();
-        long deadline = System.nanoTime() + Math.max(0, grace.toMillis() - 1000) * 1_000_000;
-        vertx.setPeriodic(100, id -> {
-          if (sessions.size() == 0 || System.nanoTime() > deadline) {
-            vertx.cancelTimer(id);
-            sessions.all().forEach(s -> s.forceClose("node stopping"));
-            drained.complete();
-          }
-        });
-        return drained.future();
+        return drain.drain(grace);
       }
 
       @Override

@@ -1,21 +1,19 @@
 package dev.conclave.gateway.app;
 
 import dev.conclave.gateway.api.GatewayToolsEndpoint;
+import dev.conclave.gateway.cluster.MembershipWatcher;
+import dev.conclave.gateway.cluster.PresenceReconciler;
+import dev.conclave.gateway.cluster.StrandedRequestSweep;
 import dev.conclave.gateway.mailbox.Terminations;
-import dev.conclave.platform.cluster.ClusterMembership;
-import dev.conclave.gateway.presence.MembershipWatcher;
 import dev.conclave.gateway.presence.NodeRegistry;
-import dev.conclave.gateway.presence.PresenceReconciler;
 import dev.conclave.gateway.sessions.NodeCommandHandler;
+import dev.conclave.platform.cluster.ClusterMembership;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.eventbus.MessageConsumer;
 import io.vertx.core.json.JsonObject;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-
-import java.util.ArrayList;
-import java.util.List;
 
 /**
  * The gateway's node-level duties: receive commands for the agents held here, register this node,
@@ -36,13 +34,12 @@ final class GatewayVerticle extends VerticleBase {
   private final Terminations terminations;
   private final MembershipWatcher watcher;
   private final PresenceReconciler reconciler;
-  private final dev.conclave.gateway.sessions.LocalSessions sessions;
+  private final StrandedRequestSweep stranded;
   private MessageConsumer<JsonObject> consumer;
   private MessageConsumer<JsonObject> toolsConsumer;
 
   GatewayVerticle(String nodeId, ClusterMembership membership, NodeCommandHandler commands, GatewayToolsEndpoint tools, NodeRegistry nodes,
-                  Terminations terminations, MembershipWatcher watcher, PresenceReconciler reconciler,
-                  dev.conclave.gateway.sessions.LocalSessions sessions) {
+                  Terminations terminations, MembershipWatcher watcher, PresenceReconciler reconciler, StrandedRequestSweep stranded) {
     this.nodeId = nodeId;
     this.membership = membership;
     this.commands = commands;
@@ -51,7 +48,7 @@ final class GatewayVerticle extends VerticleBase {
     this.terminations = terminations;
     this.watcher = watcher;
     this.reconciler = reconciler;
-    this.sessions = sessions;
+    this.stranded = stranded;
   }
 
   @Override
@@ -72,26 +69,9 @@ final class GatewayVerticle extends VerticleBase {
           .onFailure(err -> LOG.warn("cluster: membership check failed error={}", err.getMessage())));
         vertx.setPeriodic(RECONCILE_MS, t -> {
           reconciler.reconcile().onFailure(err -> LOG.warn("presence: reconciliation failed error={}", err.getMessage()));
-          sweepStranded();
+          stranded.sweep();
         });
       });
-  }
-
-  /** Requests in flight here whose session is gone end now, not when their agent happens to return. */
-  private void sweepStranded() {
-    List<String> agents = new ArrayList<>();
-    List<Long> epochs = new ArrayList<>();
-    for (var session : sessions.all()) {
-      agents.add(session.agentId());
-      epochs.add(session.epoch());
-    }
-    terminations.stranded(nodeId, agents, epochs)
-      .onSuccess(n -> {
-        if (n > 0) {
-          LOG.warn("role gateway: ended {} in-flight requests whose session closed without ending them", n);
-        }
-      })
-      .onFailure(err -> LOG.warn("role gateway: stranded-request sweep failed error={}", err.getMessage()));
   }
 
   @Override

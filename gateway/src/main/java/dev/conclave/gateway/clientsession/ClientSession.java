@@ -2,7 +2,7 @@ package dev.conclave.gateway.clientsession;
 
 import dev.conclave.gateway.GatewayErrors;
 import dev.conclave.gateway.ledger.LedgerEvent;
-import dev.conclave.gateway.lifecycle.LifecycleState;
+import dev.conclave.gateway.model.LifecycleState;
 import dev.conclave.platform.auth.Caller;
 import dev.conclave.platform.errors.ConclaveException;
 import dev.conclave.platform.errors.Failures;

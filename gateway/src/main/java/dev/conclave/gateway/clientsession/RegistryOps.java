@@ -1,8 +1,8 @@
 package dev.conclave.gateway.clientsession;
 
 import dev.conclave.gateway.GatewayErrors;
-import dev.conclave.gateway.lifecycle.LifecycleState;
-import dev.conclave.gateway.registry.AgentQuery;
+import dev.conclave.gateway.model.LifecycleState;
+import dev.conclave.gateway.model.AgentQuery;
 import dev.conclave.platform.access.Audience;
 import dev.conclave.platform.auth.Caller;
 import dev.conclave.platform.errors.ConclaveException;

@@ -1,7 +1,7 @@
 package dev.conclave.gateway.control;
 
 import dev.conclave.gateway.GatewayErrors;
-import dev.conclave.gateway.directory.AgentRecord;
+import dev.conclave.gateway.model.AgentRecord;
 import dev.conclave.gateway.ledger.EventCursors;
 import dev.conclave.gateway.ledger.LedgerEvent;
 import dev.conclave.gateway.ledger.LedgerViews;

@@ -1,8 +1,8 @@
 package dev.conclave.gateway.control;
 
 import dev.conclave.gateway.GatewayErrors;
-import dev.conclave.gateway.mailbox.RequestRecord;
-import dev.conclave.gateway.mailbox.RequestState;
+import dev.conclave.gateway.model.RequestRecord;
+import dev.conclave.gateway.model.RequestState;
 import dev.conclave.gateway.mailbox.Terminations;
 import dev.conclave.gateway.presence.PresenceEntry;
 import dev.conclave.gateway.routing.AgentRouter;

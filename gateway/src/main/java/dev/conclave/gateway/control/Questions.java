@@ -5,7 +5,7 @@ import dev.conclave.gateway.GatewayErrors;
 import dev.conclave.gateway.ledger.Entries;
 import dev.conclave.gateway.ledger.LedgerEntry;
 import dev.conclave.gateway.ledger.LedgerViews;
-import dev.conclave.gateway.mailbox.RequestRecord;
+import dev.conclave.gateway.model.RequestRecord;
 import dev.conclave.gateway.store.LedgerStore;
 import dev.conclave.gateway.store.QuestionStore;
 import dev.conclave.gateway.store.RequestStore;

@@ -6,6 +6,7 @@ import dev.conclave.gateway.ledger.Entries;
 import dev.conclave.gateway.ledger.LedgerEntry;
 import dev.conclave.gateway.ledger.LedgerViews;
 import dev.conclave.gateway.mailbox.Terminations;
+import dev.conclave.gateway.model.LifecycleState;
 import dev.conclave.gateway.routing.AgentRouter;
 import dev.conclave.gateway.routing.NodeCommand;
 import dev.conclave.gateway.store.LedgerStore;

@@ -1,5 +1,6 @@
 package dev.conclave.gateway.lifecycle;
 
+import dev.conclave.gateway.model.LifecycleState;
 import io.vertx.core.json.JsonObject;
 
 import java.time.Instant;

@@ -2,6 +2,7 @@ package dev.conclave.gateway.mailbox;
 
 import dev.conclave.gateway.ledger.Entries;
 import dev.conclave.gateway.ledger.LedgerEntry;
+import dev.conclave.gateway.model.RequestState;
 import dev.conclave.gateway.store.ApprovalStore;
 import dev.conclave.gateway.store.LedgerStore;
 import dev.conclave.gateway.store.RequestStore;

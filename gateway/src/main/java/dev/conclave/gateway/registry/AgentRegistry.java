@@ -1,7 +1,10 @@
 package dev.conclave.gateway.registry;
 
 import dev.conclave.gateway.GatewayErrors;
-import dev.conclave.gateway.lifecycle.LifecycleState;
+import dev.conclave.gateway.model.AgentQuery;
+import dev.conclave.gateway.model.Classification;
+import dev.conclave.gateway.model.LifecycleState;
+import dev.conclave.gateway.model.RegistryEntry;
 import dev.conclave.gateway.presence.Presence;
 import dev.conclave.gateway.presence.PresenceEntry;
 import dev.conclave.gateway.store.RegistryStore;

@@ -207,8 +207,8 @@ public final class AgentSession {
     if (inFlight != flight) {
       return;
     }
-    if (flight.cancelTimer >= 0) {
-      services.vertx().cancelTimer(flight.cancelTimer);
+    if (flight.cancelTimer() >= 0) {
+      services.vertx().cancelTimer(flight.cancelTimer());
     }
     inFlight = null;
     if (retiring) {

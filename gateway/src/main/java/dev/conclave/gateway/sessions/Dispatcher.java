@@ -72,9 +72,9 @@ final class Dispatcher {
       SendMessage.Builder msg = SendMessage.newBuilder()
         .setRequestId(flight.id().toString())
         .setThreadId(flight.conversationKey())
-        .setSender(flight.request.sender())
-        .setContent(flight.request.content());
-      for (FileAttachment a : Attachments.decode(flight.request.attachments())) {
+        .setSender(flight.request().sender())
+        .setContent(flight.request().content());
+      for (FileAttachment a : Attachments.decode(flight.request().attachments())) {
         msg.addAttachments(a);
       }
       LOG.debug("request dispatched agent={} request={}", session.agentId(), flight.id());

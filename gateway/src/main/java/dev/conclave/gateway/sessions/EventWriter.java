@@ -3,7 +3,7 @@ package dev.conclave.gateway.sessions;
 import dev.conclave.gateway.ledger.Entries;
 import dev.conclave.gateway.ledger.EventKind;
 import dev.conclave.gateway.ledger.LedgerEntry;
-import dev.conclave.gateway.mailbox.RequestState;
+import dev.conclave.gateway.model.RequestState;
 import dev.conclave.proto.coven.MessageResponse;
 import dev.conclave.proto.coven.ServerMessage;
 import dev.conclave.proto.coven.ToolApprovalResponse;
@@ -80,12 +80,12 @@ final class EventWriter {
       if (stored.isEmpty()) {
         return Future.succeededFuture(new Outcome(Result.DISCARDED, 0, entries));
       }
-      if (stored.get() == flight.persistedEvents + batch.size()) {
+      if (stored.get() == flight.persistedEvents() + batch.size()) {
         return Future.succeededFuture(new Outcome(Result.ALREADY_WRITTEN, 0, entries));
       }
-      if (stored.get() != flight.persistedEvents) {
+      if (stored.get() != flight.persistedEvents()) {
         LOG.error("request event count disagrees; dropping batch agent={} request={} stored={} expected={}",
-          session.agentId(), flight.id(), stored.get(), flight.persistedEvents);
+          session.agentId(), flight.id(), stored.get(), flight.persistedEvents());
         return Future.succeededFuture(new Outcome(Result.DISCARDED, 0, entries));
       }
       return services.ledger().append(tx, flight.conversationKey(), session.agentId(), entries)
@@ -114,11 +114,11 @@ final class EventWriter {
     Pending last = batch.get(batch.size() - 1);
     boolean terminal = last.entry().kind().terminal();
     if (outcome.result() == Result.DISCARDED) {
-      flight.discarded = true;
+      flight.discard();
       batch.forEach(p -> services.metrics().dropped(SessionMetrics.DropReason.CANCELLED_REQUEST, session.agentId(), flight.id().toString()));
       queue.clear();
     } else {
-      flight.persistedEvents += batch.size();
+      flight.persisted(batch.size());
       services.metrics().persisted(outcome.entries().size());
       if (outcome.result() == Result.WRITTEN) {
         publish(flight, outcome);
@@ -128,7 +128,7 @@ final class EventWriter {
     if (queue.size() < PAUSE_AT / 2) {
       session.resumeInbound();
     }
-    if (terminal || (flight.discarded && flight.terminalReceived)) {
+    if (terminal || (flight.discarded() && flight.terminalReceived())) {
       session.requestEnded(flight);
     } else {
       flush();
@@ -148,9 +148,9 @@ final class EventWriter {
     List<LedgerEntry> entries = new ArrayList<>(batch.size());
     for (Pending p : batch) {
       entries.add(p.entry());
-      if (flight.approveAll && p.entry().kind() == EventKind.TOOL_APPROVAL) {
+      if (flight.approveAll() && p.entry().kind() == EventKind.TOOL_APPROVAL) {
         entries.add(Entries.toolDecision(flight.id(), p.response().getToolApprovalRequest().getId(), true, true,
-          flight.request.principalId(), p.entry().at()));
+          flight.request().principalId(), p.entry().at()));
       }
     }
     return entries;
@@ -158,7 +158,7 @@ final class EventWriter {
 
   private void answerAutoApprovals(InFlight flight, List<LedgerEntry> entries) {
     for (LedgerEntry e : entries) {
-      if (e.kind() == EventKind.TOOL_APPROVAL && flight.approveAll) {
+      if (e.kind() == EventKind.TOOL_APPROVAL && flight.approveAll()) {
         String toolId = e.view().getToolApproval().getToolId();
         session.send(ServerMessage.newBuilder()
           .setToolApproval(ToolApprovalResponse.newBuilder().setId(toolId).setApproved(true).setApproveAll(true)).build());
@@ -180,7 +180,7 @@ final class EventWriter {
         case TOOL_STATE -> chain = chain.compose(v -> services.usage().recordToolState(tx, agentId, key, flight.id(), e.view().getToolState()));
         case TOOL_APPROVAL -> {
           var a = e.view().getToolApproval();
-          chain = chain.compose(v -> flight.approveAll
+          chain = chain.compose(v -> flight.approveAll()
             ? services.approvals().recordAutoApproved(tx, flight.id(), a.getToolId(), agentId, key, a.getToolName(), a.getInputJson(), seq)
             : services.approvals().recordPending(tx, flight.id(), a.getToolId(), agentId, key, a.getToolName(), a.getInputJson(), seq));
         }

@@ -1,13 +1,15 @@
 package dev.conclave.gateway.sessions;
 
-import dev.conclave.gateway.mailbox.RequestRecord;
+import dev.conclave.gateway.model.RequestRecord;
 
+import java.util.Optional;
 import java.util.UUID;
 
 /**
- * The one request an agent session has handed to its agent. Owned by the session's context.
+ * The one request an agent session has handed to its agent, and what the session knows of it so far.
+ * Owned by the session's context; its state changes only through these methods.
  *
- * <p>{@code discarded}: the gateway ended the request itself (a cancel for an agent without the
+ * <p>Discarded: the gateway ended the request itself (a cancel for an agent without the
  * cancellation feature, or a cancel grace that ran out). The agent may still be working on it, so
  * the session drops its further events and waits for its terminal event before dispatching more.
  */
@@ -19,18 +21,23 @@ final class InFlight {
    */
   static final int MAX_FULL_RESPONSE_CHARS = 256 * 1024;
 
-  final RequestRecord request;
-  final StringBuilder text = new StringBuilder();
-  boolean approveAll;
-  boolean discarded;
-  boolean terminalReceived;
-  boolean cancelAsked;
-  long persistedEvents;
-  long cancelTimer = -1;
+  private final RequestRecord request;
+  private final StringBuilder text = new StringBuilder();
+  private boolean textOverflowed;
+  private boolean approveAll;
+  private boolean discarded;
+  private boolean terminalReceived;
+  private boolean cancelAsked;
+  private long persistedEvents;
+  private long cancelTimer = -1;
 
   InFlight(RequestRecord request) {
     this.request = request;
     this.approveAll = request.approveAll();
+  }
+
+  RequestRecord request() {
+    return request;
   }
 
   UUID id() {
@@ -41,7 +48,59 @@ final class InFlight {
     return request.conversationKey();
   }
 
-  boolean textOverflowed;
+  /** Whether every tool approval of this request is granted without asking. */
+  boolean approveAll() {
+    return approveAll;
+  }
+
+  /** From now on every tool approval of this request is granted without asking. */
+  void approveAllFromNowOn() {
+    approveAll = true;
+  }
+
+  boolean discarded() {
+    return discarded;
+  }
+
+  /** The gateway ended the request; the agent's further events are dropped. */
+  void discard() {
+    discarded = true;
+  }
+
+  boolean terminalReceived() {
+    return terminalReceived;
+  }
+
+  void markTerminalReceived() {
+    terminalReceived = true;
+  }
+
+  /** True only the first time: the agent is asked to cancel a request once. */
+  boolean askCancelOnce() {
+    if (cancelAsked) {
+      return false;
+    }
+    cancelAsked = true;
+    return true;
+  }
+
+  /** The timer that ends the cancel grace, or -1 when none was set. */
+  long cancelTimer() {
+    return cancelTimer;
+  }
+
+  void cancelTimer(long timerId) {
+    cancelTimer = timerId;
+  }
+
+  /** How many of the agent's events for this request are stored. */
+  long persistedEvents() {
+    return persistedEvents;
+  }
+
+  void persisted(int events) {
+    persistedEvents += events;
+  }
 
   void appendText(String chunk) {
     if (textOverflowed) {
@@ -56,7 +115,7 @@ final class InFlight {
   }
 
   /** The assembled response, or empty when it grew too large to send in one message. */
-  java.util.Optional<String> fullText() {
-    return textOverflowed ? java.util.Optional.empty() : java.util.Optional.of(text.toString());
+  Optional<String> fullText() {
+    return textOverflowed ? Optional.empty() : Optional.of(text.toString());
   }
 }

@@ -1,8 +1,8 @@
 package dev.conclave.gateway.sessions;
 
 import dev.conclave.gateway.GatewayErrors;
-import dev.conclave.gateway.directory.AgentRecord;
-import dev.conclave.gateway.lifecycle.LifecycleState;
+import dev.conclave.gateway.model.AgentRecord;
+import dev.conclave.gateway.model.LifecycleState;
 import dev.conclave.gateway.presence.PresenceEntry;
 import dev.conclave.gateway.routing.NodeCommand;
 import dev.conclave.platform.access.Audience;

@@ -33,7 +33,7 @@ final class ResponseIntake {
       services.metrics().dropped(SessionMetrics.DropReason.UNKNOWN_REQUEST, agentId, id);
       return;
     }
-    if (flight.terminalReceived) {
+    if (flight.terminalReceived()) {
       services.metrics().dropped(SessionMetrics.DropReason.FINISHED_REQUEST, agentId, id);
       return;
     }
@@ -51,11 +51,11 @@ final class ResponseIntake {
       return;
     }
     if (entry.get().kind().terminal()) {
-      flight.terminalReceived = true;
+      flight.markTerminalReceived();
     }
-    if (flight.discarded) {
+    if (flight.discarded()) {
       services.metrics().dropped(SessionMetrics.DropReason.CANCELLED_REQUEST, agentId, id);
-      if (flight.terminalReceived && writer.idle()) {
+      if (flight.terminalReceived() && writer.idle()) {
         session.requestEnded(flight);
       }
       return;

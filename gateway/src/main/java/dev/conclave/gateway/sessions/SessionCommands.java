@@ -67,35 +67,34 @@ final class SessionCommands {
 
   private Future<JsonObject> cancel(UUID requestId, String reason) {
     InFlight flight = session.inFlight();
-    if (flight == null || !flight.id().equals(requestId) || flight.discarded) {
+    if (flight == null || !flight.id().equals(requestId) || flight.discarded()) {
       return Future.succeededFuture(new JsonObject().put("ok", true).put("inFlight", false));
     }
     if (!session.registration().agent().declared("cancellation")) {
       return Future.failedFuture(GatewayErrors.featureNotDeclared(session.agentId(), "cancellation"));
     }
-    if (!flight.cancelAsked) {
-      flight.cancelAsked = true;
+    if (flight.askCancelOnce()) {
       session.send(ServerMessage.newBuilder().setCancelRequest(CancelRequest.newBuilder().setRequestId(requestId.toString()).setReason(reason)).build());
       long grace = services.settings().cancelGrace().toMillis();
-      flight.cancelTimer = services.vertx().setTimer(grace, t -> session.runOnContext(() -> cancelGraceExpired(flight, reason)));
+      flight.cancelTimer(services.vertx().setTimer(grace, t -> session.runOnContext(() -> cancelGraceExpired(flight, reason))));
     }
     return Future.succeededFuture(new JsonObject().put("ok", true).put("inFlight", true));
   }
 
   /** The agent did not end a cancelled request in time: the gateway ends it and drops the rest. */
   private void cancelGraceExpired(InFlight flight, String reason) {
-    if (session.inFlight() != flight || flight.terminalReceived) {
+    if (session.inFlight() != flight || flight.terminalReceived()) {
       return;
     }
     LOG.warn("agent did not confirm a cancel in time; the gateway ends the request agent={} request={}", session.agentId(), flight.id());
-    services.terminations().cancel(flight.id(), reason + " (the agent did not confirm in time)", flight.request.principalId())
-      .onComplete(ar -> session.runOnContext(() -> flight.discarded = true));
+    services.terminations().cancel(flight.id(), reason + " (the agent did not confirm in time)", flight.request().principalId())
+      .onComplete(ar -> session.runOnContext(flight::discard));
   }
 
   private Future<JsonObject> discard(UUID requestId) {
     InFlight flight = session.inFlight();
     if (flight != null && flight.id().equals(requestId)) {
-      flight.discarded = true;
+      flight.discard();
     }
     return Future.succeededFuture(OK);
   }
@@ -124,7 +123,7 @@ final class SessionCommands {
     }
     boolean approveAll = c.getBoolean("approveAll", false);
     if (approveAll && c.getBoolean("approved", false)) {
-      flight.approveAll = true;
+      flight.approveAllFromNowOn();
     }
     session.send(ServerMessage.newBuilder().setToolApproval(ToolApprovalResponse.newBuilder()
       .setId(c.getString("toolId")).setApproved(c.getBoolean("approved", false)).setApproveAll(approveAll)).build());

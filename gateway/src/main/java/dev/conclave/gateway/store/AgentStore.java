@@ -1,7 +1,7 @@
 package dev.conclave.gateway.store;
 
 import com.google.protobuf.InvalidProtocolBufferException;
-import dev.conclave.gateway.directory.AgentRecord;
+import dev.conclave.gateway.model.AgentRecord;
 import dev.conclave.platform.db.PgErrors;
 import dev.conclave.proto.coven.AgentMetadata;
 import dev.conclave.proto.coven.RegisterAgent;

@@ -1,9 +1,9 @@
 package dev.conclave.gateway.store;
 
-import dev.conclave.gateway.lifecycle.LifecycleState;
-import dev.conclave.gateway.registry.AgentQuery;
-import dev.conclave.gateway.registry.Classification;
-import dev.conclave.gateway.registry.RegistryEntry;
+import dev.conclave.gateway.model.LifecycleState;
+import dev.conclave.gateway.model.AgentQuery;
+import dev.conclave.gateway.model.Classification;
+import dev.conclave.gateway.model.RegistryEntry;
 import io.vertx.core.Future;
 import io.vertx.sqlclient.Pool;
 import io.vertx.sqlclient.Row;

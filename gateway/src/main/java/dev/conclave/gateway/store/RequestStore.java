@@ -1,7 +1,7 @@
 package dev.conclave.gateway.store;
 
-import dev.conclave.gateway.mailbox.RequestRecord;
-import dev.conclave.gateway.mailbox.RequestState;
+import dev.conclave.gateway.model.RequestRecord;
+import dev.conclave.gateway.model.RequestState;
 import dev.conclave.platform.db.PgErrors;
 import io.vertx.core.Future;
 import io.vertx.core.buffer.Buffer;

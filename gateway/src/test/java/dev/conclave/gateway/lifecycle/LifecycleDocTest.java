@@ -1,5 +1,6 @@
 package dev.conclave.gateway.lifecycle;
 
+import dev.conclave.gateway.model.LifecycleState;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;

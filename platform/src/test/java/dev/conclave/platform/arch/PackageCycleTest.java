@@ -32,11 +32,6 @@ class PackageCycleTest {
 
   /** module → the cycles (sorted package sets) it may still have. */
   private static final Map<String, Set<Set<String>>> KNOWN = Map.of(
-    // issue 17: the gateway's stores and services reach into one another
-    "gateway", Set.of(Set.of(
-      "dev.conclave.gateway.directory", "dev.conclave.gateway.lifecycle", "dev.conclave.gateway.mailbox",
-      "dev.conclave.gateway.presence", "dev.conclave.gateway.registry", "dev.conclave.gateway.routing",
-      "dev.conclave.gateway.sessions", "dev.conclave.gateway.store", "dev.conclave.gateway.streaming")),
     // found by this test (issue 16), no issue yet: auth.SigningKeys reads config, config.ConclaveConfig
     // holds a db.PgUrl, db reads config and auth.PrivateFiles; server.EdgeVerticle mounts
     // bridge.EventBusBridge, which uses server.ConnectionGuard and server.SessionCookie

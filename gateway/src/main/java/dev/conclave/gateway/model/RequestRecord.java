@@ -1,4 +1,4 @@
-package dev.conclave.gateway.mailbox;
+package dev.conclave.gateway.model;
 
 import java.time.Instant;
 import java.util.Optional;

@@ -1,4 +1,4 @@
-package dev.conclave.gateway.registry;
+package dev.conclave.gateway.model;
 
 import dev.conclave.gateway.GatewayErrors;
 

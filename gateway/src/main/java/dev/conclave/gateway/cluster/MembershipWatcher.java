@@ -1,7 +1,10 @@
-package dev.conclave.gateway.presence;
+package dev.conclave.gateway.cluster;
 
 import dev.conclave.gateway.mailbox.Terminations;
 import io.vertx.core.Future;
+import dev.conclave.gateway.presence.NodeRegistry;
+import dev.conclave.gateway.presence.Presence;
+import dev.conclave.gateway.presence.PresenceEntry;
 import dev.conclave.platform.cluster.ClusterMembership;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;

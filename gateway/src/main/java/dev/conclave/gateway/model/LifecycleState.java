@@ -1,4 +1,4 @@
-package dev.conclave.gateway.lifecycle;
+package dev.conclave.gateway.model;
 
 import java.util.Arrays;
 import java.util.EnumSet;

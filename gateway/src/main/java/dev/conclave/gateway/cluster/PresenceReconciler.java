@@ -1,5 +1,6 @@
-package dev.conclave.gateway.presence;
+package dev.conclave.gateway.cluster;
 
+import dev.conclave.gateway.presence.Presence;
 import dev.conclave.gateway.sessions.AgentSession;
 import dev.conclave.gateway.sessions.LocalSessions;
 import dev.conclave.gateway.store.AgentStore;

@@ -1,6 +1,5 @@
-package dev.conclave.gateway.registry;
+package dev.conclave.gateway.model;
 
-import dev.conclave.gateway.lifecycle.LifecycleState;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 

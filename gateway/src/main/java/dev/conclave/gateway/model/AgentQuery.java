@@ -1,7 +1,6 @@
-package dev.conclave.gateway.registry;
+package dev.conclave.gateway.model;
 
 import dev.conclave.gateway.GatewayErrors;
-import dev.conclave.gateway.lifecycle.LifecycleState;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 

@@ -1,4 +1,4 @@
-package dev.conclave.gateway.directory;
+package dev.conclave.gateway.model;
 
 import dev.conclave.proto.coven.AgentMetadata;
 
