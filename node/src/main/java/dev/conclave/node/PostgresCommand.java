@@ -32,7 +32,10 @@ final class PostgresCommand implements Runnable {
       server = EmbeddedPostgresServer.start(dir.resolve("pg"), port, Map.of());
     } catch (RuntimeException e) {
       shutdown.startFailed(e);
-      throw e;
+      // one line that says why (a port in use, a data dir without its password file)
+      System.err.println("postgres: " + e.getMessage());
+      System.exit(1);
+      return;
     }
     System.out.println(server.url().full());
     System.out.flush();

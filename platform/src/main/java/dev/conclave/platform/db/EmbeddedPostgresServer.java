@@ -59,6 +59,9 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
         throw new IllegalStateException("the embedded PostgreSQL in " + directory + " takes only its password, and "
           + access.passwordFile() + " (where it is kept) is missing: restore it from a backup of the data dir");
       }
+      if (port != 0) {
+        requireFree(port);
+      }
       String password = access.ensurePassword();
       EmbeddedPostgres.Builder builder = EmbeddedPostgres.builder()
         .setDataDirectory(directory)
@@ -153,6 +156,21 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
     } catch (Exception e) {
       throw new IllegalStateException("a PostgreSQL (pid " + pid.get().pid() + ") still runs on " + directory
         + " and did not stop within " + ORPHAN_STOP_WAIT.toSeconds() + " s; stop it, then start again");
+    }
+  }
+
+  /**
+   * Fails at once, in the words PostgreSQL itself would log, when the port is taken: PostgreSQL would
+   * exit at start, but the embedded server's readiness check would wait its full minute in silence.
+   */
+  private static void requireFree(int port) throws IOException {
+    try (ServerSocket probe = new ServerSocket()) {
+      probe.setReuseAddress(true); // as PostgreSQL binds: a port in TIME_WAIT is free
+      probe.bind(new java.net.InetSocketAddress("127.0.0.1", port));
+    } catch (java.net.BindException e) {
+      throw new IllegalStateException("embedded PostgreSQL cannot listen on 127.0.0.1:" + port
+        + ": could not bind IPv4 address \"127.0.0.1\": Address already in use (another PostgreSQL, or another program, "
+        + "holds the port: stop it or choose another port)");
     }
   }
 
