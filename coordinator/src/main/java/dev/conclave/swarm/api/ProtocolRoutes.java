@@ -83,7 +83,7 @@ final class ProtocolRoutes {
         op == Operation.REGISTER ? secrets.newSalt() : null);
       service.execute(call).onComplete(ar -> {
         if (ar.succeeded()) {
-          Replies.json(ctx, 200, ar.result());
+          Replies.jsonText(ctx, 200, ar.result().json());
         } else {
           Replies.problem(ctx, ar.cause());
         }

@@ -36,6 +36,15 @@ final class Replies {
     response.setStatusCode(status).putHeader("content-type", "application/json").end(Json.encode(body));
   }
 
+  /** A JSON body already written (a protocol response as the database wrote it). */
+  static void jsonText(RoutingContext ctx, int status, String json) {
+    HttpServerResponse response = ctx.response();
+    if (response.ended() || response.closed()) {
+      return;
+    }
+    response.setStatusCode(status).putHeader("content-type", "application/json").end(json);
+  }
+
   static void problem(RoutingContext ctx, Throwable failure) {
     ConclaveException problem = Failures.report(LOG, "swarm " + ctx.request().method() + " " + ctx.request().path(), SwarmErrors.fromSql(failure));
     HttpServerResponse response = ctx.response();

@@ -6,6 +6,7 @@ import dev.conclave.swarm.errors.SwarmErrors;
 import dev.conclave.swarm.errors.SwarmProblem;
 import dev.conclave.swarm.protocol.Operation;
 import dev.conclave.swarm.protocol.ProtocolCall;
+import dev.conclave.swarm.protocol.ProtocolReply;
 import dev.conclave.swarm.protocol.ProtocolRequests;
 import dev.conclave.swarm.protocol.ProtocolService;
 import io.vertx.core.Future;
@@ -46,7 +47,8 @@ final class FileAnswers {
       Operation op = ProtocolRequests.operationOf(body);
       JsonObject request = ProtocolRequests.validate(op, body);
       // the file system is the trust boundary: whoever can write request files acts as a trusted client
-      return service.execute(ProtocolCall.trusted(op, request)).recover(err -> Future.succeededFuture(error(err)));
+      return service.execute(ProtocolCall.trusted(op, request)).map(ProtocolReply::object)
+        .recover(err -> Future.succeededFuture(error(err)));
     } catch (RuntimeException e) {
       return Future.succeededFuture(error(e));
     }

@@ -33,7 +33,7 @@ public final class DispatchBatcher {
 
   private static final Logger LOG = LoggerFactory.getLogger(DispatchBatcher.class);
 
-  private record Pending(JsonObject item, Promise<JsonObject> promise) {
+  private record Pending(JsonObject item, Promise<ProtocolStore.Result> promise) {
   }
 
   private final Context context;
@@ -60,9 +60,9 @@ public final class DispatchBatcher {
     this.maxQueued = maxQueued;
   }
 
-  /** Runs one request (a swarm.dispatch_batch item); completes with its {ok}|{error} result. */
-  public Future<JsonObject> submit(JsonObject item) {
-    Promise<JsonObject> promise = Promise.promise();
+  /** Runs one request (a swarm.dispatch_batch item); completes with its result. */
+  public Future<ProtocolStore.Result> submit(JsonObject item) {
+    Promise<ProtocolStore.Result> promise = Promise.promise();
     onContext(() -> {
       if (queue.size() >= maxQueued) {
         promise.fail(SwarmErrors.overloaded());
@@ -95,9 +95,9 @@ public final class DispatchBatcher {
     return store.dispatchBatch(items, clock.instant()).transform(ar -> {
       if (ar.succeeded()) {
         events.accept(ar.result().events());
-        JsonArray results = ar.result().results();
+        List<ProtocolStore.Result> results = ar.result().results();
         for (int i = 0; i < batch.size(); i++) {
-          batch.get(i).promise().tryComplete(results.getJsonObject(i));
+          batch.get(i).promise().tryComplete(results.get(i));
         }
         return Future.succeededFuture();
       }

@@ -24,20 +24,21 @@ public final class ProtocolService {
     this.secrets = secrets;
   }
 
-  public Future<JsonObject> execute(ProtocolCall call) {
+  public Future<ProtocolReply> execute(ProtocolCall call) {
     return batcher.submit(call.toBatchItem()).compose(result -> {
-      JsonObject error = result.getJsonObject("error");
+      JsonObject error = result.error();
       if (error != null) {
         metrics.request(call.operation().name(), error.getString("code", "error"));
         return Future.failedFuture(SwarmErrors.fromDatabase(error));
       }
       metrics.request(call.operation().name(), "ok");
-      JsonObject response = result.getJsonObject("ok");
       if (call.operation() == Operation.REGISTER && call.secretSalt() != null) {
+        JsonObject response = new JsonObject(result.ok());
         String agentId = ProtocolRequests.agentId(Operation.REGISTER, call.request());
         response.put("agentSecret", secrets.secretFor(agentId, call.secretSalt()));
+        return Future.succeededFuture(ProtocolReply.of(response));
       }
-      return Future.succeededFuture(response);
+      return Future.succeededFuture(ProtocolReply.ofJson(result.ok()));
     });
   }
 }

@@ -5,16 +5,32 @@ import io.vertx.core.Future;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import io.vertx.sqlclient.Pool;
+import io.vertx.sqlclient.Row;
 import io.vertx.sqlclient.Tuple;
 
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
 
 /** Runs protocol requests through swarm.dispatch_batch: one statement, one transaction, one result each. */
 public final class ProtocolStore {
 
   /** The results of a batch, in request order, and the events its requests produced (to publish). */
-  public record Batch(JsonArray results, JsonArray events) {
+  public record Batch(List<Result> results, JsonArray events) {
   }
+
+  /**
+   * One request's result: the response as PostgreSQL wrote it ({@code ok}, JSON text, passed on to the
+   * caller without being parsed and written again), or the error ({@code error}).
+   */
+  public record Result(String ok, JsonObject error) {
+  }
+
+  /** The batch's results split into their responses (text) and errors (JSON), with its events. */
+  private static final String DISPATCH = "WITH b AS MATERIALIZED (SELECT swarm.dispatch_batch($1::jsonb, $2, true) AS batch) "
+    + "SELECT array_agg((r.x -> 'ok')::text ORDER BY r.o) AS oks, jsonb_agg(r.x -> 'error' ORDER BY r.o) AS errors, "
+    + "(SELECT batch -> 'events' FROM b) AS events "
+    + "FROM b, jsonb_array_elements(b.batch -> 'results') WITH ORDINALITY r(x, o)";
 
   private final Pool pool;
 
@@ -24,14 +40,20 @@ public final class ProtocolStore {
 
   /**
    * @param items [{request, principal, options}, ...]
-   * @return [{ok}|{error}, ...] in the same order, and the events, captured rather than put in the outbox
+   * @return one result per item, in the same order, and the events, captured rather than put in the outbox
    */
   public Future<Batch> dispatchBatch(JsonArray items, Instant now) {
-    return pool.preparedQuery("SELECT swarm.dispatch_batch($1::jsonb, $2, true) AS batch")
+    return pool.preparedQuery(DISPATCH)
       .execute(Tuple.of(items, SqlTime.of(now)))
       .map(rows -> {
-        JsonObject batch = rows.iterator().next().getJsonObject("batch");
-        return new Batch(batch.getJsonArray("results"), batch.getJsonArray("events"));
+        Row row = rows.iterator().next();
+        String[] oks = row.getArrayOfStrings("oks");
+        JsonArray errors = (JsonArray) row.getValue("errors");
+        List<Result> results = new ArrayList<>(oks.length);
+        for (int i = 0; i < oks.length; i++) {
+          results.add(new Result(oks[i], errors.getJsonObject(i)));
+        }
+        return new Batch(results, (JsonArray) row.getValue("events"));
       })
       .recover(err -> Future.failedFuture(SwarmErrors.fromSql(err)));
   }
