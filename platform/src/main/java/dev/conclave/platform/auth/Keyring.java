@@ -44,8 +44,17 @@ final class Keyring {
     return byKid.get(currentKid).generateToken(claims, options);
   }
 
-  /** The verified token's user, or empty when the token names no key of this ring or fails verification. */
+  /**
+   * The verified token's user, or empty when the token names no key of this ring or fails verification.
+   * A token this ring verified before is not decoded and checked again: the answer for the same
+   * string under the same keys cannot change (expiry, revocation and purpose are the caller's checks,
+   * made on every call); a rotation makes a new ring, with nothing remembered.
+   */
   Optional<User> verify(String token) {
+    User known = verified.get(token);
+    if (known != null) {
+      return Optional.of(known);
+    }
     JWTAuth auth = byKid.get(kidOf(token));
     if (auth == null) {
       return Optional.empty();
@@ -53,8 +62,19 @@ final class Keyring {
     // HS256 verification in vertx-auth-jwt completes within the call; a pending future would mean
     // the library changed, and is treated as a rejection rather than waited on
     Future<User> result = auth.authenticate(new TokenCredentials(token));
-    return result.succeeded() ? Optional.of(result.result()) : Optional.empty();
+    if (!result.succeeded()) {
+      return Optional.empty();
+    }
+    if (verified.size() >= MAX_VERIFIED) {
+      verified.clear(); // bounded: a flood of distinct valid tokens starts it over
+    }
+    verified.put(token, result.result());
+    return Optional.of(result.result());
   }
+
+  /** Verified tokens remembered, at most (each a few hundred bytes). */
+  static final int MAX_VERIFIED = 10_000;
+  private final java.util.Map<String, User> verified = new java.util.concurrent.ConcurrentHashMap<>();
 
   String currentKid() {
     return currentKid;
