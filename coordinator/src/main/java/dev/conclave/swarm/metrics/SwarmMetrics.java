@@ -22,9 +22,12 @@ public final class SwarmMetrics {
   }
 
   public void request(String operation, String outcome) {
-    Counter.builder(MetricNames.SWARM_REQUESTS).description("swarm protocol requests").tag("operation", operation).tag("outcome", outcome)
-      .register(registry).increment();
+    // (looked up once per operation and outcome: every protocol request counts here)
+    requests.computeIfAbsent(operation + '|' + outcome, k -> Counter.builder(MetricNames.SWARM_REQUESTS)
+      .description("swarm protocol requests").tag("operation", operation).tag("outcome", outcome).register(registry)).increment();
   }
+
+  private final java.util.Map<String, Counter> requests = new java.util.concurrent.ConcurrentHashMap<>();
 
   public void batch(int size) {
     batchSize.record(size);
