@@ -76,6 +76,7 @@ class K8sManifestsTest {
   private static final Set<String> OTHER_ENV = Set.of("POD_NAMESPACE", "JAVA_TOOL_OPTIONS");
   /** Secrets an overlay expects to exist already (created out of band, see docs/operations.md). */
   private static final Map<String, Set<String>> EXTERNAL_SECRETS = Map.of("production", Set.of("conclave"));
+  private static final Pattern MAX_RAM_PERCENTAGE = Pattern.compile("-XX:MaxRAMPercentage=(\\d+(?:\\.\\d+)?)");
   private static final Map<String, Class<? extends HasMetadata>> KINDS = Map.of(
       "Deployment", Deployment.class,
       "StatefulSet", StatefulSet.class,
@@ -303,6 +304,11 @@ class K8sManifestsTest {
   void podsAreHardenedSizedAndSpread(String overlay) throws IOException {
     List<HasMetadata> objects = render(overlay);
     String imageDataDir = dockerfileEnv("CONCLAVE_DATA_DIR");
+    // a flag on the java command line wins over JAVA_TOOL_OPTIONS
+    Matcher entrypoint = Pattern.compile("(?m)^ENTRYPOINT .*").matcher(Files.readString(ROOT.resolve("deploy/Dockerfile"), StandardCharsets.UTF_8));
+    assertThat(entrypoint.find()).as("deploy/Dockerfile has an ENTRYPOINT").isTrue();
+    Matcher entrypointRam = MAX_RAM_PERCENTAGE.matcher(entrypoint.group());
+    String imageMaxRam = entrypointRam.find() ? entrypointRam.group(1) : null;
     List<String> problems = new ArrayList<>();
     for (Deployment d : conclaveDeployments(objects)) {
       String id = "Deployment/" + name(d);
@@ -356,9 +362,12 @@ class K8sManifestsTest {
           }
         }
         String jvm = Optional.ofNullable(envValue(c, "JAVA_TOOL_OPTIONS")).orElse("");
-        Matcher pct = Pattern.compile("-XX:MaxRAMPercentage=(\\d+(\\.\\d+)?)").matcher(jvm);
+        Matcher pct = MAX_RAM_PERCENTAGE.matcher(jvm);
         if (!pct.find()) {
           problems.add(id + ": JAVA_TOOL_OPTIONS must size the heap from the memory limit (-XX:MaxRAMPercentage)");
+        } else if (imageMaxRam != null && !imageMaxRam.equals(pct.group(1))) {
+          problems.add(id + ": JAVA_TOOL_OPTIONS has -XX:MaxRAMPercentage=" + pct.group(1) + ", but the image's entrypoint passes "
+              + imageMaxRam + ", which wins");
         } else {
           double heap = Double.parseDouble(pct.group(1)) / 100 * Quantity.getAmountInBytes(res.getLimits().get("memory")).doubleValue();
           Matcher direct = Pattern.compile("-XX:MaxDirectMemorySize=(\\d+)([mMgG])").matcher(jvm);
