@@ -413,6 +413,8 @@ class K8sManifestsTest {
         .toList();
     assertThat(hpas).as(overlay + ": HPAs targeting " + name(gateway)).hasSize(1);
     HorizontalPodAutoscaler hpa = hpas.get(0);
+    // with replicas in the Deployment, every apply would reset the count the HPA chose
+    assertThat(gateway.getSpec().getReplicas()).as(name(gateway) + " replicas (the HPA owns them)").isNull();
     assertThat(hpa.getSpec().getScaleTargetRef().getApiVersion()).isEqualTo("apps/v1");
     assertThat(hpa.getSpec().getMinReplicas()).isNotNull().isPositive();
     assertThat(hpa.getSpec().getMaxReplicas()).isGreaterThanOrEqualTo(hpa.getSpec().getMinReplicas());
@@ -499,7 +501,11 @@ class K8sManifestsTest {
     if (type == null) {
       throw new IllegalStateException("kind " + doc.get("kind") + " is not checked by this test; add it to KINDS");
     }
-    return STRICT.convertValue(doc, type);
+    try {
+      return STRICT.convertValue(doc, type);
+    } catch (RuntimeException e) {
+      throw new IllegalStateException(doc.get("kind") + "/" + Kustomize.name(doc) + ": " + e.getMessage(), e);
+    }
   }
 
   private static void checkWorkload(String id, LabelSelector selector, Map<String, String> labels, PodSpec pod,
