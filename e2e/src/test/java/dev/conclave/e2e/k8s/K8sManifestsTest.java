@@ -158,6 +158,11 @@ class K8sManifestsTest {
       }
     }
     for (Deployment d : of(objects, Deployment.class)) {
+      // every Deployment is a Conclave role, so the role checks below see them all
+      String role = d.getSpec().getTemplate().getMetadata().getLabels().get(ROLE_LABEL);
+      if (!ROLES.contains(role)) {
+        problems.add("Deployment/" + name(d) + ": its pods are labelled " + ROLE_LABEL + "=" + role + ", not a Conclave role");
+      }
       checkWorkload("Deployment/" + name(d), d.getSpec().getSelector(), d.getSpec().getTemplate().getMetadata().getLabels(),
           d.getSpec().getTemplate().getSpec(), problems);
     }
