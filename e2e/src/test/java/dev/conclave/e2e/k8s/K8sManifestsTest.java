@@ -47,6 +47,7 @@ import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -138,6 +139,62 @@ class K8sManifestsTest {
     assertThat(doc).isEqualTo(Map.of("spec", Map.of("list", List.of(0, 3), "x/y", "z")));
     assertThatThrownBy(() -> Kustomize.Json6902.apply(doc, Map.of("op", "replace", "path", "/spec/nope", "value", 1)))
         .hasMessageContaining("does not exist");
+  }
+
+  /**
+   * Where kubectl is installed (Debian's package brings kustomize with it), the renderer's output is
+   * the same as {@code kubectl kustomize}'s, document for document.
+   */
+  @ParameterizedTest
+  @MethodSource("overlays")
+  void rendersWhatKubectlKustomizeRenders(String overlay) throws Exception {
+    Optional<Path> kubectl = Stream.of(System.getenv().getOrDefault("PATH", "").split(java.io.File.pathSeparator))
+        .filter(d -> !d.isEmpty())
+        .map(d -> Path.of(d, "kubectl"))
+        .filter(Files::isExecutable)
+        .findFirst();
+    Assumptions.assumeTrue(kubectl.isPresent(), "kubectl is not installed: the offline renderer alone is checked");
+    Process p = new ProcessBuilder(kubectl.get().toString(), "kustomize", K8S.resolve("overlays").resolve(overlay).toString())
+        .redirectError(ProcessBuilder.Redirect.DISCARD)
+        .start();
+    List<Map<String, Object>> real;
+    try (var in = new java.io.InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8)) {
+      real = Kustomize.loadAll(in);
+    }
+    assertThat(p.waitFor(60, java.util.concurrent.TimeUnit.SECONDS)).as("kubectl kustomize ends").isTrue();
+    assertThat(p.exitValue()).as("kubectl kustomize exit code").isZero();
+    List<String> differences = new ArrayList<>();
+    diff("", byId(Kustomize.build(K8S.resolve("overlays").resolve(overlay))), byId(real), differences);
+    assertThat(differences).as(overlay + ": this renderer vs kubectl kustomize").isEmpty();
+  }
+
+  private static void diff(String path, Object mine, Object theirs, List<String> out) {
+    if (mine instanceof Map<?, ?> a && theirs instanceof Map<?, ?> b) {
+      Set<Object> keys = new java.util.TreeSet<>(java.util.Comparator.comparing(Object::toString));
+      keys.addAll(a.keySet());
+      keys.addAll(b.keySet());
+      for (Object k : keys) {
+        diff(path + "/" + k, a.get(k), b.get(k), out);
+      }
+    } else if (mine instanceof List<?> a && theirs instanceof List<?> b && a.size() == b.size()) {
+      for (int i = 0; i < a.size(); i++) {
+        diff(path + "/" + i, a.get(i), b.get(i), out);
+      }
+    } else if (!Objects.equals(mine, theirs)) {
+      out.add(path + ": " + mine + " here, " + theirs + " from kubectl kustomize");
+    }
+  }
+
+  private static Map<String, Map<String, Object>> byId(List<Map<String, Object>> docs) {
+    Map<String, Map<String, Object>> out = new java.util.TreeMap<>();
+    for (Map<String, Object> doc : docs) {
+      if ("Secret".equals(doc.get("kind")) && doc.get("data") != null) {
+        // kustomize folds long base64 values over lines, which decoding ignores
+        Kustomize.castMap(doc.get("data")).replaceAll((k, v) -> ((String) v).replaceAll("\\s", ""));
+      }
+      out.put(doc.get("kind") + "/" + Kustomize.name(doc), doc);
+    }
+    return out;
   }
 
   // ---------------------------------------------------------------------------------------------

@@ -26,7 +26,8 @@ import org.yaml.snakeyaml.constructor.SafeConstructor;
  *
  * <p>Anything else in a kustomization fails the rendering: a manifest change that needs more of
  * kustomize must extend this class, so that what the tests check stays what {@code kubectl apply -k}
- * applies.
+ * applies. Where kubectl is installed, {@code K8sManifestsTest} also compares this output with
+ * {@code kubectl kustomize}'s.
  */
 final class Kustomize {
 
@@ -95,16 +96,20 @@ final class Kustomize {
   }
 
   static List<Map<String, Object>> loadAll(Path file) {
-    Yaml yaml = new Yaml(new SafeConstructor(new LoaderOptions()));
-    List<Map<String, Object>> docs = new ArrayList<>();
     try (Reader in = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
-      for (Object doc : yaml.loadAll(in)) {
-        if (doc != null) {
-          docs.add(castMap(doc));
-        }
-      }
+      return loadAll(in);
     } catch (IOException e) {
       throw new IllegalStateException(file + ": " + e, e);
+    }
+  }
+
+  static List<Map<String, Object>> loadAll(Reader in) {
+    Yaml yaml = new Yaml(new SafeConstructor(new LoaderOptions()));
+    List<Map<String, Object>> docs = new ArrayList<>();
+    for (Object doc : yaml.loadAll(in)) {
+      if (doc != null) {
+        docs.add(castMap(doc));
+      }
     }
     return docs;
   }
