@@ -292,12 +292,13 @@ BEGIN
   IF v_failure IS NULL THEN
     PERFORM swarm._invalid('failure', 'is required');
   END IF;
+  PERFORM swarm._required(v_failure, 'type', 'failure.type');
   IF swarm._bool(v_failure, 'recoverable', 'failure.recoverable') IS NULL THEN
     PERFORM swarm._invalid('failure.recoverable', 'is required');
   END IF;
   v_clean := jsonb_strip_nulls(jsonb_build_object(
-    'type', coalesce(swarm._enum(v_failure, 'type', 'failure.type', ARRAY['task_error', 'task_timeout',
-              'dependency_error', 'quality_failure', 'resource_error', 'agent_crash']), 'task_error'),
+    'type', swarm._enum(v_failure, 'type', 'failure.type', ARRAY['task_error', 'task_timeout',
+              'dependency_error', 'quality_failure', 'resource_error', 'agent_crash']),
     'message', swarm._req_str(v_failure, 'message', 'failure.message'),
     'details', swarm._str(v_failure, 'details', 'failure.details'),
     'recoverable', swarm._bool(v_failure, 'recoverable', 'failure.recoverable'),
