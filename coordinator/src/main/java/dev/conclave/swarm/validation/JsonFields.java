@@ -7,15 +7,16 @@ import io.vertx.core.json.JsonObject;
 
 import java.math.BigDecimal;
 import java.math.BigInteger;
-import java.time.OffsetDateTime;
-import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Reads the members of one JSON object with their types and limits checked. Every failure is an
+ * Reads the members of one JSON object with their limits checked. Every failure is an
  * {@code invalid_operation} problem naming the member by its path (e.g. {@code agent.capabilities.skills}).
- * JSON {@code null} counts as absent.
+ * JSON {@code null} counts as absent. The protocol operations use only the readers that check sizes,
+ * formats and ranges and pass anything else through (see below): their JSON types, required members
+ * and enumerations are checked once, by the database functions. The strict readers (types and
+ * presence too) serve the coordinator's own admin requests (task drafts, operator commands).
  */
 public final class JsonFields {
 
@@ -45,18 +46,6 @@ public final class JsonFields {
     return json.getValue(key);
   }
 
-  /** A nested object, or null when absent and not required. */
-  public JsonFields object(String key, boolean required) {
-    Object value = present(key, required);
-    if (value == null) {
-      return null;
-    }
-    if (!(value instanceof JsonObject nested)) {
-      throw SwarmErrors.invalidField(path(key), "must be an object");
-    }
-    return new JsonFields(nested, path(key) + ".");
-  }
-
   public String string(String key, boolean required, int maxLength) {
     Object value = present(key, required);
     if (value == null) {
@@ -70,17 +59,6 @@ public final class JsonFields {
     }
     if (text.length() > maxLength) {
       throw SwarmErrors.invalidField(path(key), "must be at most " + maxLength + " characters");
-    }
-    return text;
-  }
-
-  /** A display name: at most {@link Limits#NAME} characters of any script, none of them control or bidi/formatting characters. */
-  public String name(String key, boolean required) {
-    String text = string(key, required, Limits.NAME);
-    if (text != null) {
-      TextRules.nameProblem(text, Limits.NAME).ifPresent(why -> {
-        throw SwarmErrors.invalidField(path(key), why);
-      });
     }
     return text;
   }
@@ -150,62 +128,10 @@ public final class JsonFields {
     return exact.longValueExact();
   }
 
-  public Double number(String key, boolean required, double min, double max) {
-    Object value = present(key, required);
-    if (value == null) {
-      return null;
-    }
-    if (!(value instanceof Number number) || !Double.isFinite(number.doubleValue())) {
-      throw SwarmErrors.invalidField(path(key), "must be a number");
-    }
-    double d = number.doubleValue();
-    if (d < min || d > max) {
-      throw SwarmErrors.invalidField(path(key), "must be between " + plain(min) + " and " + plain(max));
-    }
-    return d;
-  }
-
-  public Boolean bool(String key, boolean required) {
-    Object value = present(key, required);
-    if (value == null) {
-      return null;
-    }
-    if (!(value instanceof Boolean b)) {
-      throw SwarmErrors.invalidField(path(key), "must be true or false");
-    }
-    return b;
-  }
-
   public String oneOf(String key, boolean required, List<String> allowed) {
     String text = string(key, required, 64);
     if (text != null && !allowed.contains(text)) {
       throw SwarmErrors.invalidField(path(key), "must be one of " + String.join(", ", allowed) + ", got '" + text + "'");
-    }
-    return text;
-  }
-
-  public List<String> oneOfEach(String key, int maxItems, List<String> allowed) {
-    List<String> values = strings(key, false, maxItems, 64);
-    if (values != null) {
-      for (int i = 0; i < values.size(); i++) {
-        if (!allowed.contains(values.get(i))) {
-          throw SwarmErrors.invalidField(path(key) + "[" + i + "]",
-            "must be one of " + String.join(", ", allowed) + ", got '" + values.get(i) + "'");
-        }
-      }
-    }
-    return values;
-  }
-
-  /** An ISO-8601 timestamp with a zone, e.g. {@code 2026-01-19T10:00:00Z}. */
-  public String timestamp(String key, boolean required) {
-    String text = string(key, required, 64);
-    if (text != null) {
-      try {
-        OffsetDateTime.parse(text);
-      } catch (DateTimeParseException e) {
-        throw SwarmErrors.invalidField(path(key), "must be an ISO-8601 timestamp with a zone, e.g. 2026-01-19T10:00:00Z");
-      }
     }
     return text;
   }
@@ -333,9 +259,5 @@ public final class JsonFields {
     }
     double d = number.doubleValue();
     return Double.isFinite(d) && d == Math.rint(d) && Math.abs(d) <= 9_007_199_254_740_991d;
-  }
-
-  private static String plain(double d) {
-    return d == Math.rint(d) ? Long.toString((long) d) : Double.toString(d);
   }
 }
