@@ -3,10 +3,9 @@ package dev.conclave.swarm.agents;
 import dev.conclave.swarm.validation.JsonFields;
 import dev.conclave.swarm.validation.JsonOut;
 import dev.conclave.swarm.validation.Limits;
-import dev.conclave.swarm.validation.Vocabulary;
 import io.vertx.core.json.JsonObject;
 
-/** Validates and normalizes REGISTER and HEARTBEAT requests and operator commands. */
+/** Normalizes REGISTER and HEARTBEAT requests and operator commands, checking what the database functions do not. */
 public final class AgentRequests {
 
   private AgentRequests() {
@@ -61,16 +60,17 @@ public final class AgentRequests {
     return out.json();
   }
 
-  /** An operator command: {type: SHUTDOWN, reason} | {type: RELEASE_TASK, taskId, reason} | {type: PING}. */
+  /**
+   * An operator command: {type: SHUTDOWN, reason} | {type: RELEASE_TASK, taskId, reason} | {type: PING}.
+   * Checks the taskId's format and the reason's length; swarm.queue_command checks the type, what
+   * each type requires and the members' JSON types.
+   */
   public static JsonObject command(JsonFields body) {
-    String type = body.oneOf("type", true, Vocabulary.COMMAND_TYPES);
-    JsonOut out = JsonOut.object().put("type", type);
-    if (!type.equals("PING")) {
-      if (type.equals("RELEASE_TASK")) {
-        out.put("taskId", body.id("taskId", true));
-      }
-      out.put("reason", body.string("reason", true, Limits.SHORT_TEXT));
-    }
-    return out.json();
+    Object type = body.raw("type");
+    return JsonOut.object()
+      .put("type", type)
+      .put("taskId", "RELEASE_TASK".equals(type) ? body.idFormat("taskId") : null)
+      .put("reason", "PING".equals(type) ? null : body.sized("reason", Limits.SHORT_TEXT))
+      .json();
   }
 }
