@@ -79,7 +79,17 @@ BEGIN
     PERFORM swarm._invalid('agent.capabilities.skills', 'is required');
   END IF;
   v_max := coalesce(swarm._int(v_caps, 'maxTaskMinutes', 'agent.capabilities.maxTaskMinutes'), 60);
+  PERFORM swarm._req_str(v_agent, 'name', 'agent.name');
+  IF swarm._enum(v_agent, 'type', 'agent.type', ARRAY['claude-code', 'codex', 'gemini', 'browser', 'custom']) IS NULL THEN
+    PERFORM swarm._invalid('agent.type', 'is required');
+  END IF;
   v_machine := swarm._obj(v_agent, 'machine', 'agent.machine');
+  IF v_machine IS NOT NULL THEN
+    PERFORM swarm._req_str(v_machine, 'id', 'agent.machine.id'), swarm._req_str(v_machine, 'hostname', 'agent.machine.hostname');
+    IF swarm._int(v_machine, 'pid', 'agent.machine.pid') IS NULL THEN
+      PERFORM swarm._invalid('agent.machine.pid', 'is required');
+    END IF;
+  END IF;
 
   SELECT * INTO a FROM swarm.agents WHERE id = v_id FOR NO KEY UPDATE;
   IF FOUND THEN
@@ -105,8 +115,7 @@ BEGIN
                                  can_access_browser, machine, status, owner_principal, secret_salt,
                                  first_registered_at, registered_at, last_heartbeat)
   VALUES (v_id, swarm._req_str(v_agent, 'name', 'agent.name'),
-          coalesce(swarm._enum(v_agent, 'type', 'agent.type', ARRAY['claude-code', 'codex', 'gemini', 'browser', 'custom']),
-                   'custom'),
+          v_agent ->> 'type',
           swarm._skills(swarm._str_array(v_caps, 'skills', 'agent.capabilities.skills')), v_max,
           coalesce(swarm._bool(v_caps, 'canRunTests', 'agent.capabilities.canRunTests'), true),
           coalesce(swarm._bool(v_caps, 'canRunBuild', 'agent.capabilities.canRunBuild'), true),
@@ -146,6 +155,10 @@ DECLARE
 BEGIN
   IF v_status IS NULL THEN
     PERFORM swarm._invalid('status', 'is required');
+  END IF;
+  IF v_metrics IS NOT NULL THEN
+    PERFORM swarm._num(v_metrics, 'memoryUsedMB', 'metrics.memoryUsedMB'),
+            swarm._int(v_metrics, 'tasksCompletedSession', 'metrics.tasksCompletedSession');
   END IF;
   IF v_current IS NOT NULL THEN
     v_task_id := swarm._req_str(v_current, 'id', 'currentTask.id');

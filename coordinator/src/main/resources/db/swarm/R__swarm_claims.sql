@@ -29,15 +29,9 @@ DECLARE
   f jsonb := coalesce(swarm._obj(p_req, 'filter', 'filter'), '{}'::jsonb);
   v_skills text[] := swarm._skills(coalesce(swarm._str_array(f, 'skills', 'filter.skills'), '{}'));
 BEGIN
-  priorities := swarm._str_array(f, 'priorities', 'filter.priorities');
-  types := swarm._str_array(f, 'types', 'filter.types');
+  priorities := swarm._enum_array(f, 'priorities', 'filter.priorities', ARRAY['critical', 'high', 'medium', 'low']);
+  types := swarm._enum_array(f, 'types', 'filter.types', ARRAY['code', 'test', 'browser_test', 'documentation', 'review', 'custom']);
   max_minutes := swarm._int(f, 'maxMinutes', 'filter.maxMinutes');
-  IF NOT coalesce(priorities, '{}') <@ ARRAY['critical', 'high', 'medium', 'low'] THEN
-    PERFORM swarm._invalid('filter.priorities', 'may only contain critical, high, medium, low');
-  END IF;
-  IF NOT coalesce(types, '{}') <@ ARRAY['code', 'test', 'browser_test', 'documentation', 'review', 'custom'] THEN
-    PERFORM swarm._invalid('filter.types', 'may only contain code, test, browser_test, documentation, review, custom');
-  END IF;
   IF cardinality(priorities) = 0 THEN priorities := NULL; END IF;
   IF cardinality(types) = 0 THEN types := NULL; END IF;
   skills := CASE WHEN cardinality(v_skills) = 0 THEN a.skills

@@ -40,8 +40,8 @@ BEGIN
     PERFORM swarm._invalid('message.type', 'is required');
   END IF;
   v_expires_in := swarm._int(v_message, 'expiresIn', 'message.expiresIn');
-  IF v_expires_in IS NOT NULL AND v_expires_in < 1 THEN
-    PERFORM swarm._invalid('message.expiresIn', 'must be at least 1 millisecond');
+  IF v_expires_in IS NOT NULL AND (v_expires_in < 1 OR v_expires_in > 2592000000) THEN
+    PERFORM swarm._invalid('message.expiresIn', 'must be between 1 and 2592000000');
   END IF;
 
   SELECT * INTO a FROM swarm.agents WHERE id = v_agent_id FOR NO KEY UPDATE;
@@ -68,7 +68,8 @@ RETURNS jsonb LANGUAGE plpgsql AS $$
 DECLARE
   v_agent_id text := swarm._req_str(p_req, 'agentId', 'agentId');
   v_since timestamptz := swarm._ts(p_req, 'since', 'since');
-  v_types text[] := swarm._str_array(p_req, 'types', 'types');
+  v_types text[] := swarm._enum_array(p_req, 'types', 'types', ARRAY['task.help_needed', 'task.handoff',
+                       'file.lock_request', 'coordination.sync', 'info.discovery', 'custom']);
   v_limit bigint := coalesce(swarm._int(p_req, 'limit', 'limit'), 100);
   v_messages jsonb;
   v_delivered bigint;

@@ -49,7 +49,9 @@ BEGIN
     DETAIL = p_error::text;
 END $$;
 
--- bad input in a request: the coordinator's edge validates first, so this guards direct callers
+-- bad input in a request. The readers below (JSON types, required members, enumerations) are the one
+-- check of these for every transport and for direct callers; the coordinator's Java checks only
+-- sizes, id formats and the ranges these functions do not (validation/JsonFields)
 CREATE OR REPLACE FUNCTION swarm._invalid(p_path text, p_problem text) RETURNS void LANGUAGE plpgsql IMMUTABLE AS $$
 BEGIN
   PERFORM swarm._raise(swarm._err('invalid_operation', 'invalid', p_path || ' ' || p_problem,
@@ -126,6 +128,10 @@ BEGIN
     PERFORM swarm._invalid(p_path, 'must be an ISO-8601 timestamp with a zone, e.g. 2026-01-19T10:00:00Z');
   END IF;
   RETURN v::timestamptz;
+EXCEPTION WHEN datetime_field_overflow OR invalid_datetime_format OR invalid_time_zone_displacement_value THEN
+  -- the shape is right but the date is not (2026-02-30, 25:00, +99:00)
+  PERFORM swarm._invalid(p_path, 'must be an ISO-8601 timestamp with a zone, e.g. 2026-01-19T10:00:00Z');
+  RETURN NULL;
 END $$;
 
 -- one of the allowed values, or NULL when absent
@@ -133,9 +139,32 @@ CREATE OR REPLACE FUNCTION swarm._enum(p jsonb, p_key text, p_path text, p_allow
 DECLARE v text := swarm._str(p, p_key, p_path);
 BEGIN
   IF v IS NOT NULL AND NOT v = ANY (p_allowed) THEN
-    PERFORM swarm._invalid(p_path, 'must be one of ' || array_to_string(p_allowed, ', '));
+    PERFORM swarm._invalid(p_path, 'must be one of ' || array_to_string(p_allowed, ', ') || ', got ''' || v || '''');
   END IF;
   RETURN v;
+END $$;
+
+-- an array of strings each one of the allowed values (the first that is not is named by its index), or NULL when absent
+CREATE OR REPLACE FUNCTION swarm._enum_array(p jsonb, p_key text, p_path text, p_allowed text[]) RETURNS text[] LANGUAGE plpgsql IMMUTABLE AS $$
+DECLARE v text[] := swarm._str_array(p, p_key, p_path);
+BEGIN
+  IF v IS NOT NULL AND NOT v <@ p_allowed THEN
+    FOR i IN 1 .. cardinality(v) LOOP
+      IF NOT v[i] = ANY (p_allowed) THEN
+        PERFORM swarm._invalid(p_path || '[' || (i - 1) || ']',
+                               'must be one of ' || array_to_string(p_allowed, ', ') || ', got ''' || v[i] || '''');
+      END IF;
+    END LOOP;
+  END IF;
+  RETURN v;
+END $$;
+
+-- raises "is required" when the member is absent or JSON null (its type is checked where it is read)
+CREATE OR REPLACE FUNCTION swarm._required(p jsonb, p_key text, p_path text) RETURNS void LANGUAGE plpgsql IMMUTABLE AS $$
+BEGIN
+  IF coalesce(jsonb_typeof(p -> p_key), 'null') = 'null' THEN
+    PERFORM swarm._invalid(p_path, 'is required');
+  END IF;
 END $$;
 
 -- skill names compare case-insensitively: trimmed, lower-cased, de-duplicated, sorted

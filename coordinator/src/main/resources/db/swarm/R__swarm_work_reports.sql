@@ -50,6 +50,32 @@ $$;
 
 -- ---- the quality gate ----------------------------------------------------------------------
 
+-- a COMPLETE's qualityMetrics, when sent: every member present, counts whole and not negative,
+-- testsPassed at most testsRan
+CREATE OR REPLACE FUNCTION swarm._quality_metrics(p_metrics jsonb) RETURNS void LANGUAGE plpgsql IMMUTABLE AS $$
+DECLARE
+  v_key text;
+  v_count bigint;
+BEGIN
+  IF p_metrics IS NULL THEN
+    RETURN;
+  END IF;
+  FOREACH v_key IN ARRAY string_to_array('testsRan testsPassed lintErrors typeErrors', ' ') LOOP
+    v_count := swarm._int(p_metrics, v_key, 'qualityMetrics.' || v_key);
+    IF v_count IS NULL THEN
+      PERFORM swarm._invalid('qualityMetrics.' || v_key, 'is required');
+    ELSIF v_count < 0 THEN
+      PERFORM swarm._invalid('qualityMetrics.' || v_key, 'must not be negative');
+    END IF;
+  END LOOP;
+  IF swarm._bool(p_metrics, 'buildSuccess', 'qualityMetrics.buildSuccess') IS NULL THEN
+    PERFORM swarm._invalid('qualityMetrics.buildSuccess', 'is required');
+  END IF;
+  IF (p_metrics ->> 'testsPassed')::numeric > (p_metrics ->> 'testsRan')::numeric THEN
+    PERFORM swarm._invalid('qualityMetrics.testsPassed', 'must not exceed testsRan (' || (p_metrics ->> 'testsRan') || ')');
+  END IF;
+END $$;
+
 -- Records the snapshot and compares it with the branch's baseline: fewer tests passed, more lint or
 -- type errors, or a broken build are regressions. A clean snapshot becomes the new baseline.
 CREATE OR REPLACE FUNCTION swarm._quality_gate(t swarm.tasks, a swarm.agents, p_metrics jsonb, p_now timestamptz)
@@ -68,12 +94,7 @@ BEGIN
   IF p_metrics IS NULL THEN
     RETURN jsonb_build_object('qualityGatePassed', true, 'regressions', '[]'::jsonb, 'nextAction', 'proceed');
   END IF;
-  IF v_ran IS NULL OR v_tests IS NULL OR v_lint IS NULL OR v_types IS NULL OR v_build IS NULL THEN
-    PERFORM swarm._invalid('qualityMetrics', 'needs testsRan, testsPassed, lintErrors, typeErrors and buildSuccess');
-  END IF;
-  IF least(v_ran, v_tests, v_lint, v_types) < 0 OR v_tests > v_ran THEN
-    PERFORM swarm._invalid('qualityMetrics', 'counts must not be negative and testsPassed must not exceed testsRan');
-  END IF;
+  -- (op_complete has checked the metrics with swarm._quality_metrics)
 
   INSERT INTO swarm.quality_baselines (branch) VALUES (v_branch) ON CONFLICT DO NOTHING;
   SELECT * INTO b FROM swarm.quality_baselines WHERE branch = v_branch FOR UPDATE;
@@ -134,6 +155,9 @@ BEGIN
   IF v_progress IS NULL THEN
     PERFORM swarm._invalid('progress', 'is required');
   END IF;
+  PERFORM swarm._required(v_progress, 'phase', 'progress.phase');
+  PERFORM swarm._required(v_progress, 'percentComplete', 'progress.percentComplete');
+  PERFORM swarm._req_str(v_progress, 'description', 'progress.description');
   v_record := jsonb_strip_nulls(jsonb_build_object(
     'phase', swarm._enum(v_progress, 'phase', 'progress.phase',
                          ARRAY['analyzing', 'planning', 'implementing', 'testing', 'reviewing']),
@@ -208,6 +232,7 @@ BEGIN
           swarm._str_array(v_result, 'filesModified', 'result.filesModified'),
           swarm._str_array(v_result, 'filesDeleted', 'result.filesDeleted');
   v_learnings := coalesce(swarm._str_array(v_result, 'learnings', 'result.learnings'), '{}');
+  PERFORM swarm._quality_metrics(v_metrics);
 
   SELECT * INTO a FROM swarm.agents WHERE id = v_agent_id FOR NO KEY UPDATE;
   v_err := swarm._agent_error(a, v_agent_id, p_principal, p_admin);
@@ -267,12 +292,13 @@ BEGIN
   IF v_failure IS NULL THEN
     PERFORM swarm._invalid('failure', 'is required');
   END IF;
+  PERFORM swarm._required(v_failure, 'type', 'failure.type');
   IF swarm._bool(v_failure, 'recoverable', 'failure.recoverable') IS NULL THEN
     PERFORM swarm._invalid('failure.recoverable', 'is required');
   END IF;
   v_clean := jsonb_strip_nulls(jsonb_build_object(
-    'type', coalesce(swarm._enum(v_failure, 'type', 'failure.type', ARRAY['task_error', 'task_timeout',
-              'dependency_error', 'quality_failure', 'resource_error', 'agent_crash']), 'task_error'),
+    'type', swarm._enum(v_failure, 'type', 'failure.type', ARRAY['task_error', 'task_timeout',
+              'dependency_error', 'quality_failure', 'resource_error', 'agent_crash']),
     'message', swarm._req_str(v_failure, 'message', 'failure.message'),
     'details', swarm._str(v_failure, 'details', 'failure.details'),
     'recoverable', swarm._bool(v_failure, 'recoverable', 'failure.recoverable'),

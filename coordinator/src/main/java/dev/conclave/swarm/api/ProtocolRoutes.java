@@ -77,7 +77,10 @@ final class ProtocolRoutes {
       if (op == Operation.REGISTER && SignedAgent.of(ctx).isPresent()) {
         throw SwarmErrors.bearerRequired();
       }
-      SignedAgent.requireSelf(ctx, agentId);
+      if (agentId != null) {
+        // (a request naming no agent as a string is the database's to reject: 400, not a mismatch)
+        SignedAgent.requireSelf(ctx, agentId);
+      }
       ProtocolCall call = new ProtocolCall(op, request, caller.principalId(), caller.isAdmin(),
         settings.rateLimits() ? RateLimits.bucket(op, Requests.clientIp(ctx, settings.trustForwardedFor()), agentId, caller.principalId()) : null,
         op == Operation.REGISTER ? secrets.newSalt() : null);

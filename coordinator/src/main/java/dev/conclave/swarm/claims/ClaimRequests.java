@@ -3,26 +3,27 @@ package dev.conclave.swarm.claims;
 import dev.conclave.swarm.validation.JsonFields;
 import dev.conclave.swarm.validation.JsonOut;
 import dev.conclave.swarm.validation.Limits;
-import dev.conclave.swarm.validation.Vocabulary;
 import io.vertx.core.json.JsonObject;
 
-/** Validates and normalizes CLAIM requests: {agentId, filter?: {skills, priorities, types, excludeIds, maxMinutes}}. */
+/**
+ * Normalizes CLAIM requests: {agentId, filter?: {skills, priorities, types, excludeIds, maxMinutes}}.
+ * Checks sizes, id formats and maxMinutes' range; swarm._claim_filter and swarm.op_claim check JSON
+ * types, required members and the priorities' and types' enumerations.
+ */
 public final class ClaimRequests {
 
   private ClaimRequests() {
   }
 
   public static JsonObject claim(JsonFields body) {
-    JsonOut out = JsonOut.object().put("agentId", body.id("agentId", true));
-    JsonFields filter = body.object("filter", false);
-    if (filter != null) {
-      out.put("filter", JsonOut.object()
-        .put("skills", filter.strings("skills", false, Limits.SKILLS, Limits.SKILL))
-        .put("priorities", filter.oneOfEach("priorities", 16, Vocabulary.PRIORITIES))
-        .put("types", filter.oneOfEach("types", 16, Vocabulary.TASK_TYPES))
-        .put("excludeIds", filter.ids("excludeIds", false, Limits.EXCLUDE_IDS))
-        .put("maxMinutes", filter.integer("maxMinutes", false, 1, Limits.MINUTES)));
-    }
+    JsonOut out = JsonOut.object().put("agentId", body.idFormat("agentId"));
+    JsonFields filter = body.nested("filter");
+    out.put("filter", filter == null ? body.raw("filter") : JsonOut.object()
+      .put("skills", filter.sizedList("skills", Limits.SKILLS, Limits.SKILL))
+      .put("priorities", filter.counted("priorities", 16))
+      .put("types", filter.counted("types", 16))
+      .put("excludeIds", filter.idList("excludeIds", Limits.EXCLUDE_IDS))
+      .put("maxMinutes", filter.within("maxMinutes", 1, Limits.MINUTES)));
     return out.json();
   }
 }

@@ -8,8 +8,10 @@ import dev.conclave.swarm.validation.Limits;
 import io.vertx.core.json.JsonObject;
 
 /**
- * Validates ACQUIRE_LEASE ({agentId, taskId, filePath, durationMs}) and RELEASE_LEASE ({agentId,
- * filePath}). Durations above one hour are accepted and capped by the database (swarm.max_lease()).
+ * Normalizes ACQUIRE_LEASE ({agentId, taskId, filePath, durationMs}) and RELEASE_LEASE ({agentId,
+ * filePath}). Checks sizes and id formats; swarm.op_acquire_lease and op_release_lease check JSON
+ * types, required members and that durationMs is a positive whole number. Durations above one hour
+ * are accepted and capped by the database (swarm.max_lease()).
  */
 public final class LeaseRequests {
 
@@ -18,10 +20,10 @@ public final class LeaseRequests {
 
   public static JsonObject acquire(JsonFields body) {
     return JsonOut.object()
-      .put("agentId", body.id("agentId", true))
-      .put("taskId", body.id("taskId", true))
-      .put("filePath", body.string("filePath", true, Limits.PATH))
-      .put("durationMs", body.integer("durationMs", true, 1, 9_007_199_254_740_991L))
+      .put("agentId", body.idFormat("agentId"))
+      .put("taskId", body.idFormat("taskId"))
+      .put("filePath", body.sized("filePath", Limits.PATH))
+      .put("durationMs", body.raw("durationMs"))
       .json();
   }
 
@@ -31,10 +33,7 @@ public final class LeaseRequests {
    * after it has refused a file another agent holds (seed 001's first rule); otherwise the problem.
    */
   public static JsonObject acquireDeferring(JsonFields body, SwarmProblem invalid) {
-    String path;
-    try {
-      path = body.string("filePath", true, Limits.PATH);
-    } catch (SwarmProblem unusablePath) {
+    if (!(body.raw("filePath") instanceof String path) || path.isBlank() || path.length() > Limits.PATH) {
       throw invalid;
     }
     Object agentId = body.raw("agentId");
@@ -46,8 +45,8 @@ public final class LeaseRequests {
 
   public static JsonObject release(JsonFields body) {
     return JsonOut.object()
-      .put("agentId", body.id("agentId", true))
-      .put("filePath", body.string("filePath", true, Limits.PATH))
+      .put("agentId", body.idFormat("agentId"))
+      .put("filePath", body.sized("filePath", Limits.PATH))
       .json();
   }
 }

@@ -4,13 +4,16 @@ import dev.conclave.swarm.errors.SwarmErrors;
 import dev.conclave.swarm.validation.JsonFields;
 import dev.conclave.swarm.validation.JsonOut;
 import dev.conclave.swarm.validation.Limits;
-import dev.conclave.swarm.validation.Vocabulary;
 import io.vertx.core.json.Json;
 import io.vertx.core.json.JsonObject;
 
 import java.nio.charset.StandardCharsets;
 
-/** Validates and normalizes SEND_MESSAGE, RECEIVE_MESSAGES and ACK_MESSAGE requests. */
+/**
+ * Normalizes SEND_MESSAGE, RECEIVE_MESSAGES and ACK_MESSAGE requests. Checks sizes and id formats;
+ * swarm.op_send_message, op_receive_messages and op_ack_message check JSON types, required members,
+ * enumerations, timestamps, the message id's format and the ranges of expiresIn and limit.
+ */
 public final class MessageRequests {
 
   private MessageRequests() {
@@ -18,38 +21,37 @@ public final class MessageRequests {
 
   /** SEND_MESSAGE: {agentId, message: {to?, type, payload, ackRequired?, expiresIn? (ms)}}; no "to" broadcasts. */
   public static JsonObject send(JsonFields body) {
-    JsonFields message = body.object("message", true);
+    JsonFields message = body.nested("message");
+    JsonOut out = JsonOut.object().put("agentId", body.idFormat("agentId"));
+    if (message == null) {
+      return out.put("message", body.raw("message")).json();
+    }
     Object payload = message.raw("payload");
     if (payload != null && Json.encode(payload).getBytes(StandardCharsets.UTF_8).length > Limits.PAYLOAD_BYTES) {
       throw SwarmErrors.invalidField(message.path("payload"), "must encode to at most " + Limits.PAYLOAD_BYTES + " bytes");
     }
-    return JsonOut.object()
-      .put("agentId", body.id("agentId", true))
+    return out
       .put("message", JsonOut.object()
-        .put("to", message.id("to", false))
-        .put("type", message.oneOf("type", true, Vocabulary.MESSAGE_TYPES))
+        .put("to", message.idFormat("to"))
+        .put("type", message.raw("type"))
         .put("payload", payload)
-        .put("ackRequired", message.bool("ackRequired", false))
-        .put("expiresIn", message.integer("expiresIn", false, 1, Limits.MESSAGE_EXPIRY_MS)))
+        .put("ackRequired", message.raw("ackRequired"))
+        .put("expiresIn", message.raw("expiresIn")))
       .json();
   }
 
   /** RECEIVE_MESSAGES: {agentId, since?, types?, limit? (1-1000, default 100)}. */
   public static JsonObject receive(JsonFields body) {
     return JsonOut.object()
-      .put("agentId", body.id("agentId", true))
-      .put("since", body.timestamp("since", false))
-      .put("types", body.oneOfEach("types", 16, Vocabulary.MESSAGE_TYPES))
-      .put("limit", body.integer("limit", false, 1, Limits.RECEIVE_LIMIT))
+      .put("agentId", body.idFormat("agentId"))
+      .put("since", body.sized("since", 64))
+      .put("types", body.counted("types", 16))
+      .put("limit", body.raw("limit"))
       .json();
   }
 
   /** ACK_MESSAGE: {agentId, messageId}. */
   public static JsonObject ack(JsonFields body) {
-    String id = body.string("messageId", true, 64);
-    if (!id.matches("(?i)[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")) {
-      throw SwarmErrors.invalidField(body.path("messageId"), "must be a message id (UUID)");
-    }
-    return JsonOut.object().put("agentId", body.id("agentId", true)).put("messageId", id).json();
+    return JsonOut.object().put("agentId", body.idFormat("agentId")).put("messageId", body.raw("messageId")).json();
   }
 }

@@ -14,8 +14,10 @@ import io.vertx.core.json.JsonObject;
 
 /**
  * Checks a protocol request as every transport receives it: the protocol version, the operation,
- * and the operation's members (types, required members, enumerations, sizes). Returns the request
- * normalized (unknown members dropped) with {@code protocolVersion} and {@code operation} set.
+ * and what the database functions do not check of the operation's members (sizes, id formats,
+ * ranges; JSON types, required members and enumerations are checked once, by the swarm.op_*
+ * functions). Returns the request normalized (unknown members dropped) with {@code protocolVersion}
+ * and {@code operation} set.
  */
 public final class ProtocolRequests {
 
@@ -72,9 +74,14 @@ public final class ProtocolRequests {
     };
   }
 
-  /** The agent a (validated) request acts for. */
+  /**
+   * The agent a (validated) request acts for, or null when it names none as a string: JSON types and
+   * required members are the database's checks, so such a request is rejected there.
+   */
   public static String agentId(Operation op, JsonObject request) {
-    return op == Operation.REGISTER ? request.getJsonObject("agent").getString("id") : request.getString("agentId");
+    Object holder = op == Operation.REGISTER ? request.getValue("agent") : request;
+    Object id = holder instanceof JsonObject json ? json.getValue(op == Operation.REGISTER ? "id" : "agentId") : null;
+    return id instanceof String text ? text : null;
   }
 
   private static void checkVersion(JsonObject body) {

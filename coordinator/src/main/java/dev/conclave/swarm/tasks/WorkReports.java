@@ -4,10 +4,15 @@ import dev.conclave.swarm.quality.QualityMetrics;
 import dev.conclave.swarm.validation.JsonFields;
 import dev.conclave.swarm.validation.JsonOut;
 import dev.conclave.swarm.validation.Limits;
-import dev.conclave.swarm.validation.Vocabulary;
 import io.vertx.core.json.JsonObject;
 
-/** Validates and normalizes what agents report about a claimed task: PROGRESS and COMPLETE. */
+import java.util.List;
+
+/**
+ * Normalizes what agents report about a claimed task: PROGRESS and COMPLETE. Checks sizes, id formats
+ * and percentComplete's range; swarm.op_progress and swarm.op_complete check JSON types, required
+ * members and the phase's enumeration.
+ */
 public final class WorkReports {
 
   private WorkReports() {
@@ -15,15 +20,15 @@ public final class WorkReports {
 
   /** PROGRESS: {agentId, taskId, progress: {phase, percentComplete, description, filesModified?}}. */
   public static JsonObject progress(JsonFields body) {
-    JsonFields progress = body.object("progress", true);
+    JsonFields progress = body.nested("progress");
     return JsonOut.object()
-      .put("agentId", body.id("agentId", true))
-      .put("taskId", body.id("taskId", true))
-      .put("progress", JsonOut.object()
-        .put("phase", progress.oneOf("phase", true, Vocabulary.PHASES))
-        .put("percentComplete", progress.number("percentComplete", true, 0, 100))
-        .put("description", progress.string("description", true, Limits.SHORT_TEXT))
-        .put("filesModified", progress.strings("filesModified", false, Limits.PATHS, Limits.PATH)))
+      .put("agentId", body.idFormat("agentId"))
+      .put("taskId", body.idFormat("taskId"))
+      .put("progress", progress == null ? body.raw("progress") : JsonOut.object()
+        .put("phase", progress.raw("phase"))
+        .put("percentComplete", progress.within("percentComplete", 0, 100))
+        .put("description", progress.sized("description", Limits.SHORT_TEXT))
+        .put("filesModified", progress.sizedList("filesModified", Limits.PATHS, Limits.PATH)))
       .json();
   }
 
@@ -32,25 +37,23 @@ public final class WorkReports {
    * learnings?}, qualityMetrics?}. Missing file lists count as empty.
    */
   public static JsonObject complete(JsonFields body) {
-    JsonFields result = body.object("result", true);
-    JsonFields metrics = body.object("qualityMetrics", false);
-    JsonOut out = JsonOut.object()
-      .put("agentId", body.id("agentId", true))
-      .put("taskId", body.id("taskId", true))
-      .put("result", JsonOut.object()
+    JsonFields result = body.nested("result");
+    JsonFields metrics = body.nested("qualityMetrics");
+    return JsonOut.object()
+      .put("agentId", body.idFormat("agentId"))
+      .put("taskId", body.idFormat("taskId"))
+      .put("result", result == null ? body.raw("result") : JsonOut.object()
         .put("filesCreated", orEmpty(result, "filesCreated"))
         .put("filesModified", orEmpty(result, "filesModified"))
         .put("filesDeleted", orEmpty(result, "filesDeleted"))
-        .put("summary", result.string("summary", true, Limits.TEXT))
-        .put("learnings", result.strings("learnings", false, Limits.LEARNINGS, Limits.LEARNING)));
-    if (metrics != null) {
-      out.put("qualityMetrics", QualityMetrics.of(metrics));
-    }
-    return out.json();
+        .put("summary", result.sized("summary", Limits.TEXT))
+        .put("learnings", result.sizedList("learnings", Limits.LEARNINGS, Limits.LEARNING)))
+      .put("qualityMetrics", metrics == null ? body.raw("qualityMetrics") : QualityMetrics.of(metrics))
+      .json();
   }
 
-  private static java.util.List<String> orEmpty(JsonFields result, String key) {
-    java.util.List<String> files = result.strings(key, false, Limits.PATHS, Limits.PATH);
-    return files == null ? java.util.List.of() : files;
+  private static Object orEmpty(JsonFields result, String key) {
+    Object files = result.sizedList(key, Limits.PATHS, Limits.PATH);
+    return files == null ? List.of() : files;
   }
 }

@@ -7,15 +7,16 @@ import io.vertx.core.json.JsonObject;
 
 import java.math.BigDecimal;
 import java.math.BigInteger;
-import java.time.OffsetDateTime;
-import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Reads the members of one JSON object with their types and limits checked. Every failure is an
+ * Reads the members of one JSON object with their limits checked. Every failure is an
  * {@code invalid_operation} problem naming the member by its path (e.g. {@code agent.capabilities.skills}).
- * JSON {@code null} counts as absent.
+ * JSON {@code null} counts as absent. The protocol operations use only the readers that check sizes,
+ * formats and ranges and pass anything else through (see below): their JSON types, required members
+ * and enumerations are checked once, by the database functions. The strict readers (types and
+ * presence too) serve the coordinator's own admin requests (task drafts, operator commands).
  */
 public final class JsonFields {
 
@@ -45,18 +46,6 @@ public final class JsonFields {
     return json.getValue(key);
   }
 
-  /** A nested object, or null when absent and not required. */
-  public JsonFields object(String key, boolean required) {
-    Object value = present(key, required);
-    if (value == null) {
-      return null;
-    }
-    if (!(value instanceof JsonObject nested)) {
-      throw SwarmErrors.invalidField(path(key), "must be an object");
-    }
-    return new JsonFields(nested, path(key) + ".");
-  }
-
   public String string(String key, boolean required, int maxLength) {
     Object value = present(key, required);
     if (value == null) {
@@ -70,17 +59,6 @@ public final class JsonFields {
     }
     if (text.length() > maxLength) {
       throw SwarmErrors.invalidField(path(key), "must be at most " + maxLength + " characters");
-    }
-    return text;
-  }
-
-  /** A display name: at most {@link Limits#NAME} characters of any script, none of them control or bidi/formatting characters. */
-  public String name(String key, boolean required) {
-    String text = string(key, required, Limits.NAME);
-    if (text != null) {
-      TextRules.nameProblem(text, Limits.NAME).ifPresent(why -> {
-        throw SwarmErrors.invalidField(path(key), why);
-      });
     }
     return text;
   }
@@ -150,32 +128,6 @@ public final class JsonFields {
     return exact.longValueExact();
   }
 
-  public Double number(String key, boolean required, double min, double max) {
-    Object value = present(key, required);
-    if (value == null) {
-      return null;
-    }
-    if (!(value instanceof Number number) || !Double.isFinite(number.doubleValue())) {
-      throw SwarmErrors.invalidField(path(key), "must be a number");
-    }
-    double d = number.doubleValue();
-    if (d < min || d > max) {
-      throw SwarmErrors.invalidField(path(key), "must be between " + plain(min) + " and " + plain(max));
-    }
-    return d;
-  }
-
-  public Boolean bool(String key, boolean required) {
-    Object value = present(key, required);
-    if (value == null) {
-      return null;
-    }
-    if (!(value instanceof Boolean b)) {
-      throw SwarmErrors.invalidField(path(key), "must be true or false");
-    }
-    return b;
-  }
-
   public String oneOf(String key, boolean required, List<String> allowed) {
     String text = string(key, required, 64);
     if (text != null && !allowed.contains(text)) {
@@ -184,30 +136,113 @@ public final class JsonFields {
     return text;
   }
 
-  public List<String> oneOfEach(String key, int maxItems, List<String> allowed) {
-    List<String> values = strings(key, false, maxItems, 64);
-    if (values != null) {
-      for (int i = 0; i < values.size(); i++) {
-        if (!allowed.contains(values.get(i))) {
-          throw SwarmErrors.invalidField(path(key) + "[" + i + "]",
-            "must be one of " + String.join(", ", allowed) + ", got '" + values.get(i) + "'");
+  // ---- sizes and formats only ---------------------------------------------------------------
+  // What the protocol operations use: the database functions (swarm._str, _req_str, _str_array,
+  // _int, _num, _bool, _enum, _obj, _ts) check JSON types, required members and enumerations for
+  // every caller. These check only what the database does not: sizes, formats, ranges. A member of
+  // another JSON type, or a missing one, is returned unchanged (null when absent) for the database
+  // to reject.
+
+  /** The member's object as fields, or null when it is absent or not an object (see {@link #raw}). */
+  public JsonFields nested(String key) {
+    return json.getValue(key) instanceof JsonObject nested ? new JsonFields(nested, path(key) + ".") : null;
+  }
+
+  /** A string of at most {@code maxLength} characters; any other value unchanged. */
+  public Object sized(String key, int maxLength) {
+    Object value = json.getValue(key);
+    if (value instanceof String text && text.length() > maxLength) {
+      throw SwarmErrors.invalidField(path(key), "must be at most " + maxLength + " characters");
+    }
+    return value;
+  }
+
+  /** A display name as {@link #name} checks it, when it is a string; any other value unchanged. */
+  public Object displayName(String key) {
+    Object value = sized(key, Limits.NAME);
+    if (value instanceof String text) {
+      TextRules.nameProblem(text, Limits.NAME).ifPresent(why -> {
+        throw SwarmErrors.invalidField(path(key), why);
+      });
+    }
+    return value;
+  }
+
+  /** An identifier ({@link Limits#ID}), when it is a string; any other value unchanged. */
+  public Object idFormat(String key) {
+    Object value = json.getValue(key);
+    if (value instanceof String text && !Limits.ID.matcher(text).matches()) {
+      throw SwarmErrors.invalidField(path(key), Limits.ID_RULE);
+    }
+    return value;
+  }
+
+  /**
+   * A list of at most {@code maxItems} entries whose strings are not blank and at most
+   * {@code maxLength} characters; a value that is not an array, and entries that are not strings, unchanged.
+   */
+  public Object sizedList(String key, int maxItems, int maxLength) {
+    Object value = json.getValue(key);
+    if (value instanceof JsonArray array) {
+      if (array.size() > maxItems) {
+        throw SwarmErrors.invalidField(path(key), "must have at most " + maxItems + " entries, got " + array.size());
+      }
+      for (int i = 0; i < array.size(); i++) {
+        if (array.getValue(i) instanceof String text) {
+          if (text.isBlank()) {
+            throw SwarmErrors.invalidField(path(key) + "[" + i + "]", "must not be blank");
+          }
+          if (text.length() > maxLength) {
+            throw SwarmErrors.invalidField(path(key) + "[" + i + "]", "must be at most " + maxLength + " characters");
+          }
         }
       }
     }
-    return values;
+    return value;
   }
 
-  /** An ISO-8601 timestamp with a zone, e.g. {@code 2026-01-19T10:00:00Z}. */
-  public String timestamp(String key, boolean required) {
-    String text = string(key, required, 64);
-    if (text != null) {
-      try {
-        OffsetDateTime.parse(text);
-      } catch (DateTimeParseException e) {
-        throw SwarmErrors.invalidField(path(key), "must be an ISO-8601 timestamp with a zone, e.g. 2026-01-19T10:00:00Z");
+  /** {@link #sizedList} of identifiers ({@link Limits#ID}). */
+  public Object idList(String key, int maxItems) {
+    Object value = sizedList(key, maxItems, Limits.ID_LENGTH);
+    if (value instanceof JsonArray array) {
+      for (int i = 0; i < array.size(); i++) {
+        if (array.getValue(i) instanceof String text && !Limits.ID.matcher(text).matches()) {
+          throw SwarmErrors.invalidField(path(key) + "[" + i + "]", Limits.ID_RULE);
+        }
       }
     }
-    return text;
+    return value;
+  }
+
+  /** A list of at most {@code maxItems} entries (what they are is the database's check); any other value unchanged. */
+  public Object counted(String key, int maxItems) {
+    Object value = json.getValue(key);
+    if (value instanceof JsonArray array && array.size() > maxItems) {
+      throw SwarmErrors.invalidField(path(key), "must have at most " + maxItems + " entries, got " + array.size());
+    }
+    return value;
+  }
+
+  /** A number of at most {@code max} (the lower bound is the database's check); any other value unchanged. */
+  public Object atMost(String key, long max) {
+    Object value = json.getValue(key);
+    if (value instanceof Number number && Double.isFinite(number.doubleValue())
+      && new BigDecimal(number.toString()).compareTo(BigDecimal.valueOf(max)) > 0) {
+      throw SwarmErrors.invalidField(path(key), "must be at most " + max);
+    }
+    return value;
+  }
+
+  /** A number between {@code min} and {@code max}; any other value unchanged (whether it is whole is the database's check). */
+  public Object within(String key, long min, long max) {
+    Object value = json.getValue(key);
+    if (value instanceof Number number && Double.isFinite(number.doubleValue())) {
+      BigDecimal exact = new BigDecimal(number.toString());
+      if (exact.compareTo(BigDecimal.valueOf(min)) < 0 || exact.compareTo(BigDecimal.valueOf(max)) > 0) {
+        throw SwarmErrors.invalidField(path(key), "must be between " + min + " and " + max);
+      }
+    }
+    return value;
   }
 
   private Object present(String key, boolean required) {
@@ -224,9 +259,5 @@ public final class JsonFields {
     }
     double d = number.doubleValue();
     return Double.isFinite(d) && d == Math.rint(d) && Math.abs(d) <= 9_007_199_254_740_991d;
-  }
-
-  private static String plain(double d) {
-    return d == Math.rint(d) ? Long.toString((long) d) : Double.toString(d);
   }
 }
