@@ -132,9 +132,28 @@ public final class SwarmBench {
     System.out.printf(Locale.ROOT, "http claim+complete vs best raw claim rate: %.2fx%n", result.perSecond() / best);
     System.out.println("PostgreSQL time by swarm function during claim+complete (track_functions = pl):");
     PgFunctionTimes.print(db, result.completed(), 16);
+    rateLimitCost(db);
     if (STATEMENTS) {
       System.out.println("PostgreSQL statements by execution time during claim+complete (pg_stat_statements, track = all):");
       PgFunctionTimes.printStatements(db, result.completed(), 25);
+    }
+  }
+
+  /**
+   * What counting a request against its rate limit costs in PostgreSQL (the benchmark runs with the
+   * limits off, since they allow an agent 30 claims a minute): swarm._rate_check on 64 buckets,
+   * 20,000 times in one statement, as a batch runs it.
+   */
+  private static void rateLimitCost(PgUrl db) throws Exception {
+    int checks = 20_000;
+    try (java.sql.Connection c = java.sql.DriverManager.getConnection(db.jdbcUrl(), db.user(), db.password().orElse(null))) {
+      String sql = "SELECT count(swarm._rate_check(jsonb_build_object('bucket', 'bench|' || (g % 64), 'limit', 1000000000), "
+        + "date_trunc('milliseconds', clock_timestamp()))) FROM generate_series(1, " + checks + ") g";
+      c.createStatement().execute(sql); // warm-up
+      long t = System.nanoTime();
+      c.createStatement().execute(sql);
+      System.out.printf(Locale.ROOT, "rate limits (off above): counting one request in PostgreSQL costs %.1f µs (%d checks, 64 buckets)%n",
+        (System.nanoTime() - t) / 1000.0 / checks, checks);
     }
   }
 
