@@ -47,7 +47,10 @@ final class BridgeSocketClient implements AutoCloseable {
     cookie.ifPresent(c -> options.addHeader("cookie", c));
     origin.ifPresent(o -> options.addHeader("origin", o));
     try {
-      return new BridgeSocketClient(client, client.connect(options).toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS));
+      // the handlers are set as the socket opens, on its event loop: set later, from this thread, a
+      // frame or the close of a socket the node refuses at once (a limit) could come first and be lost
+      return client.connect(options).map(ws -> new BridgeSocketClient(client, ws))
+        .toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
     } catch (Exception e) {
       throw new AssertionError("could not open a bridge socket", e);
     }
