@@ -46,16 +46,16 @@ public final class VertxBootstrap {
       config.clusterPort(), config.eventBusPort(),
       config.clusterK8sDns().map(d -> "kubernetes-dns " + d).orElse("tcp-ip " + config.clusterMembers()));
     return Vertx.builder().with(options).withMetrics(metrics.vertxFactory()).withClusterManager(manager).buildClustered()
-      .recover(failure -> Future.failedFuture(portTaken(failure, config, host).<Throwable>map(e -> e).orElse(failure)))
+      .recover(failure -> Future.failedFuture(portTaken(failure, config, host)))
       .map(VertxBootstrap::reporting)
       .onSuccess(v -> LOG.info("cluster: joined members={} vertx-node={}", manager.getNodes().size(), manager.getNodeId()));
   }
 
   /**
-   * A cluster port another process holds, as the setting to change: the node stops with one line
-   * naming it instead of a stack trace.
+   * A cluster port another process holds, as the setting to change (the node stops with one line
+   * naming it instead of a stack trace); any other failure as it is.
    */
-  static java.util.Optional<ConfigException> portTaken(Throwable failure, ConclaveConfig config, String host) {
+  static Throwable portTaken(Throwable failure, ConclaveConfig config, String host) {
     boolean bind = false;
     boolean hazelcast = false;
     for (Throwable t = failure; t != null; t = t.getCause()) {
@@ -63,13 +63,12 @@ public final class VertxBootstrap {
       hazelcast |= t instanceof com.hazelcast.core.HazelcastException;
     }
     if (!bind) {
-      return java.util.Optional.empty();
+      return failure;
     }
-    return java.util.Optional.of(hazelcast
-      ? new ConfigException(NodeSettings.CLUSTER_PORT.name(), "port " + config.clusterPort() + " on " + host
-        + " is already in use (another process, or another node on this address): choose a free one")
-      : new ConfigException(NodeSettings.EVENTBUS_PORT.name(), "port " + config.eventBusPort() + " on " + host
-        + " is already in use (another process, or another node on this address): choose a free one"));
+    String setting = hazelcast ? NodeSettings.CLUSTER_PORT.name() : NodeSettings.EVENTBUS_PORT.name();
+    int port = hazelcast ? config.clusterPort() : config.eventBusPort();
+    return new ConfigException(setting, "port " + port + " on " + host
+      + " is already in use (another process, or another node on this address): choose a free one");
   }
 
   /**
