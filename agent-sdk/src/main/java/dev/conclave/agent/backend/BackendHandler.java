@@ -28,7 +28,9 @@ import java.util.concurrent.TimeUnit;
  *   <li><b>Transient errors.</b> An error run whose text names overload, rate limiting or a server
  *       error ({@link TransientErrors}) is retried once after {@code retryDelay}. If it still fails
  *       that way, the user gets {@link #FRIENDLY_UNAVAILABLE} instead of the raw API error. Other
- *       errors are reported as they are. At most three runs per message.</li>
+ *       errors are reported as they are. At most three runs per message. A run in which a tool
+ *       already ran is not retried, since running the prompt again would run its tools again: the
+ *       user gets {@link #FRIENDLY_UNAVAILABLE_AFTER_TOOLS}.</li>
  *   <li><b>Cancel and stop.</b> A cancel interrupts the backend; stopping the client shuts it down.</li>
  * </ul>
  */
@@ -36,6 +38,10 @@ public final class BackendHandler implements AgentHandler {
 
   /** What the user sees when the AI service stays unavailable after the retry. */
   public static final String FRIENDLY_UNAVAILABLE = "The AI service is temporarily unavailable. Please try again in a moment.";
+
+  /** What the user sees when the AI service fails transiently after tools of the request had run. */
+  public static final String FRIENDLY_UNAVAILABLE_AFTER_TOOLS = "The AI service became temporarily unavailable after"
+    + " tools had already run, so the request was not repeated. Please check their results and try again.";
 
   private static final Logger LOG = LoggerFactory.getLogger(BackendHandler.class);
   private static final int MAX_RUNS = 3;
@@ -78,7 +84,7 @@ public final class BackendHandler implements AgentHandler {
                            boolean staleRetried, boolean transientRetried) {
     BackendSession session = new BackendSession(message.threadId(), Optional.ofNullable(resume), message);
     running = session;
-    BackendCallbacks callbacks = new StreamCallbacks(response);
+    StreamCallbacks callbacks = new StreamCallbacks(response);
     return backend.execute(message.content(), session, callbacks).compose(result -> {
       if (response.isEnded()) {
         // cancelled (or the stream went away) while the backend ran
@@ -96,6 +102,11 @@ public final class BackendHandler implements AgentHandler {
           .compose(v -> run(message, response, null, runNo + 1, true, transientRetried));
       }
       if (result.isError() && TransientErrors.retryable(result.content())) {
+        if (callbacks.toolRan()) {
+          LOG.warn("transient backend error after tools ran; not retried request={} error={}", message.requestId(),
+            result.content());
+          return response.error(FRIENDLY_UNAVAILABLE_AFTER_TOOLS);
+        }
         if (!transientRetried && runNo < MAX_RUNS) {
           LOG.info("transient backend error; retrying in {} ms request={} error={}", retryDelay.toMillis(),
             message.requestId(), result.content());

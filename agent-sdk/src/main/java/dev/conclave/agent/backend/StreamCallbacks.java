@@ -9,6 +9,7 @@ import io.vertx.core.Future;
 final class StreamCallbacks implements BackendCallbacks {
 
   private final ResponseStream response;
+  private volatile boolean toolRan;
 
   StreamCallbacks(ResponseStream response) {
     this.response = response;
@@ -26,12 +27,14 @@ final class StreamCallbacks implements BackendCallbacks {
 
   @Override
   public Future<Void> toolStarted(String toolId, String toolName, String inputJson) {
+    toolRan = true;
     return response.toolUse(toolId, toolName, inputJson)
       .compose(v -> response.toolState(toolId, ToolState.RUNNING, null));
   }
 
   @Override
   public Future<Void> toolFinished(String toolId, String output, boolean isError) {
+    toolRan = true;
     return response.toolResult(toolId, output, isError)
       .compose(v -> response.toolState(toolId, isError ? ToolState.FAILED : ToolState.COMPLETED, isError ? output : null));
   }
@@ -52,12 +55,20 @@ final class StreamCallbacks implements BackendCallbacks {
 
   @Override
   public Future<Void> toolState(String toolId, ToolState state, String detail) {
+    if (state == ToolState.RUNNING || state == ToolState.COMPLETED || state == ToolState.FAILED) {
+      toolRan = true;
+    }
     return response.toolState(toolId, state, detail);
   }
 
   @Override
   public Future<Void> toolResult(String toolId, String output, boolean isError) {
     return response.toolResult(toolId, output, isError);
+  }
+
+  /** Whether a tool started running during this run (announced, asked about or denied ones did not). */
+  boolean toolRan() {
+    return toolRan;
   }
 
   @Override

@@ -1,22 +1,22 @@
 package dev.conclave.agent.backend;
 
-import java.util.List;
 import java.util.Locale;
+import java.util.regex.Pattern;
 
-/** Recognises backend errors that are worth one more try: overload, rate limits, server errors. */
+/**
+ * Recognises backend errors that are worth one more try: overload, rate limits, server errors.
+ * Status codes count only as whole numbers, so "max_tokens 1500" or "took 5291 ms" is not a 500 or a 529.
+ */
 public final class TransientErrors {
 
-  private static final List<String> MARKERS = List.of("500", "529", "api_error", "overloaded", "rate_limit");
+  private static final Pattern MARKERS =
+    Pattern.compile("(?<![0-9])(500|529)(?![0-9])|api_error|overloaded|rate_limit");
 
   private TransientErrors() {
   }
 
   /** Whether the raw error text of a failed run names a transient condition. */
   public static boolean retryable(String rawError) {
-    if (rawError == null) {
-      return false;
-    }
-    String e = rawError.toLowerCase(Locale.ROOT);
-    return MARKERS.stream().anyMatch(e::contains);
+    return rawError != null && MARKERS.matcher(rawError.toLowerCase(Locale.ROOT)).find();
   }
 }

@@ -143,6 +143,21 @@ class BackendHandlerTest extends ClientTestBase {
   }
 
   @Test
+  void aTransientErrorAfterAToolRanIsNotRetriedSoTheToolDoesNotRunTwice() {
+    connect(new ScriptedBackend()
+      .then((p, s, cb) -> cb.toolStarted("tu-1", "note_set", "{}")
+        .compose(v -> cb.toolFinished("tu-1", "ok", false))
+        .map(v -> BackendResponse.error("HTTP 529 overloaded_error")))
+      .then((p, s, cb) -> Future.succeededFuture(BackendResponse.success("must not run", null, 1))));
+
+    conn.sendMessage("r1", "set a note");
+    List<MessageResponse> rs = conn.responsesUntilTerminal();
+    assertThat(rs.get(rs.size() - 1).getError()).isEqualTo(BackendHandler.FRIENDLY_UNAVAILABLE_AFTER_TOOLS);
+    conn.expectSilence(Duration.ofMillis(RETRY_DELAY.toMillis() * 2));
+    assertThat(backend.executed).hasSize(1);
+  }
+
+  @Test
   void aPermanentErrorIsReportedAtOnce() {
     connect(new ScriptedBackend()
       .then((p, s, cb) -> Future.succeededFuture(BackendResponse.error("authentication_error: invalid x-api-key"))));
@@ -178,5 +193,8 @@ class BackendHandlerTest extends ClientTestBase {
     assertThat(TransientErrors.retryable("Overloaded")).isTrue();
     assertThat(TransientErrors.retryable("invalid_request_error: prompt too long")).isFalse();
     assertThat(TransientErrors.retryable(null)).isFalse();
+    assertThat(TransientErrors.retryable("max_tokens 1500 exceeds the model's limit")).isFalse();
+    assertThat(TransientErrors.retryable("request 5291 failed: invalid_request_error")).isFalse();
+    assertThat(TransientErrors.retryable("HTTP 529")).isTrue();
   }
 }
