@@ -17,6 +17,7 @@ import dev.conclave.gateway.api.SecretsHttpApi;
 import dev.conclave.gateway.api.SessionSockets;
 import dev.conclave.gateway.api.TokenHttpApi;
 import dev.conclave.gateway.clientsession.SessionDeps;
+import dev.conclave.gateway.commit.LedgerWriter;
 import dev.conclave.gateway.cluster.MembershipWatcher;
 import dev.conclave.gateway.cluster.PresenceReconciler;
 import dev.conclave.gateway.cluster.StrandedRequestSweep;
@@ -80,6 +81,8 @@ import java.util.List;
 public final class GatewayRole implements RoleModule {
 
   private static final Logger LOG = LoggerFactory.getLogger(GatewayRole.class);
+  /** Ledger transactions that may run at once; each group-commits the writes that queue behind it. */
+  private static final int LEDGER_LANES = 2;
 
   @Override
   public RoleName role() {
@@ -106,25 +109,25 @@ public final class GatewayRole implements RoleModule {
     Presence presence = new Presence(vertx);
     NodeRegistry nodes = new NodeRegistry(vertx);
     AgentRouter router = new AgentRouter(vertx, presence, settings.commandTimeout());
-    LiveEvents live = new LiveEvents(vertx);
-    Terminations terminations = new Terminations(pool, requests, ledger, approvalStore, live, ctx.clock());
+    LedgerWriter writer = new LedgerWriter(pool, ledger, new LiveEvents(vertx), LEDGER_LANES);
+    Terminations terminations = new Terminations(writer, requests, approvalStore, agents, ctx.clock());
     LocalSessions sessions = new LocalSessions();
     ctx.metrics().gauge(MetricNames.GATEWAY_AGENTS_CONNECTED, sessions, LocalSessions::size);
     RegistryStore registryStore = new RegistryStore(pool);
-    Lifecycle lifecycle = new Lifecycle(vertx, pool, registryStore, ledger, live, router, terminations, ctx.clock());
-    SessionServices services = new SessionServices(vertx, ctx.nodeId(), settings, pool, agents, requests, ledger, approvalStore,
-      injectionStore, usage, presence, router, live, terminations, ctx.principals(), ctx.tokens(), ctx.packTools(), ctx.edge(), sessions,
+    Lifecycle lifecycle = new Lifecycle(vertx, writer, registryStore, router, terminations, ctx.clock());
+    SessionServices services = new SessionServices(vertx, ctx.nodeId(), settings, writer, agents, requests, ledger, approvalStore,
+      injectionStore, usage, presence, router, terminations, ctx.principals(), ctx.tokens(), ctx.packTools(), ctx.edge(), sessions,
       new SessionMetrics(ctx.metrics()), ctx.metrics(), ctx.clock(), ctx.secrets(), lifecycle);
 
-    Mailbox mailbox = new Mailbox(pool, requests, ledger, bindings, ctx.access(), live, router, registryStore, ctx.clock());
+    Mailbox mailbox = new Mailbox(writer, requests, bindings, ctx.access(), router, registryStore, ctx.clock());
     AgentDirectory directory = new AgentDirectory(agents, presence, ctx.access());
     ConversationAccess conversations = new ConversationAccess(pool, ctx.access());
     Followers followers = new Followers();
     QuestionStore questionStore = new QuestionStore(pool);
-    Questions questions = new Questions(vertx, pool, questionStore, requests, ledger, live, ctx.clock());
+    Questions questions = new Questions(vertx, writer, questionStore, requests, ctx.clock());
     EventStreams streams = new EventStreams(vertx, ledger, approvalStore, questionStore, conversations, followers, ctx.tokens().live(),
       ctx.metrics().counter(MetricNames.GATEWAY_SUBSCRIBER_CATCHUPS));
-    Approvals approvals = new Approvals(pool, approvalStore, requests, ledger, live, router, ctx.clock());
+    Approvals approvals = new Approvals(writer, approvalStore, requests, router, ctx.clock());
     ClientServiceEndpoint client = new ClientServiceEndpoint(mailbox, ledger, approvals, questions, directory, conversations,
       ctx.principals(), ctx.edge(), streams);
     ConversationHttpApi conversationsHttp = new ConversationHttpApi(mailbox, ledger, approvals, questions, conversations);

@@ -1,20 +1,17 @@
 package dev.conclave.gateway.control;
 
+import dev.conclave.gateway.commit.LedgerWriter;
 import dev.conclave.gateway.ledger.Entries;
 import dev.conclave.gateway.ledger.LedgerEntry;
-import dev.conclave.gateway.ledger.LedgerViews;
 import dev.conclave.gateway.routing.AgentRouter;
 import dev.conclave.gateway.routing.NodeCommand;
 import dev.conclave.gateway.store.ApprovalStore;
-import dev.conclave.gateway.store.LedgerStore;
 import dev.conclave.gateway.store.RequestStore;
-import dev.conclave.gateway.streaming.LiveEvents;
 import dev.conclave.platform.auth.Caller;
 import dev.conclave.platform.errors.Failures;
 import dev.conclave.proto.coven.ApproveToolRequest;
 import dev.conclave.proto.coven.ApproveToolResponse;
 import io.vertx.core.Future;
-import io.vertx.sqlclient.Pool;
 
 import java.time.Clock;
 import java.util.List;
@@ -27,23 +24,16 @@ import java.util.Optional;
  */
 public final class Approvals {
 
-  private record Recorded(ApprovalStore.Decided decided, long seq, LedgerEntry entry) {
-  }
-
-  private final Pool pool;
+  private final LedgerWriter writer;
   private final ApprovalStore approvals;
   private final RequestStore requests;
-  private final LedgerStore ledger;
-  private final LiveEvents live;
   private final AgentRouter router;
   private final Clock clock;
 
-  public Approvals(Pool pool, ApprovalStore approvals, RequestStore requests, LedgerStore ledger, LiveEvents live, AgentRouter router, Clock clock) {
-    this.pool = pool;
+  public Approvals(LedgerWriter writer, ApprovalStore approvals, RequestStore requests, AgentRouter router, Clock clock) {
+    this.writer = writer;
     this.approvals = approvals;
     this.requests = requests;
-    this.ledger = ledger;
-    this.live = live;
     this.router = router;
     this.clock = clock;
   }
@@ -53,24 +43,19 @@ public final class Approvals {
       return Future.succeededFuture(failure("agent_id and tool_id are required"));
     }
     boolean all = r.getApproveAll() && r.getApproved();
-    return pool.withTransaction(tx -> approvals.decide(tx, r.getAgentId(), r.getToolId(), r.getApproved(), caller.principalId())
+    return writer.write(r.getAgentId(), tx -> approvals.decide(tx.sql(), r.getAgentId(), r.getToolId(), r.getApproved(), caller.principalId())
       .compose(decided -> {
         if (decided.isEmpty()) {
-          return Future.succeededFuture(Optional.<Recorded>empty());
+          return Future.succeededFuture(Optional.<ApprovalStore.Decided>empty());
         }
         LedgerEntry entry = Entries.toolDecision(decided.get().requestId(), r.getToolId(), r.getApproved(), all, caller.principalId(), clock.instant());
-        Future<Void> approveAll = all ? requests.setApproveAll(tx, decided.get().requestId()) : Future.succeededFuture();
-        return approveAll.compose(v -> ledger.append(tx, decided.get().conversationKey(), r.getAgentId(), List.of(entry)))
-          .map(seq -> Optional.of(new Recorded(decided.get(), seq, entry)));
+        Future<Void> approveAll = all ? requests.setApproveAll(tx.sql(), decided.get().requestId()) : Future.succeededFuture();
+        return approveAll.compose(v -> tx.append(decided.get().conversationKey(), r.getAgentId(), List.of(entry)))
+          .map(seq -> decided);
       }))
-      .compose(result -> {
-        if (result.isEmpty()) {
-          return Future.succeededFuture(failure("no pending approval for tool '" + r.getToolId() + "' of agent '" + r.getAgentId() + "'"));
-        }
-        Recorded rec = result.get();
-        live.publish(rec.decided().conversationKey(), rec.seq(), LedgerViews.streamEvent(rec.decided().conversationKey(), rec.seq(), rec.entry()));
-        return deliver(r, rec.decided(), all);
-      });
+      .compose(decided -> decided.isEmpty()
+        ? Future.succeededFuture(failure("no pending approval for tool '" + r.getToolId() + "' of agent '" + r.getAgentId() + "'"))
+        : deliver(r, decided.get(), all));
   }
 
   private Future<ApproveToolResponse> deliver(ApproveToolRequest r, ApprovalStore.Decided decided, boolean all) {

@@ -2,14 +2,12 @@ package dev.conclave.gateway.control;
 
 import dev.conclave.contract.Addresses;
 import dev.conclave.gateway.GatewayErrors;
+import dev.conclave.gateway.commit.LedgerWriter;
 import dev.conclave.gateway.ledger.Entries;
 import dev.conclave.gateway.ledger.LedgerEntry;
-import dev.conclave.gateway.ledger.LedgerViews;
 import dev.conclave.gateway.model.RequestRecord;
-import dev.conclave.gateway.store.LedgerStore;
 import dev.conclave.gateway.store.QuestionStore;
 import dev.conclave.gateway.store.RequestStore;
-import dev.conclave.gateway.streaming.LiveEvents;
 import dev.conclave.platform.auth.Caller;
 import dev.conclave.platform.packs.GatewayToolOps;
 import dev.conclave.proto.coven.AnswerQuestionRequest;
@@ -20,7 +18,6 @@ import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
-import io.vertx.sqlclient.Pool;
 
 import java.time.Clock;
 import java.time.Instant;
@@ -42,20 +39,16 @@ public final class Questions {
   }
 
   private final Vertx vertx;
-  private final Pool pool;
+  private final LedgerWriter writer;
   private final QuestionStore questions;
   private final RequestStore requests;
-  private final LedgerStore ledger;
-  private final LiveEvents live;
   private final Clock clock;
 
-  public Questions(Vertx vertx, Pool pool, QuestionStore questions, RequestStore requests, LedgerStore ledger, LiveEvents live, Clock clock) {
+  public Questions(Vertx vertx, LedgerWriter writer, QuestionStore questions, RequestStore requests, Clock clock) {
     this.vertx = vertx;
-    this.pool = pool;
+    this.writer = writer;
     this.questions = questions;
     this.requests = requests;
-    this.ledger = ledger;
-    this.live = live;
     this.clock = clock;
   }
 
@@ -68,11 +61,10 @@ public final class Questions {
       String key = inFlight.map(RequestRecord::conversationKey).orElse(agentId);
       Optional<UUID> requestId = inFlight.map(RequestRecord::id);
       LedgerEntry entry = Entries.userQuestion(requestId, agentId, question, now);
-      return pool.withTransaction(tx -> ledger.append(tx, key, agentId, List.of(entry))
-          .compose(seq -> questions.recordOpen(tx, id, agentId, key, requestId, question, seq, expires).map(seq)))
+      return writer.write(agentId, tx -> tx.append(key, agentId, List.of(entry))
+          .compose(seq -> questions.recordOpen(tx.sql(), id, agentId, key, requestId, question, seq, expires).map(seq)))
         .map(seq -> new Posted(key, seq, entry));
     }).map(posted -> {
-      live.publish(posted.conversationKey(), posted.seq(), LedgerViews.streamEvent(posted.conversationKey(), posted.seq(), posted.entry()));
       return posted.conversationKey();
     });
   }
@@ -96,7 +88,7 @@ public final class Questions {
         return Future.succeededFuture(refused(closed.get()));
       }
       checkAnswer(found.get().request(), r.getSelectedList(), custom);
-      return pool.withTransaction(tx -> questions.answer(tx, id.get(), r.getAgentId(), r.getSelectedList(), custom, caller.principalId())
+      return writer.write(r.getAgentId(), tx -> questions.answer(tx.sql(), id.get(), r.getAgentId(), r.getSelectedList(), custom, caller.principalId())
           .compose(answered -> {
             if (answered.isEmpty()) {
               return Future.succeededFuture(Optional.<Posted>empty());
@@ -104,15 +96,13 @@ public final class Questions {
             QuestionStore.Question q = answered.get();
             LedgerEntry entry = Entries.questionClosed(Optional.empty(), q.questionId().toString(), "answered",
               Optional.of(caller.principalId()), clock.instant());
-            return ledger.append(tx, q.conversationKey(), q.agentId(), List.of(entry)).map(seq -> Optional.of(new Posted(q.conversationKey(), seq, entry)));
+            return tx.append(q.conversationKey(), q.agentId(), List.of(entry)).map(seq -> Optional.of(new Posted(q.conversationKey(), seq, entry)));
           }))
         .compose(posted -> {
           if (posted.isEmpty()) {
             // another answer or the expiry won between the read and the update
             return questions.find(id.get()).map(now -> refused(whyClosed(now, r).orElse(noSuchQuestion(r))));
           }
-          Posted p = posted.get();
-          live.publish(p.conversationKey(), p.seq(), LedgerViews.streamEvent(p.conversationKey(), p.seq(), p.entry()));
           vertx.eventBus().publish(Addresses.QUESTION_ANSWERED,
             new GatewayToolOps.Answer(r.getQuestionId(), r.getAgentId(), r.getSelectedList(), custom).toJson());
           return Future.succeededFuture(AnswerQuestionResponse.newBuilder().setSuccess(true).build());
@@ -126,7 +116,7 @@ public final class Questions {
     if (id.isEmpty()) {
       return Future.failedFuture(GatewayErrors.invalid("questionId", "must be a UUID"));
     }
-    return pool.withTransaction(tx -> questions.expire(tx, id.get()).compose(q -> {
+    return writer.write(questionId, tx -> questions.expire(tx.sql(), id.get()).compose(q -> {
       if (q.isEmpty()) {
         return Future.succeededFuture(new JsonObject().put("state", "expired"));
       }
@@ -137,10 +127,7 @@ public final class Questions {
         return Future.succeededFuture(reply);
       }
       LedgerEntry entry = Entries.questionClosed(Optional.empty(), questionId, "expired without an answer", Optional.empty(), clock.instant());
-      return ledger.append(tx, question.conversationKey(), question.agentId(), List.of(entry)).map(seq -> {
-        live.publish(question.conversationKey(), seq, LedgerViews.streamEvent(question.conversationKey(), seq, entry));
-        return new JsonObject().put("state", "expired");
-      });
+      return tx.append(question.conversationKey(), question.agentId(), List.of(entry)).map(seq -> new JsonObject().put("state", "expired"));
     }));
   }
 

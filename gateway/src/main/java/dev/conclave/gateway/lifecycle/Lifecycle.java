@@ -2,20 +2,17 @@ package dev.conclave.gateway.lifecycle;
 
 import dev.conclave.contract.Addresses;
 import dev.conclave.gateway.GatewayErrors;
+import dev.conclave.gateway.commit.LedgerWriter;
 import dev.conclave.gateway.ledger.Entries;
 import dev.conclave.gateway.ledger.LedgerEntry;
-import dev.conclave.gateway.ledger.LedgerViews;
 import dev.conclave.gateway.mailbox.Terminations;
 import dev.conclave.gateway.model.LifecycleState;
 import dev.conclave.gateway.routing.AgentRouter;
 import dev.conclave.gateway.routing.NodeCommand;
-import dev.conclave.gateway.store.LedgerStore;
 import dev.conclave.gateway.store.RegistryStore;
-import dev.conclave.gateway.streaming.LiveEvents;
 import dev.conclave.platform.errors.ConclaveException;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
-import io.vertx.sqlclient.Pool;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -40,21 +37,16 @@ public final class Lifecycle {
   private static final Set<LifecycleState> BEFORE_RUNNING = EnumSet.of(LifecycleState.DEFINED, LifecycleState.PROVISIONING, LifecycleState.INITIALIZED);
 
   private final Vertx vertx;
-  private final Pool pool;
+  private final LedgerWriter writer;
   private final RegistryStore registry;
-  private final LedgerStore ledger;
-  private final LiveEvents live;
   private final AgentRouter router;
   private final Terminations terminations;
   private final Clock clock;
 
-  public Lifecycle(Vertx vertx, Pool pool, RegistryStore registry, LedgerStore ledger, LiveEvents live, AgentRouter router,
-                   Terminations terminations, Clock clock) {
+  public Lifecycle(Vertx vertx, LedgerWriter writer, RegistryStore registry, AgentRouter router, Terminations terminations, Clock clock) {
     this.vertx = vertx;
-    this.pool = pool;
+    this.writer = writer;
     this.registry = registry;
-    this.ledger = ledger;
-    this.live = live;
     this.router = router;
     this.terminations = terminations;
     this.clock = clock;
@@ -118,30 +110,44 @@ public final class Lifecycle {
   private Future<Optional<Transition>> apply(String agentId, LifecycleState to, String reason, Optional<UUID> by,
                                              java.util.function.Function<LifecycleState, Optional<String>> refusal) {
     boolean operator = by.isPresent();
-    return pool.withTransaction(tx -> registry.lockState(tx, agentId).compose(current -> {
+    // a refusal is the unit's result, not its failure: a failing unit would make the writes it
+    // shares a transaction with run again alone
+    return writer.write(agentId, tx -> registry.lockState(tx.sql(), agentId).compose(current -> {
       if (current.isEmpty()) {
-        return Future.failedFuture(GatewayErrors.agentNotFound(agentId));
+        return Future.succeededFuture(Outcome.refused(GatewayErrors.agentNotFound(agentId)));
       }
       LifecycleState from = current.get();
       Optional<String> refused = refusal.apply(from);
       if (refused.isPresent()) {
-        return Future.failedFuture(operator || !refused.get().equals("skip")
+        return Future.succeededFuture(Outcome.refused(operator || !refused.get().equals("skip")
           ? (ConclaveException) GatewayErrors.lifecycleIllegal(agentId, from.display(), to.display(), refused.get())
-          : new Skipped());
+          : new Skipped()));
       }
       Transition t = new Transition(agentId, from, to, reason, clock.instant());
       LedgerEntry entry = Entries.lifecycle(t.lifecycleEvent(), by, t.at());
-      return registry.setState(tx, agentId, to)
-        .compose(v -> ledger.append(tx, agentId, agentId, List.of(entry)))
-        .map(seq -> new Object[] {t, seq, entry});
-    })).map(done -> {
-      Transition t = (Transition) done[0];
-      long seq = (Long) done[1];
-      live.publish(agentId, seq, LedgerViews.streamEvent(agentId, seq, (LedgerEntry) done[2]));
+      return registry.setState(tx.sql(), agentId, to)
+        .compose(v -> tx.append(agentId, agentId, List.of(entry)))
+        .map(seq -> Outcome.applied(t));
+    })).compose(outcome -> {
+      if (outcome.refusal() != null) {
+        return Future.failedFuture(outcome.refusal());
+      }
+      Transition t = outcome.transition();
       publish(t);
       LOG.info("agent lifecycle agent={} from={} to={} event={} reason={}", agentId, t.from().id(), t.to().id(), t.event(), reason);
-      return Optional.of(t);
+      return Future.succeededFuture(Optional.of(t));
     });
+  }
+
+  /** What one transition attempt came to: the transition, or why it was refused. */
+  private record Outcome(Transition transition, RuntimeException refusal) {
+    static Outcome applied(Transition t) {
+      return new Outcome(t, null);
+    }
+
+    static Outcome refused(RuntimeException why) {
+      return new Outcome(null, why);
+    }
   }
 
   private void publish(Transition t) {

@@ -1,20 +1,17 @@
 package dev.conclave.gateway.mailbox;
 
 import dev.conclave.gateway.GatewayErrors;
+import dev.conclave.gateway.commit.LedgerWriter;
 import dev.conclave.gateway.ledger.Entries;
 import dev.conclave.gateway.ledger.LedgerEntry;
-import dev.conclave.gateway.ledger.LedgerViews;
 import dev.conclave.gateway.routing.AgentRouter;
 import dev.conclave.gateway.store.BindingStore;
-import dev.conclave.gateway.store.LedgerStore;
 import dev.conclave.gateway.store.RegistryStore;
 import dev.conclave.gateway.store.RequestStore;
-import dev.conclave.gateway.streaming.LiveEvents;
 import dev.conclave.platform.access.AgentAccess;
 import dev.conclave.platform.auth.Caller;
 import dev.conclave.proto.coven.ClientSendMessageRequest;
 import io.vertx.core.Future;
-import io.vertx.sqlclient.Pool;
 
 import java.time.Clock;
 import java.util.List;
@@ -23,7 +20,8 @@ import java.util.UUID;
 
 /**
  * Accepts clients' messages into agents' mailboxes. Acceptance is durable before it is answered:
- * the request and its ledger entry commit in one transaction, and the (principal, idempotency key)
+ * the request and its ledger entry commit in one transaction (shared with other writes by the
+ * {@link LedgerWriter}), and the (principal, idempotency key)
  * unique constraint decides duplicates atomically, however many connections race.
  */
 public final class Mailbox {
@@ -34,24 +32,20 @@ public final class Mailbox {
 
   private static final int MAX_KEY = 300;
 
-  private final Pool pool;
+  private final LedgerWriter writer;
   private final RequestStore requests;
-  private final LedgerStore ledger;
   private final BindingStore bindings;
   private final AgentAccess access;
-  private final LiveEvents live;
   private final AgentRouter router;
   private final RegistryStore registry;
   private final Clock clock;
 
-  public Mailbox(Pool pool, RequestStore requests, LedgerStore ledger, BindingStore bindings, AgentAccess access, LiveEvents live,
+  public Mailbox(LedgerWriter writer, RequestStore requests, BindingStore bindings, AgentAccess access,
                  AgentRouter router, RegistryStore registry, Clock clock) {
-    this.pool = pool;
+    this.writer = writer;
     this.requests = requests;
-    this.ledger = ledger;
     this.bindings = bindings;
     this.access = access;
-    this.live = live;
     this.router = router;
     this.registry = registry;
     this.clock = clock;
@@ -92,16 +86,15 @@ public final class Mailbox {
       String from = sender.or(route::senderName).orElse(caller.principalId().toString());
       UUID id = UUID.randomUUID();
       LedgerEntry inbound = Entries.inbound(id, from, caller.principalId(), message.getContent(), clock.instant());
-      return pool.withTransaction(tx -> requests.enqueue(tx, id, agentId, key, caller.principalId(), from, idem,
+      return writer.write(agentId, tx -> requests.enqueue(tx.sql(), id, agentId, key, caller.principalId(), from, idem,
           message.getContent(), Attachments.encode(message.getAttachmentsList()))
         .compose(inserted -> inserted.isEmpty()
           ? Future.succeededFuture(-1L)
-          : ledger.append(tx, key, agentId, List.of(inbound))))
+          : tx.append(key, agentId, List.of(inbound))))
         .map(seq -> {
           if (seq < 0) {
             return new Accepted(true, Optional.empty(), agentId);
           }
-          live.publish(key, seq, LedgerViews.streamEvent(key, seq, inbound));
           router.wake(agentId);
           return new Accepted(false, Optional.of(id), agentId);
         });

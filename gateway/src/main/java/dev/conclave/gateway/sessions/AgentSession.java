@@ -367,8 +367,8 @@ public final class AgentSession {
       // after any dispatch query still running has settled, so a request it took goes back to the
       // queue instead of ending as an error it never earned; the session leaves the node's table
       // only when all of this is done, so a draining node waits for it before closing its pool
-      Future.join(services.presence().release(registered.presence()), services.agents().touch(agentId()),
-          dispatchSettled.compose(v -> services.terminations().disconnected(agentId(), epoch())))
+      Future.join(services.presence().release(registered.presence()),
+          dispatchSettled.compose(v -> services.terminations().sessionClosed(agentId(), epoch())))
         .onFailure(err -> LOG.error("could not finish closing a session agent={}", agentId(), err))
         .onComplete(ar -> services.sessions().remove(agentId(), this));
     } else {

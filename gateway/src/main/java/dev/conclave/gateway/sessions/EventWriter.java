@@ -17,7 +17,8 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Persists the in-flight request's events in order, in batches, and only then publishes them live.
+ * Persists the in-flight request's events in order, in batches, through the {@link dev.conclave.gateway.commit.LedgerWriter}
+ * (which publishes them live once committed).
  *
  * <p>Backpressure: while too many events wait, the session stops reading the agent's stream, so a
  * slow database slows the agent down instead of filling memory. Exactly once: each batch checks, in
@@ -76,7 +77,7 @@ final class EventWriter {
 
   private void persist(InFlight flight, List<Pending> batch, int attempt) {
     List<LedgerEntry> entries = withAutoDecisions(flight, batch);
-    services.pool().withTransaction(tx -> services.requests().lockInFlight(tx, flight.id(), session.epoch()).compose(stored -> {
+    services.writer().write(session.agentId(), tx -> services.requests().lockInFlight(tx.sql(), flight.id(), session.epoch()).compose(stored -> {
       if (stored.isEmpty()) {
         return Future.succeededFuture(new Outcome(Result.DISCARDED, 0, entries));
       }
@@ -88,10 +89,10 @@ final class EventWriter {
           session.agentId(), flight.id(), stored.get(), flight.persistedEvents());
         return Future.succeededFuture(new Outcome(Result.DISCARDED, 0, entries));
       }
-      return services.ledger().append(tx, flight.conversationKey(), session.agentId(), entries)
-        .compose(firstSeq -> recordDetails(tx, flight, entries, firstSeq)
-          .compose(v -> services.requests().countEvents(tx, flight.id(), batch.size()))
-          .compose(v -> finishIfTerminal(tx, flight, batch))
+      return tx.append(flight.conversationKey(), session.agentId(), entries)
+        .compose(firstSeq -> recordDetails(tx.sql(), flight, entries, firstSeq)
+          .compose(v -> services.requests().countEvents(tx.sql(), flight.id(), batch.size()))
+          .compose(v -> finishIfTerminal(tx.sql(), flight, batch))
           .map(v -> new Outcome(Result.WRITTEN, firstSeq, entries)));
     })).onComplete(ar -> {
       if (ar.succeeded()) {
@@ -121,7 +122,6 @@ final class EventWriter {
       flight.persisted(batch.size());
       services.metrics().persisted(outcome.entries().size());
       if (outcome.result() == Result.WRITTEN) {
-        publish(flight, outcome);
         answerAutoApprovals(flight, outcome.entries());
       }
     }
@@ -132,14 +132,6 @@ final class EventWriter {
       session.requestEnded(flight);
     } else {
       flush();
-    }
-  }
-
-  private void publish(InFlight flight, Outcome outcome) {
-    for (int i = 0; i < outcome.entries().size(); i++) {
-      LedgerEntry e = outcome.entries().get(i);
-      long seq = outcome.firstSeq() + i;
-      services.live().publish(flight.conversationKey(), seq, dev.conclave.gateway.ledger.LedgerViews.streamEvent(flight.conversationKey(), seq, e));
     }
   }
 

@@ -1,6 +1,7 @@
 package dev.conclave.gateway.sessions;
 
 import dev.conclave.gateway.GatewaySettings;
+import dev.conclave.gateway.commit.LedgerWriter;
 import dev.conclave.gateway.mailbox.Terminations;
 import dev.conclave.gateway.presence.Presence;
 import dev.conclave.gateway.routing.AgentRouter;
@@ -10,7 +11,6 @@ import dev.conclave.gateway.store.InjectionStore;
 import dev.conclave.gateway.store.LedgerStore;
 import dev.conclave.gateway.store.RequestStore;
 import dev.conclave.gateway.store.UsageStore;
-import dev.conclave.gateway.streaming.LiveEvents;
 import dev.conclave.platform.auth.PrincipalStore;
 import dev.conclave.platform.auth.TokenService;
 import dev.conclave.platform.packs.PackTools;
@@ -18,7 +18,6 @@ import dev.conclave.platform.secrets.Secrets;
 import dev.conclave.platform.server.EdgeSecurity;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.vertx.core.Vertx;
-import io.vertx.sqlclient.Pool;
 
 import java.time.Clock;
 
@@ -27,7 +26,7 @@ public record SessionServices(
   Vertx vertx,
   String nodeId,
   GatewaySettings settings,
-  Pool pool,
+  LedgerWriter writer,
   AgentStore agents,
   RequestStore requests,
   LedgerStore ledger,
@@ -36,7 +35,6 @@ public record SessionServices(
   UsageStore usage,
   Presence presence,
   AgentRouter router,
-  LiveEvents live,
   Terminations terminations,
   PrincipalStore principals,
   TokenService tokens,

@@ -76,8 +76,9 @@ public final class AgentStore {
       .map(rows -> Rows.all(rows, AgentStore::map));
   }
 
-  public Future<Void> touch(String agentId) {
-    return pool.preparedQuery("UPDATE gateway.agents SET last_seen = now() WHERE agent_id = $1")
+  /** Records that the agent was seen now (in the caller's transaction). */
+  public Future<Void> touch(io.vertx.sqlclient.SqlClient sql, String agentId) {
+    return sql.preparedQuery("UPDATE gateway.agents SET last_seen = now() WHERE agent_id = $1")
       .execute(Tuple.of(agentId)).mapEmpty();
   }
 

@@ -1,0 +1,203 @@
+package dev.conclave.gateway.commit;
+
+import dev.conclave.gateway.ledger.LedgerViews;
+import dev.conclave.gateway.store.LedgerStore;
+import dev.conclave.gateway.streaming.LiveEvents;
+import io.vertx.core.Future;
+import io.vertx.core.Promise;
+import io.vertx.sqlclient.Pool;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.function.Consumer;
+
+/**
+ * Every write that appends to the conversation ledger goes through here, so the rule "append, commit,
+ * then publish" exists once.
+ *
+ * <p>Group commit: each lane runs one transaction at a time; the units that arrive while one runs
+ * share the next (up to {@link #MAX_UNITS}), their statements pipelined on its connection, and one
+ * commit (one WAL flush) serves them all. An idle lane starts a unit at once, so a lone write waits
+ * for nothing. A conversation's appends take its row lock, so they get consecutive sequence numbers,
+ * and nobody sees an event before its transaction committed: followers are told only afterwards, in
+ * sequence order.
+ *
+ * <p>Failure: when a shared transaction fails (a database error, or one unit failing), it rolls back
+ * whole, nothing of it is published, and each of its units runs again alone in its own transaction;
+ * a unit that fails alone fails its caller. So a unit may run twice and must touch nothing but the
+ * database through its {@link WriteTx} before it completes; callers act on the result afterwards.
+ */
+public final class LedgerWriter {
+
+  /** Work in a shared transaction. */
+  @FunctionalInterface
+  public interface Unit<T> {
+    Future<T> run(WriteTx tx);
+  }
+
+  /** The most units one transaction carries. */
+  static final int MAX_UNITS = 128;
+
+  private static final Logger LOG = LoggerFactory.getLogger(LedgerWriter.class);
+
+  private record Queued<T>(Unit<T> unit, Promise<T> promise) {
+    void complete(Object result) {
+      @SuppressWarnings("unchecked")
+      T t = (T) result;
+      promise.tryComplete(t);
+    }
+  }
+
+  private final Pool pool;
+  private final LedgerStore ledger;
+  private final Consumer<Published> publisher;
+  private final Lane[] lanes;
+  private final java.util.concurrent.atomic.AtomicLong transactions = new java.util.concurrent.atomic.AtomicLong();
+  private final java.util.concurrent.atomic.AtomicLong units = new java.util.concurrent.atomic.AtomicLong();
+
+  /** An event committed to the ledger, handed to followers. */
+  public record Published(String conversationKey, long seq, dev.conclave.gateway.ledger.LedgerEntry entry) {
+  }
+
+  /** @param lanes transactions that may run at once */
+  public LedgerWriter(Pool pool, LedgerStore ledger, LiveEvents live, int lanes) {
+    this(pool, ledger, p -> live.publish(p.conversationKey(), p.seq(), LedgerViews.streamEvent(p.conversationKey(), p.seq(), p.entry())), lanes);
+  }
+
+  LedgerWriter(Pool pool, LedgerStore ledger, Consumer<Published> publisher, int lanes) {
+    this.pool = pool;
+    this.ledger = ledger;
+    this.publisher = publisher;
+    this.lanes = new Lane[Math.max(1, lanes)];
+    for (int i = 0; i < this.lanes.length; i++) {
+      this.lanes[i] = new Lane();
+    }
+  }
+
+  /**
+   * Runs {@code unit} in the next transaction of the lane {@code key} maps to. Writers pass the id of
+   * the agent whose rows the unit changes where they know it: one agent's writes then share a lane,
+   * so two lanes' transactions rarely wait for each other's locks. Completes after the commit, and
+   * after what the unit appended was published.
+   */
+  public <T> Future<T> write(String key, Unit<T> unit) {
+    Promise<T> promise = Promise.promise();
+    lanes[Math.floorMod(key.hashCode(), lanes.length)].add(new Queued<>(unit, promise));
+    return promise.future();
+  }
+
+  /** Transactions committed so far (shared and alone). */
+  public long transactions() {
+    return transactions.get();
+  }
+
+  /** Units committed so far; with {@link #transactions()}, how much group commit saved. */
+  public long units() {
+    return units.get();
+  }
+
+  private final class Lane {
+    private final ArrayDeque<Queued<?>> queue = new ArrayDeque<>();
+    private boolean running;
+
+    void add(Queued<?> q) {
+      synchronized (this) {
+        queue.add(q);
+        if (running) {
+          return;
+        }
+        running = true;
+      }
+      next();
+    }
+
+    private void next() {
+      List<Queued<?>> batch = new ArrayList<>();
+      synchronized (this) {
+        while (!queue.isEmpty() && batch.size() < MAX_UNITS) {
+          batch.add(queue.poll());
+        }
+        if (batch.isEmpty()) {
+          running = false;
+          return;
+        }
+      }
+      run(batch).onComplete(ar -> next());
+    }
+
+    /** One shared transaction; on failure, each unit alone. Never fails. */
+    private Future<Void> run(List<Queued<?>> batch) {
+      return commit(batch).transform(ar -> {
+        if (ar.succeeded()) {
+          return Future.succeededFuture();
+        }
+        if (batch.size() == 1) {
+          batch.get(0).promise().tryFail(ar.cause());
+          return Future.succeededFuture();
+        }
+        LOG.warn("a group commit of {} ledger writes failed; running each alone error={}", batch.size(), ar.cause().getMessage());
+        Future<Void> alone = Future.succeededFuture();
+        for (Queued<?> q : batch) {
+          alone = alone.transform(x -> commit(List.of(q)).transform(r -> {
+            if (r.failed()) {
+              q.promise().tryFail(r.cause());
+            }
+            return Future.succeededFuture();
+          }));
+        }
+        return alone;
+      });
+    }
+
+    /** Runs the units in one transaction; after the commit publishes and completes them. */
+    private Future<Void> commit(List<Queued<?>> batch) {
+      List<WriteTx> txs = new ArrayList<>(batch.size());
+      List<Future<?>> results = new ArrayList<>(batch.size());
+      return pool.withTransaction(sql -> {
+        for (Queued<?> q : batch) {
+          WriteTx tx = new WriteTx(sql, ledger);
+          txs.add(tx);
+          Future<?> r;
+          try {
+            r = q.unit().run(tx);
+          } catch (RuntimeException e) {
+            r = Future.failedFuture(e);
+          }
+          results.add(r);
+        }
+        return Future.join(results);
+      }).map(committed -> {
+        transactions.incrementAndGet();
+        units.addAndGet(batch.size());
+        publish(txs);
+        for (int i = 0; i < batch.size(); i++) {
+          batch.get(i).complete(results.get(i).result());
+        }
+        return null;
+      });
+    }
+
+    private void publish(List<WriteTx> txs) {
+      List<Published> events = new ArrayList<>();
+      for (WriteTx tx : txs) {
+        for (WriteTx.Appended a : tx.appended()) {
+          for (int i = 0; i < a.entries().size(); i++) {
+            events.add(new Published(a.conversationKey(), a.firstSeq() + i, a.entries().get(i)));
+          }
+        }
+      }
+      events.sort(Comparator.comparing(Published::conversationKey).thenComparingLong(Published::seq));
+      for (Published p : events) {
+        try {
+          publisher.accept(p);
+        } catch (RuntimeException e) {
+          LOG.warn("publishing a committed ledger event failed conversation={} seq={} error={}", p.conversationKey(), p.seq(), e.toString());
+        }
+      }
+    }
+  }
+}

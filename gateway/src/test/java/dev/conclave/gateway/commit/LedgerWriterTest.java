@@ -1,0 +1,163 @@
+package dev.conclave.gateway.commit;
+
+import dev.conclave.gateway.ledger.Entries;
+import dev.conclave.gateway.ledger.LedgerEvent;
+import dev.conclave.gateway.store.LedgerStore;
+import dev.conclave.gateway.support.GatewayFixture;
+import dev.conclave.platform.db.PgPools;
+import io.vertx.core.Future;
+import io.vertx.core.Promise;
+import io.vertx.core.Vertx;
+import io.vertx.sqlclient.Pool;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The group-commit ledger writer against a real PostgreSQL: order per conversation, nothing visible
+ * before its commit, and a database error in a shared transaction failing only the unit that caused
+ * it, with nothing of the failed transaction half-visible.
+ */
+class LedgerWriterTest {
+
+  private static GatewayFixture gw;
+  private static Vertx vertx;
+  private static Pool pool;
+  private static LedgerStore ledger;
+
+  @BeforeAll
+  static void start() {
+    gw = GatewayFixture.start();
+    vertx = Vertx.vertx();
+    pool = PgPools.create(vertx, gw.node().database(), 4, 1000);
+    ledger = new LedgerStore(pool, 1024 * 1024);
+  }
+
+  @AfterAll
+  static void stop() {
+    GatewayFixture.await(pool.close());
+    GatewayFixture.await(vertx.close());
+    gw.close();
+  }
+
+  private static LedgerWriter writer(ConcurrentLinkedQueue<LedgerWriter.Published> published) {
+    return new LedgerWriter(pool, ledger, published::add, 1);
+  }
+
+  private static LedgerWriter.Unit<Long> appendOne(String conversation, String text) {
+    return tx -> tx.append(conversation, "agent-" + conversation, List.of(inbound(text)));
+  }
+
+  private static dev.conclave.gateway.ledger.LedgerEntry inbound(String text) {
+    return Entries.inbound(UUID.randomUUID(), "tester", UUID.randomUUID(), text, Instant.now());
+  }
+
+  private static List<LedgerEvent> stored(String conversation) {
+    return GatewayFixture.await(ledger.after(conversation, 0, 10_000));
+  }
+
+  private static String text(LedgerEvent e) {
+    return e.text().orElseThrow();
+  }
+
+  @Test
+  void concurrentAppendsToAConversationGetConsecutiveSequenceNumbersAndArePublishedInThatOrder() throws Exception {
+    ConcurrentLinkedQueue<LedgerWriter.Published> published = new ConcurrentLinkedQueue<>();
+    LedgerWriter writer = writer(published);
+    int perThread = 100;
+    ExecutorService threads = Executors.newFixedThreadPool(4);
+    List<Future<Long>> seqs = java.util.Collections.synchronizedList(new ArrayList<>());
+    for (int t = 0; t < 4; t++) {
+      int thread = t;
+      threads.submit(() -> {
+        for (int i = 0; i < perThread; i++) {
+          seqs.add(writer.write("agent-order", appendOne("order", "t" + thread + "-" + i)));
+          seqs.add(writer.write("agent-other", appendOne("order-other", "t" + thread + "-" + i)));
+        }
+      });
+    }
+    threads.shutdown();
+    assertThat(threads.awaitTermination(30, TimeUnit.SECONDS)).isTrue();
+    GatewayFixture.await(Future.all(new ArrayList<>(seqs)));
+
+    List<LedgerEvent> rows = stored("order");
+    assertThat(rows).extracting(LedgerEvent::seq).containsExactlyElementsOf(range(1, 4 * perThread));
+    for (int t = 0; t < 4; t++) {
+      String prefix = "t" + t + "-";
+      List<String> mine = rows.stream().map(LedgerWriterTest::text).filter(x -> x.startsWith(prefix)).toList();
+      assertThat(mine).as("one writer's appends keep their order").containsExactlyElementsOf(
+        java.util.stream.IntStream.range(0, perThread).mapToObj(i -> prefix + i).toList());
+    }
+    List<Long> publishedOrder = published.stream().filter(p -> p.conversationKey().equals("order")).map(LedgerWriter.Published::seq).toList();
+    assertThat(publishedOrder).as("published once each, in sequence order").containsExactlyElementsOf(range(1, 4 * perThread));
+    assertThat(writer.transactions()).as("appends shared transactions").isLessThan(writer.units());
+  }
+
+  @Test
+  void nothingIsVisibleOrPublishedBeforeItsTransactionCommits() {
+    ConcurrentLinkedQueue<LedgerWriter.Published> published = new ConcurrentLinkedQueue<>();
+    LedgerWriter writer = writer(published);
+    Promise<Void> release = Promise.promise();
+    Promise<Void> appended = Promise.promise();
+    Future<Long> write = writer.write("agent-visible", tx -> tx.append("visible", "agent-visible", List.of(inbound("held")))
+      .compose(seq -> {
+        appended.complete();
+        return release.future().map(seq);
+      }));
+    GatewayFixture.await(appended.future());
+
+    assertThat(stored("visible")).as("another connection sees nothing while the transaction is open").isEmpty();
+    assertThat(published).as("nothing published before the commit").isEmpty();
+    assertThat(write.isComplete()).isFalse();
+
+    release.complete();
+    assertThat(GatewayFixture.await(write)).isEqualTo(1L);
+    assertThat(stored("visible")).extracting(LedgerWriterTest::text).containsExactly("held");
+    assertThat(published).extracting(LedgerWriter.Published::seq).containsExactly(1L);
+  }
+
+  @Test
+  void aDatabaseErrorInASharedTransactionFailsOnlyTheUnitThatCausedItAndNothingOfItIsHalfVisible() {
+    ConcurrentLinkedQueue<LedgerWriter.Published> published = new ConcurrentLinkedQueue<>();
+    LedgerWriter writer = writer(published);
+    // hold the lane, so the next four units queue and share one transaction
+    Promise<Void> release = Promise.promise();
+    Future<Long> blocker = writer.write("agent-batch", tx -> release.future().compose(v -> tx.append("batch", "agent-batch", List.of(inbound("first")))));
+    Future<Long> a = writer.write("agent-batch", appendOne("batch", "a"));
+    Future<Long> b = writer.write("agent-batch", appendOne("batch", "b"));
+    Future<Long> bad = writer.write("agent-batch", tx -> tx.append("batch", "agent-batch", List.of(inbound("bad")))
+      .compose(seq -> tx.sql().query("SELECT 1 / 0").execute().map(seq)));
+    Future<Long> d = writer.write("agent-batch", appendOne("batch", "d"));
+    release.complete();
+
+    GatewayFixture.await(Future.join(List.of(blocker, a, b, bad, d)).otherwiseEmpty());
+    assertThat(List.of(blocker, a, b, d)).allSatisfy(f -> assertThat(f.succeeded()).isTrue());
+    assertThat(bad.failed()).isTrue();
+    assertThat(bad.cause().getMessage()).contains("division by zero");
+
+    List<LedgerEvent> rows = stored("batch");
+    assertThat(rows).extracting(LedgerWriterTest::text).as("each good append stored once, the bad one not at all")
+      .containsExactly("first", "a", "b", "d");
+    assertThat(rows).extracting(LedgerEvent::seq).containsExactly(1L, 2L, 3L, 4L);
+    assertThat(published).extracting(p -> p.entry().text().orElseThrow()).containsExactly("first", "a", "b", "d");
+    assertThat(List.of(a, b, d)).extracting(Future::result).containsExactly(2L, 3L, 4L);
+
+    // the lane goes on
+    assertThat(GatewayFixture.await(writer.write("agent-batch", appendOne("batch", "after")))).isEqualTo(5L);
+  }
+
+  private static List<Long> range(long from, long to) {
+    return java.util.stream.LongStream.rangeClosed(from, to).boxed().toList();
+  }
+}
