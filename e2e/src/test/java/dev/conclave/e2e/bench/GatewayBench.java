@@ -90,7 +90,10 @@ public final class GatewayBench {
         }
         System.out.println("bench: " + s.clients() + " clients following their conversations");
 
-        Recorder.Result result = measure("gateway round trip", recorder, clients.stream().map(ClosedLoop::run).toList(), s.warmup(), s.measure());
+        ProcCpu cpu = new ProcCpu().process("node", node.pid());
+        ProcCpu.postmasterPid(data.resolve("pg")).ifPresent(pg -> cpu.processTree("PostgreSQL", pg));
+        cpu.self("load generator");
+        Recorder.Result result = measure("gateway round trip", recorder, clients.stream().map(ClosedLoop::run).toList(), s.warmup(), s.measure(), cpu);
         printNodeSide(node, data);
         return result;
       } finally {
@@ -149,7 +152,8 @@ public final class GatewayBench {
       clients.add(client);
     }
     String name = mode == BareEcho.Mode.UNARY ? "bare gRPC unary echo" : "bare gRPC stream echo";
-    Recorder.Result result = measure(name, recorder, clients.stream().map(ClosedLoop::run).toList(), s.bareWarmup(), s.bareMeasure());
+    Recorder.Result result = measure(name, recorder, clients.stream().map(ClosedLoop::run).toList(), s.bareWarmup(), s.bareMeasure(),
+      new ProcCpu().self("load generator and echo server"));
     for (String id : deployments) {
       await(vertx.undeploy(id), Duration.ofSeconds(30), "undeploy");
     }
@@ -157,13 +161,25 @@ public final class GatewayBench {
     return result;
   }
 
-  /** Runs the loops through warm-up and measurement, then lets each finish its last request. */
-  private static Recorder.Result measure(String scenario, Recorder recorder, List<Future<Void>> loops, Duration warmup, Duration measure) {
+  /**
+   * Runs the loops through warm-up and measurement, then lets each finish its last request. Prints
+   * the cores each process kept busy while measuring, and its CPU time per request.
+   */
+  private static Recorder.Result measure(String scenario, Recorder recorder, List<Future<Void>> loops, Duration warmup, Duration measure,
+                                         ProcCpu cpu) {
     System.out.println("bench: " + scenario + ": warming up " + warmup.toSeconds() + " s, measuring " + measure.toSeconds() + " s");
     sleep(warmup);
     recorder.startMeasuring();
+    ProcCpu.Sample before = cpu.sample();
     sleep(measure);
+    ProcCpu.Sample after = cpu.sample();
     recorder.stopMeasuring();
+    long measured = recorder.measuredSoFar();
+    StringBuilder split = new StringBuilder("bench: " + scenario + ": CPU while measuring (cores busy, CPU µs per request):");
+    Map<String, Double> perRequest = after.microsPerCall(before, measured);
+    after.coresSince(before).forEach((part, cores) -> split.append(String.format(Locale.ROOT, " %s %.2f cores, %.0f µs;", part, cores,
+      perRequest.get(part))));
+    System.out.println(split);
     await(Future.all(loops), DRAIN_LIMIT, scenario + ": loops finishing their last request");
     Recorder.Result r = recorder.result(scenario);
     System.out.println("bench: " + scenario + ": " + r.requests() + " requests, " + r.errors() + " errors");

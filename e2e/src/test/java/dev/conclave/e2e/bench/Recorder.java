@@ -63,6 +63,11 @@ final class Recorder {
     }
   }
 
+  /** Requests completed while measuring, so far. */
+  synchronized long measuredSoFar() {
+    return count;
+  }
+
   /** A request failed (during any phase: a benchmark that hides failures is wrong). */
   void failed() {
     errors.increment();
