@@ -1,7 +1,7 @@
 package dev.conclave.node.docs;
 
-import dev.conclave.platform.config.Setting;
 import dev.conclave.platform.testing.ConfigTable;
+import dev.conclave.settings.Setting;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;

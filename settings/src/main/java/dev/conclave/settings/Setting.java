@@ -1,4 +1,4 @@
-package dev.conclave.platform.config;
+package dev.conclave.settings;
 
 import java.util.EnumSet;
 import java.util.Map;
@@ -13,8 +13,8 @@ import java.util.function.Supplier;
  *
  * <p>Every module declares its settings as {@code public static final Setting<…>} fields of one
  * class that implements {@link SettingCatalogue} and is listed in
- * {@code META-INF/services/dev.conclave.platform.config.SettingCatalogue} (platform's
- * {@link NodeSettings}, {@code GatewaySettings}, {@code PackSettings}, the node's CLI settings). The
+ * {@code META-INF/services/dev.conclave.settings.SettingCatalogue} (platform's
+ * {@code NodeSettings}, {@code GatewaySettings}, {@code PackSettings}, the node's CLI settings). The
  * README's configuration table is tested against all of them, and a test fails on a
  * {@code CONCLAVE_*} variable that code reads without a declaration.
  *
