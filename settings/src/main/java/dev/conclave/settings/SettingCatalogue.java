@@ -18,6 +18,15 @@ public interface SettingCatalogue {
     return declaredIn(getClass());
   }
 
+  /**
+   * The Markdown file, from the repository's root, whose settings table documents these settings:
+   * the README's configuration table, unless a program documents its own (the agent program's are in
+   * agent-runtime/README.md, with their flags).
+   */
+  default String documentedIn() {
+    return "README.md";
+  }
+
   /** The {@code public static final Setting} fields of {@code holder}, in declaration order. */
   static List<Setting<?>> declaredIn(Class<?> holder) {
     List<Setting<?>> settings = new ArrayList<>();
