@@ -1,7 +1,7 @@
 package dev.conclave.gateway;
 
-import dev.conclave.platform.config.Setting;
-import dev.conclave.platform.config.SettingCatalogue;
+import dev.conclave.settings.Setting;
+import dev.conclave.settings.SettingCatalogue;
 
 import java.util.List;
 

@@ -1,11 +1,11 @@
 package dev.conclave.gateway;
 
 import dev.conclave.platform.config.ConclaveConfig;
-import dev.conclave.platform.config.ConfigException;
-import dev.conclave.platform.config.Parsers;
-import dev.conclave.platform.config.Setting;
-import dev.conclave.platform.config.Setting.Reader;
-import dev.conclave.platform.config.Values;
+import dev.conclave.settings.ConfigException;
+import dev.conclave.settings.Parsers;
+import dev.conclave.settings.Setting;
+import dev.conclave.settings.Setting.Reader;
+import dev.conclave.settings.Values;
 
 import java.net.URI;
 import java.net.URISyntaxException;

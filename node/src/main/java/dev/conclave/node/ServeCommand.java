@@ -1,9 +1,9 @@
 package dev.conclave.node;
 
 import dev.conclave.platform.config.ConclaveConfig;
-import dev.conclave.platform.config.ConfigException;
 import dev.conclave.platform.runtime.NodeRuntime;
 import dev.conclave.platform.runtime.RoleModule;
+import dev.conclave.settings.ConfigException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import picocli.CommandLine.Command;

@@ -1,6 +1,7 @@
 package dev.conclave.agentruntime.cli;
 
 import dev.conclave.agentruntime.app.AgentRuntime;
+import dev.conclave.settings.Setting;
 import picocli.CommandLine;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Model.OptionSpec;
@@ -8,14 +9,14 @@ import picocli.CommandLine.ParseResult;
 
 import java.net.InetAddress;
 import java.net.UnknownHostException;
-import java.util.EnumMap;
+import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 
 /**
  * The {@code agent} command: {@code ./conclave agent --backend openai …} or
- * {@code java -jar conclave-agent.jar …}. Its options are made from {@link Setting}, so the flags,
+ * {@code java -jar conclave-agent.jar …}. Its options are made from {@link AgentSettings}, so the flags,
  * the environment variables and the config file keys cannot drift apart. SIGTERM and SIGINT stop
  * the agent through a JVM shutdown hook ({@link StopOnExit}): the request in flight finishes or is
  * cancelled, and the process exits with the code the run returns (0 after a requested stop).
@@ -33,14 +34,14 @@ public final class AgentCommand implements Callable<Integer> {
       "Runs an AI agent on a Conclave node: connects to the endpoints, registers, serves requests until stopped.",
       "Every option can also be set by its environment variable or in the --config file; flags win, then the",
       "environment, then the file.");
-    for (Setting s : Setting.values()) {
+    for (Setting<?> s : AgentSettings.all()) {
       if (s.flag().isEmpty()) {
         continue;
       }
-      spec.addOption(OptionSpec.builder(s.flag().get())
-        .paramLabel(s.label())
+      spec.addOption(OptionSpec.builder(s.flag().get().name())
+        .paramLabel(s.flag().get().label())
         .type(String.class)
-        .description(s.description() + " [env " + s.env() + s.defaultValue().map(d -> "; default " + d).orElse("") + "]")
+        .description(s.description() + " [env " + s.name() + s.defaultText().map(d -> "; default " + d).orElse("") + "]")
         .build());
     }
     command.spec = spec;
@@ -50,9 +51,10 @@ public final class AgentCommand implements Callable<Integer> {
   @Override
   public Integer call() {
     ParseResult parsed = spec.commandLine().getParseResult();
-    Map<Setting, String> flags = new EnumMap<>(Setting.class);
-    for (Setting s : Setting.values()) {
-      s.flag().filter(parsed::hasMatchedOption).ifPresent(f -> flags.put(s, parsed.matchedOptionValue(f, (String) null)));
+    Map<Setting<?>, String> flags = new HashMap<>();
+    for (Setting<?> s : AgentSettings.all()) {
+      s.flag().map(Setting.Flag::name).filter(parsed::hasMatchedOption)
+        .ifPresent(f -> flags.put(s, parsed.matchedOptionValue(f, (String) null)));
     }
     RuntimeConfig config;
     try {

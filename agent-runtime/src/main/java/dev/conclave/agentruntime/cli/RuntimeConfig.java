@@ -4,6 +4,7 @@ import dev.conclave.agent.Endpoint;
 import dev.conclave.agentruntime.backend.BackendKind;
 import dev.conclave.agentruntime.gate.GateMode;
 import dev.conclave.agentruntime.gate.ToolPolicy;
+import dev.conclave.settings.Setting;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -27,41 +28,41 @@ public record RuntimeConfig(List<Endpoint> endpoints, String token, String agent
 
   /** @throws IllegalArgumentException naming the first setting that is missing or wrong */
   public static RuntimeConfig from(SettingValues v, String hostname) {
-    List<Endpoint> endpoints = list(v.require(Setting.ENDPOINTS, "")).stream().map(Endpoint::parse).toList();
+    List<Endpoint> endpoints = list(v.require(AgentSettings.ENDPOINTS, "")).stream().map(Endpoint::parse).toList();
     if (endpoints.isEmpty()) {
       throw new IllegalArgumentException("--endpoints names no endpoint");
     }
-    String token = v.get(Setting.TOKEN).orElseGet(() -> v.get(Setting.TOKEN_FILE).map(RuntimeConfig::readToken)
+    String token = v.get(AgentSettings.TOKEN).orElseGet(() -> v.get(AgentSettings.TOKEN_FILE).map(RuntimeConfig::readToken)
       .orElseThrow(() -> new IllegalArgumentException("the agent needs a token: set CONCLAVE_AGENT_TOKEN or --token-file")));
-    Path workdir = Path.of(v.get(Setting.WORKDIR).orElse(System.getProperty("user.dir"))).toAbsolutePath().normalize();
+    Path workdir = Path.of(v.get(AgentSettings.WORKDIR).orElse(System.getProperty("user.dir"))).toAbsolutePath().normalize();
     if (!Files.isDirectory(workdir)) {
       throw new IllegalArgumentException("--workdir " + workdir + " is not a directory");
     }
-    BackendKind backend = BackendKind.parse(v.require(Setting.BACKEND, ""));
-    Optional<String> name = v.get(Setting.NAME);
-    String agentId = v.get(Setting.AGENT_ID).orElseGet(() -> "agent-" + UUID.nameUUIDFromBytes(
+    BackendKind backend = BackendKind.parse(v.require(AgentSettings.BACKEND, ""));
+    Optional<String> name = v.get(AgentSettings.NAME);
+    String agentId = v.get(AgentSettings.AGENT_ID).orElseGet(() -> "agent-" + UUID.nameUUIDFromBytes(
       (hostname + "\n" + name.orElse(backend.cliName()) + "\n" + workdir).getBytes(StandardCharsets.UTF_8)));
-    ToolPolicy policy = v.get(Setting.POLICY).map(p -> ToolPolicy.load(Path.of(p))).orElseGet(ToolPolicy::defaults);
-    Optional<GateMode> mode = v.get(Setting.MODE).map(GateMode::parse);
+    ToolPolicy policy = v.get(AgentSettings.POLICY).map(p -> ToolPolicy.load(Path.of(p))).orElseGet(ToolPolicy::defaults);
+    Optional<GateMode> mode = v.get(AgentSettings.MODE).map(GateMode::parse);
     if (mode.isPresent()) {
       policy = policy.withMode(mode.get());
     }
-    Optional<String> model = v.get(Setting.MODEL);
+    Optional<String> model = v.get(AgentSettings.MODEL);
     if (backend == BackendKind.OPENAI && model.isEmpty()) {
-      throw new IllegalArgumentException("--model (or " + Setting.MODEL.env() + ") is required for the openai backend");
+      throw new IllegalArgumentException("--model (or " + AgentSettings.MODEL.name() + ") is required for the openai backend");
     }
-    String baseUrl = v.require(Setting.BASE_URL, "");
+    String baseUrl = v.require(AgentSettings.BASE_URL, "");
     if (!baseUrl.startsWith("http://") && !baseUrl.startsWith("https://")) {
       throw new IllegalArgumentException("--base-url must start with http:// or https://, got '" + baseUrl + "'");
     }
-    return new RuntimeConfig(endpoints, token, agentId, name.orElse(agentId), list(v.require(Setting.CAPABILITIES, "")),
-      v.get(Setting.WORKSPACES).map(RuntimeConfig::list).orElse(List.of()), workdir, backend, baseUrl, model,
-      v.require(Setting.API_KEY_ENV, ""), v.get(Setting.COMMAND), policy,
-      Duration.ofSeconds(positive(v, Setting.APPROVAL_TIMEOUT)), v.get(Setting.SYSTEM_PROMPT).orElse(""),
-      (int) positive(v, Setting.MAX_TOOL_ROUNDS));
+    return new RuntimeConfig(endpoints, token, agentId, name.orElse(agentId), list(v.require(AgentSettings.CAPABILITIES, "")),
+      v.get(AgentSettings.WORKSPACES).map(RuntimeConfig::list).orElse(List.of()), workdir, backend, baseUrl, model,
+      v.require(AgentSettings.API_KEY_ENV, ""), v.get(AgentSettings.COMMAND), policy,
+      Duration.ofSeconds(positive(v, AgentSettings.APPROVAL_TIMEOUT)), v.get(AgentSettings.SYSTEM_PROMPT).orElse(""),
+      (int) positive(v, AgentSettings.MAX_TOOL_ROUNDS));
   }
 
-  private static long positive(SettingValues v, Setting s) {
+  private static long positive(SettingValues v, Setting<String> s) {
     String raw = v.require(s, "");
     try {
       long n = Long.parseLong(raw);
@@ -71,7 +72,8 @@ public record RuntimeConfig(List<Endpoint> endpoints, String token, String agent
     } catch (NumberFormatException ignored) {
       // reported below
     }
-    throw new IllegalArgumentException(s.flag().orElse(s.env()) + " must be a positive whole number, got '" + raw + "'");
+    throw new IllegalArgumentException(
+      s.flag().map(Setting.Flag::name).orElse(s.name()) + " must be a positive whole number, got '" + raw + "'");
   }
 
   private static String readToken(String file) {

@@ -1,26 +1,27 @@
 package dev.conclave.agentruntime.cli;
 
+import dev.conclave.settings.Setting;
 import io.vertx.core.json.DecodeException;
 import io.vertx.core.json.JsonObject;
 
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.EnumMap;
+import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
 
 /**
- * Where each setting's value comes from: the flag, else the environment variable, else the config
- * file, else the default. Blank values count as not given.
+ * Where each setting's value ({@link AgentSettings}) comes from: the flag, else the environment
+ * variable, else the config file, else the default. Blank values count as not given.
  */
 public final class SettingValues {
 
-  private final Map<Setting, String> flags;
+  private final Map<Setting<?>, String> flags;
   private final Map<String, String> env;
   private final JsonObject file;
 
-  private SettingValues(Map<Setting, String> flags, Map<String, String> env, JsonObject file) {
+  private SettingValues(Map<Setting<?>, String> flags, Map<String, String> env, JsonObject file) {
     this.flags = flags;
     this.env = env;
     this.file = file;
@@ -31,15 +32,15 @@ public final class SettingValues {
    *
    * @throws IllegalArgumentException when the config file is unreadable, not JSON, or has a key that is no setting
    */
-  public static SettingValues of(Map<Setting, String> flags, Map<String, String> env) {
-    Map<Setting, String> f = new EnumMap<>(Setting.class);
+  public static SettingValues of(Map<? extends Setting<?>, String> flags, Map<String, String> env) {
+    Map<Setting<?>, String> f = new HashMap<>();
     flags.forEach((k, v) -> {
       if (v != null && !v.isBlank()) {
         f.put(k, v);
       }
     });
     SettingValues noFile = new SettingValues(f, env, new JsonObject());
-    Optional<String> config = noFile.get(Setting.CONFIG);
+    Optional<String> config = noFile.get(AgentSettings.CONFIG);
     return new SettingValues(f, env, config.map(SettingValues::readFile).orElseGet(JsonObject::new));
   }
 
@@ -54,8 +55,8 @@ public final class SettingValues {
     }
     for (String key : o.fieldNames()) {
       boolean known = false;
-      for (Setting s : Setting.values()) {
-        known |= s.key().map(key::equals).orElse(false) && s != Setting.CONFIG;
+      for (Setting<?> s : AgentSettings.all()) {
+        known |= s.fileKey().map(key::equals).orElse(false);
       }
       if (!known) {
         throw new IllegalArgumentException("config file " + path + " has an unknown key '" + key + "'");
@@ -71,23 +72,23 @@ public final class SettingValues {
   }
 
   /** The value, by precedence; empty when nowhere given and without default. */
-  public Optional<String> get(Setting s) {
+  public Optional<String> get(Setting<String> s) {
     String v = flags.get(s);
     if (v == null) {
-      v = env.get(s.env());
+      v = env.get(s.name());
     }
-    if ((v == null || v.isBlank()) && s.key().isPresent()) {
-      v = file.getString(s.key().get());
+    if ((v == null || v.isBlank()) && s.fileKey().isPresent()) {
+      v = file.getString(s.fileKey().get());
     }
     if (v == null || v.isBlank()) {
-      return s.defaultValue();
+      return s.defaultText();
     }
     return Optional.of(v.strip());
   }
 
   /** The value, or an error naming the flag and the variable. */
-  public String require(Setting s, String why) {
+  public String require(Setting<String> s, String why) {
     return get(s).orElseThrow(() -> new IllegalArgumentException(
-      s.flag().map(f -> f + " (or " + s.env() + ")").orElse(s.env()) + " is required " + why));
+      s.flag().map(f -> f.name() + " (or " + s.name() + ")").orElse(s.name()) + " is required " + why));
   }
 }

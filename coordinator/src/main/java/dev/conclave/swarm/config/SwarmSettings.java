@@ -1,9 +1,9 @@
 package dev.conclave.swarm.config;
 
 import dev.conclave.platform.config.ConclaveConfig;
-import dev.conclave.platform.config.Parsers;
-import dev.conclave.platform.config.Setting;
-import dev.conclave.platform.config.Setting.Reader;
+import dev.conclave.settings.Parsers;
+import dev.conclave.settings.Setting;
+import dev.conclave.settings.Setting.Reader;
 
 import java.nio.file.Path;
 import java.time.Duration;

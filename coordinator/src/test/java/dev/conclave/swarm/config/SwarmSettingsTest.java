@@ -1,7 +1,7 @@
 package dev.conclave.swarm.config;
 
 import dev.conclave.platform.config.ConclaveConfig;
-import dev.conclave.platform.config.ConfigException;
+import dev.conclave.settings.ConfigException;
 import org.junit.jupiter.api.Test;
 
 import java.nio.file.Path;

@@ -2,7 +2,7 @@ package dev.conclave.gateway.settings;
 
 import dev.conclave.gateway.GatewaySettings;
 import dev.conclave.platform.config.ConclaveConfig;
-import dev.conclave.platform.config.ConfigException;
+import dev.conclave.settings.ConfigException;
 import org.junit.jupiter.api.Test;
 
 import java.util.Map;

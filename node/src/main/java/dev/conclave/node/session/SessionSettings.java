@@ -1,9 +1,9 @@
 package dev.conclave.node.session;
 
-import dev.conclave.platform.config.Parsers;
-import dev.conclave.platform.config.Setting;
-import dev.conclave.platform.config.Setting.Reader;
-import dev.conclave.platform.config.SettingCatalogue;
+import dev.conclave.settings.Parsers;
+import dev.conclave.settings.Setting;
+import dev.conclave.settings.Setting.Reader;
+import dev.conclave.settings.SettingCatalogue;
 
 /**
  * The settings of the {@code conclave-node session} command, declared once (listed through

@@ -1,7 +1,7 @@
 package dev.conclave.node.docs;
 
-import dev.conclave.platform.config.Setting;
 import dev.conclave.platform.testing.ConfigTable;
+import dev.conclave.settings.Setting;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
@@ -24,19 +24,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * One setting type (issue 16), checked where every module is on the class path: the README's
  * configuration table is exactly the declared settings of all modules (name, description, default),
- * and no source reads a {@code CONCLAVE_*} variable that is not declared.
+ * and no source of any module, the agent program's (agent-runtime) included, reads a
+ * {@code CONCLAVE_*} variable that is not declared. The agent program's settings are documented in
+ * agent-runtime/README.md instead, which its {@code SettingsDocTest} keeps equal to them.
  */
 class AllSettingsTest {
 
   /** Variables code may read that are not Conclave's settings. */
   static final Set<String> SYSTEM_VARIABLES = Set.of("HOSTNAME", "PATH", "HOME", "USER");
-
-  /**
-   * The agent program (agent-runtime) declares its own settings, with their flags and config-file
-   * keys, in its {@code Setting} enum, documented and tested in agent-runtime/README.md
-   * ({@code SettingsDocTest}); it does not depend on platform.
-   */
-  static final Set<String> OWN_SETTINGS = Set.of("agent-runtime");
 
   private static final Pattern CONCLAVE_NAME = Pattern.compile("\"(CONCLAVE_[A-Z0-9_]+)\"");
   private static final Pattern GETENV = Pattern.compile("getenv\\(\\s*\"([A-Za-z0-9_]+)\"");
@@ -48,21 +43,19 @@ class AllSettingsTest {
     ConfigTable.assertDocumented(declared, table);
     Set<String> names = declared.stream().map(Setting::name).collect(Collectors.toSet());
     assertThat(new TreeSet<>(table.keySet())).as("README rows without a declared setting").isSubsetOf(names);
-    assertThat(names).as("no name declared twice").hasSize(declared.size());
-    assertThat(declared).as("every setting says who reads it and what it means")
+    List<Setting<?>> everywhere = ConfigTable.declaredAnywhere();
+    assertThat(everywhere.stream().map(Setting::name).distinct()).as("no name declared twice, the agent program's included")
+      .hasSize(everywhere.size());
+    assertThat(everywhere).as("every setting says who reads it and what it means")
       .allSatisfy(s -> assertThat(s.readers()).isNotEmpty())
       .allSatisfy(s -> assertThat(s.description()).isNotBlank());
   }
 
   @Test
   void everyVariableCodeReadsIsDeclared() {
-    Set<String> names = ConfigTable.declared().stream().map(Setting::name).collect(Collectors.toSet());
+    Set<String> names = ConfigTable.declaredAnywhere().stream().map(Setting::name).collect(Collectors.toSet());
     List<String> undeclared = new ArrayList<>();
     for (Path file : mainSources()) {
-      String module = Path.of("..").toAbsolutePath().normalize().relativize(file.toAbsolutePath().normalize()).getName(0).toString();
-      if (OWN_SETTINGS.contains(module)) {
-        continue;
-      }
       String code = code(file);
       Set<String> read = new HashSet<>();
       Matcher m = CONCLAVE_NAME.matcher(code);
@@ -75,9 +68,19 @@ class AllSettingsTest {
       }
       read.removeAll(names);
       read.removeAll(SYSTEM_VARIABLES);
-      read.forEach(v -> undeclared.add(file.getFileName() + ": " + v));
+      read.forEach(v -> undeclared.add(module(file) + "/" + file.getFileName() + ": " + v));
     }
     assertThat(undeclared).as("variables read or named in code without a Setting declaration").isEmpty();
+  }
+
+  @Test
+  void theScanCoversTheAgentProgramAndItsSettings() {
+    assertThat(mainSources().stream().map(AllSettingsTest::module).distinct())
+      .contains("settings", "platform", "gateway", "coordinator", "pack-host", "node", "agent-sdk", "agent-runtime");
+    assertThat(ConfigTable.declaredAnywhere()).as("the agent program's catalogue, found like every module's")
+      .anySatisfy(s -> assertThat(s.readers()).contains(Setting.Reader.AGENT));
+    assertThat(ConfigTable.declared()).as("but not in the README's table")
+      .noneSatisfy(s -> assertThat(s.readers()).contains(Setting.Reader.AGENT));
   }
 
   @Test
@@ -98,6 +101,11 @@ class AllSettingsTest {
       throw new UncheckedIOException(e);
     }
     return files;
+  }
+
+  /** The module a source file belongs to. */
+  private static String module(Path file) {
+    return Path.of("..").toAbsolutePath().normalize().relativize(file.toAbsolutePath().normalize()).getName(0).toString();
   }
 
   /** The file without comments: a variable named in a doc comment is not a read. */

@@ -1,8 +1,8 @@
 package dev.conclave.platform.auth;
 
 import dev.conclave.platform.config.ConclaveConfig;
-import dev.conclave.platform.config.ConfigException;
 import dev.conclave.platform.config.NodeSettings;
+import dev.conclave.settings.ConfigException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

@@ -1,6 +1,8 @@
 package dev.conclave.platform.config;
 
 import dev.conclave.platform.db.PgUrl;
+import dev.conclave.settings.ConfigException;
+import dev.conclave.settings.Setting;
 
 import java.net.InetAddress;
 import java.net.UnknownHostException;

@@ -1,5 +1,8 @@
 package dev.conclave.platform.config;
 
+import dev.conclave.settings.ConfigException;
+import dev.conclave.settings.Values;
+
 /** A {@code host:port} pair such as a Hazelcast member. */
 public record HostAndPort(String host, int port) {
 

@@ -1,7 +1,12 @@
 package dev.conclave.platform.config;
 
-import dev.conclave.platform.config.Setting.Reader;
 import dev.conclave.platform.db.PgUrl;
+import dev.conclave.settings.ConfigException;
+import dev.conclave.settings.Parsers;
+import dev.conclave.settings.Setting;
+import dev.conclave.settings.Setting.Reader;
+import dev.conclave.settings.SettingCatalogue;
+import dev.conclave.settings.Values;
 
 import java.nio.file.Path;
 import java.time.Duration;

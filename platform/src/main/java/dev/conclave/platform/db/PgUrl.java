@@ -1,6 +1,6 @@
 package dev.conclave.platform.db;
 
-import dev.conclave.platform.config.ConfigException;
+import dev.conclave.settings.ConfigException;
 import io.vertx.pgclient.PgConnectOptions;
 
 import java.net.URI;

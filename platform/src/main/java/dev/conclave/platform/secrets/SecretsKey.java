@@ -2,9 +2,9 @@ package dev.conclave.platform.secrets;
 
 import dev.conclave.platform.auth.PrivateFiles;
 import dev.conclave.platform.config.ConclaveConfig;
-import dev.conclave.platform.config.ConfigException;
 import dev.conclave.platform.config.NodeSettings;
-import dev.conclave.platform.config.Values;
+import dev.conclave.settings.ConfigException;
+import dev.conclave.settings.Values;
 import io.vertx.core.Future;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;

@@ -40,7 +40,7 @@ class InternalApiTest {
 
   @Test
   void theScanSeesEveryModule() {
-    assertThat(SourceTree.modules()).contains("platform", "gateway", "coordinator", "agent-sdk", "agent-runtime", "node");
+    assertThat(SourceTree.modules()).contains("settings", "platform", "gateway", "coordinator", "agent-sdk", "agent-runtime", "node");
   }
 
   /** An import of, or a fully qualified reference into, {@code pkg} in code (comments do not count). */

@@ -1,9 +1,9 @@
 package dev.conclave.platform.cluster;
 
 import dev.conclave.platform.config.ConclaveConfig;
-import dev.conclave.platform.config.ConfigException;
 import dev.conclave.platform.metrics.NodeMetrics;
 import dev.conclave.platform.testing.FreePorts;
+import dev.conclave.settings.ConfigException;
 import io.vertx.core.Vertx;
 import org.junit.jupiter.api.Test;
 

@@ -1,6 +1,8 @@
 package dev.conclave.platform.config;
 
 import dev.conclave.platform.db.PgUrl;
+import dev.conclave.settings.ConfigException;
+import dev.conclave.settings.Setting;
 import org.junit.jupiter.api.Test;
 
 import java.nio.file.Path;
@@ -157,20 +159,5 @@ class ConclaveConfigTest {
     int cores = Runtime.getRuntime().availableProcessors();
     assertThat(ConclaveConfig.from(Map.of()).edgeInstances()).isEqualTo(Math.max(1, Math.min(4, cores)));
     assertThat(NodeSettings.EDGE_INSTANCES.documentedDefault()).isEqualTo("number of cores, at most 4");
-  }
-
-  @Test
-  void aSettingParsesItsValueAndFallsBackToItsOneDefault() {
-    Setting<Integer> retries = Setting.define("CONCLAVE_TEST_RETRIES", Parsers.between(0, 100))
-      .readBy(Setting.Reader.COORDINATOR).describedAs("retries").byDefault("2");
-    Setting<Boolean> on = Setting.define("CONCLAVE_TEST_ON", Parsers.BOOLEAN)
-      .readBy(Setting.Reader.COORDINATOR).describedAs("on").byDefault("true");
-    assertThat(retries.get(Map.of())).isEqualTo(2);
-    assertThat(retries.get(Map.of("CONCLAVE_TEST_RETRIES", " 7 "))).isEqualTo(7);
-    assertThat(retries.documentedDefault()).isEqualTo("`2`");
-    assertThat(on.get(Map.of("CONCLAVE_TEST_ON", "OFF"))).isFalse();
-    assertThatThrownBy(() -> retries.get(Map.of("CONCLAVE_TEST_RETRIES", "101")))
-      .isInstanceOf(ConfigException.class).hasMessageContaining("CONCLAVE_TEST_RETRIES").hasMessageContaining("between 0 and 100");
-    assertThatThrownBy(() -> on.get(Map.of("CONCLAVE_TEST_ON", "maybe"))).isInstanceOf(ConfigException.class);
   }
 }

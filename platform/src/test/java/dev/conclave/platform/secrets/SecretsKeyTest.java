@@ -1,10 +1,10 @@
 package dev.conclave.platform.secrets;
 
 import dev.conclave.platform.config.ConclaveConfig;
-import dev.conclave.platform.config.ConfigException;
 import dev.conclave.platform.db.PgUrl;
 import dev.conclave.platform.testing.TestDatabase;
 import dev.conclave.platform.testing.TestNode;
+import dev.conclave.settings.ConfigException;
 import org.junit.jupiter.api.Test;
 
 import java.nio.charset.StandardCharsets;

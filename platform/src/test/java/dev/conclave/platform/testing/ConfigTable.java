@@ -1,7 +1,7 @@
 package dev.conclave.platform.testing;
 
-import dev.conclave.platform.config.Setting;
-import dev.conclave.platform.config.SettingCatalogue;
+import dev.conclave.settings.Setting;
+import dev.conclave.settings.SettingCatalogue;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -12,6 +12,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.ServiceLoader;
+import java.util.function.Predicate;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -21,6 +22,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 public final class ConfigTable {
 
+  /** The file, from the repository's root, whose configuration table this class reads. */
+  public static final String README = "README.md";
+
   private ConfigTable() {
   }
 
@@ -28,11 +32,25 @@ public final class ConfigTable {
   public record Row(String name, String description, String documentedDefault) {
   }
 
-  /** Every setting of every {@link SettingCatalogue} ServiceLoader finds. */
+  /**
+   * Every setting of every {@link SettingCatalogue} ServiceLoader finds that the README's table
+   * documents: all but a program's that documents its own (the agent program's).
+   */
   public static List<Setting<?>> declared() {
+    return declared(catalogue -> catalogue.documentedIn().equals(README));
+  }
+
+  /** Every setting of every {@link SettingCatalogue} ServiceLoader finds, wherever it is documented. */
+  public static List<Setting<?>> declaredAnywhere() {
+    return declared(catalogue -> true);
+  }
+
+  private static List<Setting<?>> declared(Predicate<SettingCatalogue> which) {
     List<Setting<?>> settings = new ArrayList<>();
     for (SettingCatalogue catalogue : ServiceLoader.load(SettingCatalogue.class)) {
-      settings.addAll(catalogue.settings());
+      if (which.test(catalogue)) {
+        settings.addAll(catalogue.settings());
+      }
     }
     return settings;
   }
@@ -41,7 +59,7 @@ public final class ConfigTable {
   public static Map<String, Row> readmeTable() {
     String readme;
     try {
-      readme = Files.readString(Path.of("..", "README.md"));
+      readme = Files.readString(Path.of("..", README));
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }

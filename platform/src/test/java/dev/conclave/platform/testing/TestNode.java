@@ -88,7 +88,7 @@ public final class TestNode implements AutoCloseable {
       return this;
     }
 
-    public Builder env(dev.conclave.platform.config.Setting<?> setting, String value) {
+    public Builder env(dev.conclave.settings.Setting<?> setting, String value) {
       return env(setting.name(), value);
     }
 

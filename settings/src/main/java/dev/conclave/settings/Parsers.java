@@ -1,4 +1,4 @@
-package dev.conclave.platform.config;
+package dev.conclave.settings;
 
 import java.nio.file.Path;
 import java.time.Duration;

@@ -1,4 +1,4 @@
-package dev.conclave.platform.config;
+package dev.conclave.settings;
 
 import java.lang.reflect.Field;
 import java.lang.reflect.Modifier;
@@ -8,7 +8,7 @@ import java.util.List;
 /**
  * A module's settings: the {@code public static final} {@link Setting} fields of the implementing
  * class, in declaration order. Each module has one, listed in
- * {@code META-INF/services/dev.conclave.platform.config.SettingCatalogue}, so that the README test
+ * {@code META-INF/services/dev.conclave.settings.SettingCatalogue}, so that the README test
  * and the undeclared-variable test see every module's settings.
  */
 public interface SettingCatalogue {
@@ -16,6 +16,15 @@ public interface SettingCatalogue {
   /** The settings this catalogue declares. */
   default List<Setting<?>> settings() {
     return declaredIn(getClass());
+  }
+
+  /**
+   * The Markdown file, from the repository's root, whose settings table documents these settings:
+   * the README's configuration table, unless a program documents its own (the agent program's are in
+   * agent-runtime/README.md, with their flags).
+   */
+  default String documentedIn() {
+    return "README.md";
   }
 
   /** The {@code public static final Setting} fields of {@code holder}, in declaration order. */

@@ -1,4 +1,4 @@
-package dev.conclave.platform.config;
+package dev.conclave.settings;
 
 import java.util.EnumSet;
 import java.util.Map;
@@ -9,13 +9,16 @@ import java.util.function.Supplier;
 
 /**
  * One setting, declared once: its environment variable, how its text is parsed, its default
- * (defined here and nowhere else), what it means (the README's words) and who reads it.
+ * (defined here and nowhere else), what it means (the README's words) and who reads it; for a
+ * program that also takes it as a command-line flag or from a config file (the agent program), the
+ * flag and the file's key.
  *
  * <p>Every module declares its settings as {@code public static final Setting<…>} fields of one
  * class that implements {@link SettingCatalogue} and is listed in
- * {@code META-INF/services/dev.conclave.platform.config.SettingCatalogue} (platform's
- * {@link NodeSettings}, {@code GatewaySettings}, {@code PackSettings}, the node's CLI settings). The
- * README's configuration table is tested against all of them, and a test fails on a
+ * {@code META-INF/services/dev.conclave.settings.SettingCatalogue} (platform's
+ * {@code NodeSettings}, {@code GatewaySettings}, {@code PackSettings}, the node's CLI settings). The
+ * README's configuration table is tested against all of them (the agent program's are in
+ * agent-runtime/README.md: {@link SettingCatalogue#documentedIn}), and a test fails on a
  * {@code CONCLAVE_*} variable that code reads without a declaration.
  *
  * <pre>{@code
@@ -29,9 +32,12 @@ import java.util.function.Supplier;
  */
 public final class Setting<T> {
 
-  /** Who reads a setting: the node's kernel, one of its roles, or the {@code conclave-node} commands. */
+  /**
+   * Who reads a setting: the node's kernel, one of its roles, the {@code conclave-node} commands, or
+   * the agent program ({@code conclave agent}).
+   */
   public enum Reader {
-    NODE("node"), GATEWAY("gateway"), COORDINATOR("coordinator"), PACK_HOST("pack-host"), CLI("cli");
+    NODE("node"), GATEWAY("gateway"), COORDINATOR("coordinator"), PACK_HOST("pack-host"), CLI("cli"), AGENT("agent");
 
     private final String id;
 
@@ -50,20 +56,38 @@ public final class Setting<T> {
     T parse(String variable, String text);
   }
 
+  /** A command-line flag: its name, such as {@code --endpoints}, and its argument's label, such as {@code HOST:PORT[,...]}. */
+  public record Flag(String name, String label) {
+    public Flag {
+      if (!name.matches("--[a-z0-9][a-z0-9-]*")) {
+        throw new IllegalArgumentException("a flag is -- and lower-case words joined by '-', got '" + name + "'");
+      }
+      Objects.requireNonNull(label);
+    }
+
+    @Override
+    public String toString() {
+      return name + " " + label;
+    }
+  }
+
   private final String name;
   private final Parser<T> parser;
   private final String description;
   private final Set<Reader> readers;
+  private final Optional<Flag> flag;
+  private final Optional<String> fileKey;
   private final Optional<String> defaultText;
   private final Supplier<Optional<T>> defaultValue;
   private final String documentedDefault;
 
-  private Setting(String name, Parser<T> parser, String description, Set<Reader> readers, Optional<String> defaultText,
-                  Supplier<Optional<T>> defaultValue, String documentedDefault) {
-    this.name = name;
-    this.parser = parser;
-    this.description = description;
-    this.readers = Set.copyOf(readers);
+  private Setting(Builder<T> declared, Optional<String> defaultText, Supplier<Optional<T>> defaultValue, String documentedDefault) {
+    this.name = declared.name;
+    this.parser = declared.parser;
+    this.description = declared.description;
+    this.readers = Set.copyOf(declared.readers);
+    this.flag = declared.flag;
+    this.fileKey = declared.fileKey;
     this.defaultText = defaultText;
     this.defaultValue = defaultValue;
     this.documentedDefault = documentedDefault;
@@ -86,6 +110,16 @@ public final class Setting<T> {
 
   public Set<Reader> readers() {
     return readers;
+  }
+
+  /** The command-line flag that also sets it, for a program that has one; empty for environment-only settings. */
+  public Optional<Flag> flag() {
+    return flag;
+  }
+
+  /** Its key in a config file, for a program that reads one. */
+  public Optional<String> fileKey() {
+    return fileKey;
   }
 
   /** The default as the README's table shows it: a literal in backticks, else words such as "unset". */
@@ -134,6 +168,8 @@ public final class Setting<T> {
     private final Parser<T> parser;
     private String description = "";
     private Set<Reader> readers = EnumSet.noneOf(Reader.class);
+    private Optional<Flag> flag = Optional.empty();
+    private Optional<String> fileKey = Optional.empty();
 
     private Builder(String name, Parser<T> parser) {
       this.name = Objects.requireNonNull(name);
@@ -150,20 +186,32 @@ public final class Setting<T> {
       return this;
     }
 
+    /** The flag {@code name} (such as {@code --endpoints}) with an argument labelled {@code label} also sets it. */
+    public Builder<T> flag(String name, String label) {
+      this.flag = Optional.of(new Flag(name, label));
+      return this;
+    }
+
+    /** A config file sets it under {@code key}. */
+    public Builder<T> fileKey(String key) {
+      this.fileKey = Optional.of(key);
+      return this;
+    }
+
     /** The default is {@code text}, parsed like a set value (so a wrong default fails at class load). */
     public Setting<T> byDefault(String text) {
       T value = parser.parse(name, text);
-      return new Setting<>(name, parser, description, readers, Optional.of(text), () -> Optional.of(value), "`" + text + "`");
+      return new Setting<>(this, Optional.of(text), () -> Optional.of(value), "`" + text + "`");
     }
 
     /** The default is computed on the machine (for example from its cores); {@code documented} says how. */
     public Setting<T> computed(String documented, Supplier<T> value) {
-      return new Setting<>(name, parser, description, readers, Optional.empty(), () -> Optional.of(value.get()), documented);
+      return new Setting<>(this, Optional.empty(), () -> Optional.of(value.get()), documented);
     }
 
     /** There is no default value; {@code documented} says what unset means (for example "unset"). */
     public Setting<T> noDefault(String documented) {
-      return new Setting<>(name, parser, description, readers, Optional.empty(), Optional::empty, documented);
+      return new Setting<>(this, Optional.empty(), Optional::empty, documented);
     }
   }
 }

@@ -1,4 +1,4 @@
-package dev.conclave.platform.config;
+package dev.conclave.settings;
 
 /** Parsers for single configuration values; each failure names the variable. */
 public final class Values {

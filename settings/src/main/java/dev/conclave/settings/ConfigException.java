@@ -1,4 +1,4 @@
-package dev.conclave.platform.config;
+package dev.conclave.settings;
 
 /** A configuration value that cannot be used. Its message is one line that names the variable. */
 public final class ConfigException extends RuntimeException {

@@ -1,0 +1,77 @@
+package dev.conclave.agentruntime.cli;
+
+import dev.conclave.settings.Parsers;
+import dev.conclave.settings.Setting;
+import dev.conclave.settings.Setting.Reader;
+import dev.conclave.settings.SettingCatalogue;
+
+import java.util.List;
+
+/**
+ * Every setting of the agent program, in one place, as the shared {@link Setting} type: its flag, its
+ * environment variable, its key in the config file (the flag's name without dashes), its default and
+ * what it means. The command's options, the config file's keys and agent-runtime/README.md's table
+ * are all made from this list. Values are text here; {@link RuntimeConfig} parses them, naming the
+ * flag in its errors.
+ */
+public final class AgentSettings implements SettingCatalogue {
+
+  public static final Setting<String> CONFIG = agent("CONCLAVE_AGENT_CONFIG").flag("--config", "FILE")
+    .describedAs("config file (JSON object whose keys are these flags' names, e.g. {\"backend\":\"openai\"})").noDefault("");
+  public static final Setting<String> ENDPOINTS = option("endpoints", "CONCLAVE_ENDPOINTS", "HOST:PORT[,...]",
+    "gateway gRPC endpoints; the agent reconnects across them").byDefault("localhost:50051");
+  public static final Setting<String> TOKEN = agent("CONCLAVE_AGENT_TOKEN")
+    .describedAs("the agent's bearer token (environment only, so it never shows in a process list)").noDefault("");
+  public static final Setting<String> TOKEN_FILE = option("token-file", "CONCLAVE_AGENT_TOKEN_FILE", "FILE",
+    "file holding the agent's token (used when CONCLAVE_AGENT_TOKEN is not set)").noDefault("");
+  public static final Setting<String> AGENT_ID = option("agent-id", "CONCLAVE_AGENT_ID", "ID",
+    "stable agent id (default: derived from the host, the name and the working directory)").noDefault("");
+  public static final Setting<String> NAME = option("name", "CONCLAVE_AGENT_NAME", "NAME", "display name (default: the agent id)")
+    .noDefault("");
+  public static final Setting<String> CAPABILITIES = option("capabilities", "CONCLAVE_AGENT_CAPABILITIES", "A,B",
+    "capabilities; they decide which pack tools the agent is offered").byDefault("chat");
+  public static final Setting<String> WORKSPACES = option("workspaces", "CONCLAVE_AGENT_WORKSPACES", "A,B",
+    "workspace tags clients filter agents by").noDefault("");
+  public static final Setting<String> WORKDIR = option("workdir", "CONCLAVE_AGENT_WORKDIR", "DIR",
+    "working directory (default: the current directory)").noDefault("");
+  public static final Setting<String> BACKEND = option("backend", "CONCLAVE_AGENT_BACKEND", "NAME", "echo, claude-cli, codex-cli or openai")
+    .byDefault("echo");
+  public static final Setting<String> BASE_URL = option("base-url", "CONCLAVE_AGENT_BASE_URL", "URL",
+    "openai: API root of the Chat Completions server").byDefault("https://api.openai.com/v1");
+  public static final Setting<String> MODEL = option("model", "CONCLAVE_AGENT_MODEL", "MODEL",
+    "openai: model name (required); CLIs: passed as --model when set").noDefault("");
+  public static final Setting<String> API_KEY_ENV = option("api-key-env", "CONCLAVE_AGENT_API_KEY_ENV", "NAME",
+    "openai: the variable holding the API key, looked up in Welcome.secrets, then in the environment").byDefault("OPENAI_API_KEY");
+  public static final Setting<String> COMMAND = option("command", "CONCLAVE_AGENT_COMMAND", "PATH",
+    "claude-cli / codex-cli: the executable (default: claude / codex on the PATH)").noDefault("");
+  public static final Setting<String> POLICY = option("policy", "CONCLAVE_AGENT_POLICY", "FILE",
+    "tool policy file (default: the built-in policy, which asks before writing or executing)").noDefault("");
+  public static final Setting<String> MODE = option("mode", "CONCLAVE_AGENT_MODE", "MODE",
+    "auto, ask or plan; overrides the policy file's mode").noDefault("");
+  public static final Setting<String> APPROVAL_TIMEOUT = option("approval-timeout", "CONCLAVE_AGENT_APPROVAL_TIMEOUT", "SECONDS",
+    "how long an asked tool waits for a decision before it counts as denied").byDefault("300");
+  public static final Setting<String> SYSTEM_PROMPT = option("system-prompt", "CONCLAVE_AGENT_SYSTEM_PROMPT", "TEXT",
+    "system prompt (plan mode appends its instruction)").noDefault("");
+  public static final Setting<String> MAX_TOOL_ROUNDS = option("max-tool-rounds", "CONCLAVE_AGENT_MAX_TOOL_ROUNDS", "N",
+    "openai: model calls one message may take").byDefault("20");
+
+  /** Every setting, in the order of the README's table and of the command's options. */
+  public static List<Setting<?>> all() {
+    return SettingCatalogue.declaredIn(AgentSettings.class);
+  }
+
+  @Override
+  public String documentedIn() {
+    return "agent-runtime/README.md";
+  }
+
+  /** A setting of the agent program, read as text. */
+  private static Setting.Builder<String> agent(String env) {
+    return Setting.define(env, Parsers.TEXT).readBy(Reader.AGENT);
+  }
+
+  /** A setting that is a flag {@code --key}, the environment variable {@code env} and the config file's {@code key}. */
+  private static Setting.Builder<String> option(String key, String env, String label, String description) {
+    return agent(env).flag("--" + key, label).fileKey(key).describedAs(description);
+  }
+}
