@@ -68,6 +68,9 @@ public final class AgentMemoryBench {
       Thread.sleep(10_000);
       Memory loaded = measure(node.pid());
       System.out.println("bench: with " + agents + " agents: " + loaded);
+      // where the heap goes: the largest classes by bytes, live objects only (the histogram forces a full GC)
+      System.out.println("bench: heap histogram with " + agents + " agents, top 25 classes by bytes:");
+      jcmd(node.pid(), "GC.class_histogram").lines().skip(1).limit(27).forEach(l -> System.out.println("bench:   " + l));
 
       double n = agents;
       double rss = (loaded.rssKiB() - idle.rssKiB()) / n;

@@ -26,7 +26,7 @@ record BenchSettings(int agents, int clients, int chunks, Duration warmup, Durat
     "agents", "40",
     "clients", "20",
     "chunks", "5",
-    "warmup", "5",
+    "warmup", "30",
     "seconds", "20",
     "bareWarmup", "3",
     "bareSeconds", "10");

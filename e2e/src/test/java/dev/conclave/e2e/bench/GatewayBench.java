@@ -60,14 +60,22 @@ public final class GatewayBench {
   }
 
   private static Recorder.Result gateway(Vertx vertx, BenchSettings s, Path data) {
-    try (NodeProcess node = NodeProcess.start(data, Map.of("CONCLAVE_NODE_ID", "bench-node"))) {
+    Map<String, String> env = new java.util.HashMap<>(Map.of("CONCLAVE_NODE_ID", "bench-node"));
+    // e.g. -Dbench.nodeJavaOptions=-XX:StartFlightRecording=filename=/tmp/node.jfr,settings=profile to see where the node's time goes
+    String javaOptions = System.getProperty("bench.nodeJavaOptions", "");
+    if (!javaOptions.isBlank()) {
+      env.put("JAVA_TOOL_OPTIONS", javaOptions);
+    }
+    try (NodeProcess node = NodeProcess.start(data, env)) {
       List<String> deployments = new ArrayList<>();
       try {
         Duration ready = node.awaitReady(Duration.ofSeconds(120));
         System.out.println("bench: node ready in " + ready.toMillis() + " ms (pid " + node.pid() + ")");
         Map<String, String> cli = Map.of("CONCLAVE_DATA_DIR", data.toString());
         String agentToken = NodeProcess.cli(cli, "token", "--new-agent", "bench-agents", "--ttl", "2h");
-        String clientToken = NodeProcess.cli(cli, "token", "--new-client", "bench-client", "--ttl", "2h");
+        // the admin follows every agent's conversation; a member client would need the agents'
+        // owner to grant it access to each (access control)
+        String clientToken = NodeProcess.cli(cli, "token", "--admin", "--ttl", "2h");
         SocketAddress address = SocketAddress.inetSocketAddress(node.grpcPort(), "127.0.0.1");
 
         List<Future<String>> agents = new ArrayList<>();
@@ -90,7 +98,7 @@ public final class GatewayBench {
         }
         System.out.println("bench: " + s.clients() + " clients following their conversations");
 
-        ProcCpu cpu = new ProcCpu().process("node", node.pid());
+        ProcCpu cpu = new ProcCpu().processByThread("node", node.pid());
         ProcCpu.postmasterPid(data.resolve("pg")).ifPresent(pg -> cpu.processTree("PostgreSQL", pg));
         cpu.self("load generator");
         Recorder.Result result = measure("gateway round trip", recorder, clients.stream().map(ClosedLoop::run).toList(), s.warmup(), s.measure(), cpu);
@@ -180,6 +188,11 @@ public final class GatewayBench {
     after.coresSince(before).forEach((part, cores) -> split.append(String.format(Locale.ROOT, " %s %.2f cores, %.0f µs;", part, cores,
       perRequest.get(part))));
     System.out.println(split);
+    after.threadSplitSince(before).forEach((part, shares) -> {
+      StringBuilder threads = new StringBuilder("bench: " + scenario + ": " + part + " CPU by thread group:");
+      shares.forEach((group, share) -> threads.append(String.format(Locale.ROOT, " %s %.0f%%;", group, 100 * share)));
+      System.out.println(threads);
+    });
     await(Future.all(loops), DRAIN_LIMIT, scenario + ": loops finishing their last request");
     Recorder.Result r = recorder.result(scenario);
     System.out.println("bench: " + scenario + ": " + r.requests() + " requests, " + r.errors() + " errors");
