@@ -66,12 +66,15 @@ public final class AgentSession {
     this.request = request;
     this.response = request.response();
     this.context = context;
-    this.writer = new EventWriter(this, services);
-    this.dispatcher = new Dispatcher(this, services);
-    this.liveness = new Liveness(this, services);
-    this.commands = new SessionCommands(this, services);
-    this.intake = new ResponseIntake(this, services, writer);
-    this.toolCalls = new PackToolCalls(this, services);
+    this.writer = new EventWriter(this, services.vertx(), services.writer(), services.requests(), services.usage(), services.approvals(),
+      services.metrics());
+    this.dispatcher = new Dispatcher(this, services.vertx(), services.requests(), services.router(), services.nodeId(),
+      services.settings().idleRedispatch(), services.metrics());
+    this.liveness = new Liveness(this, services.vertx(), services.settings().heartbeatTimeout(), services.settings().pingInterval());
+    this.commands = new SessionCommands(this, services.vertx(), services.settings().cancelGrace(), services.terminations(),
+      services.injections());
+    this.intake = new ResponseIntake(this, writer, services.ledger(), services.clock(), services.metrics());
+    this.toolCalls = new PackToolCalls(this, services.packTools(), services.metrics());
   }
 
   /** Wires the stream; the agent has {@code registerTimeout} to send RegisterAgent. */
