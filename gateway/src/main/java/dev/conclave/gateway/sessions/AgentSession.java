@@ -47,6 +47,8 @@ public final class AgentSession {
   private final SessionCommands commands;
   private final ResponseIntake intake;
   private final PackToolCalls toolCalls;
+  private final Registration registration;
+  private final Welcomes welcomes;
   private State state = State.AWAITING_REGISTER;
   private Registration.Registered registered;
   private InFlight inFlight;
@@ -75,6 +77,10 @@ public final class AgentSession {
       services.injections());
     this.intake = new ResponseIntake(this, writer, services.ledger(), services.clock(), services.metrics());
     this.toolCalls = new PackToolCalls(this, services.packTools(), services.metrics());
+    this.registration = new Registration(services.principals(), services.agents(), services.lifecycle(), services.presence(),
+      services.router(), services.terminations(), services.sessions(), services.nodeId(), services.clock());
+    this.welcomes = new Welcomes(services.tokens(), services.packTools(), services.secrets(), services.nodeId(),
+      services.settings().mcpEndpoint());
   }
 
   /** Wires the stream; the agent has {@code registerTimeout} to send RegisterAgent. */
@@ -149,7 +155,7 @@ public final class AgentSession {
     state = State.REGISTERING;
     pauseInbound();
     String requestedId = message.getRegister().getAgentId();
-    new Registration(services).perform(caller, message.getRegister()).onComplete(ar -> {
+    registration.perform(caller, message.getRegister()).onComplete(ar -> {
       if (state == State.CLOSED) {
         // the stream went away while registering: undo the presence claim
         if (ar.succeeded()) {
@@ -165,7 +171,7 @@ public final class AgentSession {
       registered = ar.result();
       state = State.REGISTERED;
       services.sessions().put(agentId(), this).ifPresent(old -> old.superseded());
-      Welcomes.issue(services, registered).onComplete(welcome -> {
+      welcomes.issue(registered).onComplete(welcome -> {
         if (state != State.REGISTERED) {
           return;
         }
