@@ -30,7 +30,7 @@ import java.util.Optional;
  * Registers an agent: checks the request and the principal, refuses an id that another principal
  * holds live or owns (an agent id, its conversation and its secrets belong to the principal that
  * registered it first), records a new epoch, ends requests left in flight by older sessions, and claims the
- * agent's presence (superseding the older session wherever it is).
+ * agent's presence (superseding the older session wherever it is). One per node; it keeps no state.
  */
 final class Registration {
 

@@ -18,7 +18,7 @@ import java.util.Set;
 /**
  * Builds the Welcome a registered agent receives: the tools its capabilities allow (built-ins and
  * live packs, cluster-wide), an MCP token that works on the MCP endpoint only, for those tools, and
- * its secrets (global ones overridden by its own), decrypted for this message only.
+ * its secrets (global ones overridden by its own), decrypted for this message only. One per node.
  */
 final class Welcomes {
 
