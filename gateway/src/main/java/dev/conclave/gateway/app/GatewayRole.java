@@ -37,11 +37,12 @@ import dev.conclave.gateway.presence.NodeRegistry;
 import dev.conclave.gateway.presence.Presence;
 import dev.conclave.gateway.registry.AgentRegistry;
 import dev.conclave.gateway.routing.AgentRouter;
+import dev.conclave.gateway.sessions.AgentSessions;
 import dev.conclave.gateway.sessions.LocalSessions;
 import dev.conclave.gateway.sessions.NodeCommandHandler;
 import dev.conclave.gateway.sessions.SessionDrain;
 import dev.conclave.gateway.sessions.SessionMetrics;
-import dev.conclave.gateway.sessions.SessionServices;
+import dev.conclave.gateway.sessions.SessionStores;
 import dev.conclave.gateway.store.AgentStore;
 import dev.conclave.gateway.store.ApprovalStore;
 import dev.conclave.gateway.store.BindingStore;
@@ -115,9 +116,9 @@ public final class GatewayRole implements RoleModule {
     ctx.metrics().gauge(MetricNames.GATEWAY_AGENTS_CONNECTED, sessions, LocalSessions::size);
     RegistryStore registryStore = new RegistryStore(pool);
     Lifecycle lifecycle = new Lifecycle(vertx, writer, registryStore, router, terminations, ctx.clock());
-    SessionServices services = new SessionServices(vertx, ctx.nodeId(), settings, writer, agents, requests, ledger, approvalStore,
-      injectionStore, usage, presence, router, terminations, ctx.principals(), ctx.tokens(), ctx.packTools(), ctx.edge(), sessions,
-      new SessionMetrics(ctx.metrics()), ctx.metrics(), ctx.clock(), ctx.secrets(), lifecycle);
+    SessionStores sessionStores = new SessionStores(ctx.principals(), agents, requests, writer, ledger, approvalStore, usage, injectionStore);
+    AgentSessions agentSessions = new AgentSessions(vertx, ctx.nodeId(), settings, sessionStores, new SessionMetrics(ctx.metrics()),
+      ctx.edge(), ctx.tokens(), ctx.secrets(), ctx.packTools(), ctx.clock(), sessions, presence, router, terminations, lifecycle);
 
     Mailbox mailbox = new Mailbox(writer, requests, bindings, ctx.access(), router, registryStore, ctx.clock());
     AgentDirectory directory = new AgentDirectory(agents, presence, ctx.access());
@@ -151,7 +152,7 @@ public final class GatewayRole implements RoleModule {
     EdgeContribution edge = new EdgeContribution() {
       @Override
       public void bindGrpc(GrpcServer server) {
-        server.addService(AgentStreamEndpoint.service(services));
+        server.addService(AgentStreamEndpoint.service(ctx.edge(), agentSessions));
         server.addService(client.service());
         server.addService(admin.service());
       }

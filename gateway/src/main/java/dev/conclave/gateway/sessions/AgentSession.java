@@ -1,10 +1,15 @@
 package dev.conclave.gateway.sessions;
 
 import dev.conclave.gateway.GatewayErrors;
+import dev.conclave.gateway.lifecycle.Lifecycle;
+import dev.conclave.gateway.mailbox.Terminations;
+import dev.conclave.gateway.presence.Presence;
 import dev.conclave.platform.auth.AuthErrors;
 import dev.conclave.platform.auth.Caller;
+import dev.conclave.platform.auth.LiveCredentials;
 import dev.conclave.platform.errors.ConclaveException;
 import dev.conclave.platform.errors.Failures;
+import dev.conclave.platform.server.EdgeSecurity;
 import dev.conclave.proto.coven.AgentMessage;
 import dev.conclave.proto.coven.CovenControlGrpcService;
 import dev.conclave.proto.coven.RegistrationError;
@@ -13,12 +18,14 @@ import dev.conclave.proto.coven.Shutdown;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
+import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonObject;
 import io.vertx.grpc.server.GrpcServerRequest;
 import io.vertx.grpc.server.GrpcServerResponse;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.time.Duration;
 import java.util.Optional;
 import java.util.UUID;
 
@@ -36,11 +43,22 @@ public final class AgentSession {
 
   enum State { AWAITING_REGISTER, REGISTERING, REGISTERED, CLOSED }
 
-  private final SessionServices services;
   private final Caller caller;
   private final GrpcServerRequest<AgentMessage, ServerMessage> request;
   private final GrpcServerResponse<AgentMessage, ServerMessage> response;
   private final Context context;
+  private final Vertx vertx;
+  private final String nodeId;
+  private final Duration registerTimeout;
+  private final EdgeSecurity edge;
+  private final LiveCredentials live;
+  private final SessionMetrics metrics;
+  private final Registration registration;
+  private final Welcomes welcomes;
+  private final LocalSessions sessions;
+  private final Presence presence;
+  private final Terminations terminations;
+  private final Lifecycle lifecycle;
   private final EventWriter writer;
   private final Dispatcher dispatcher;
   private final Liveness liveness;
@@ -60,18 +78,33 @@ public final class AgentSession {
   private long registerTimer = -1;
   private Runnable unwatch = () -> { };
 
-  public AgentSession(SessionServices services, Caller caller, GrpcServerRequest<AgentMessage, ServerMessage> request, Context context) {
-    this.services = services;
+  /** Made by {@link AgentSessions#open}, which also makes this session's parts ({@code parts}). */
+  AgentSession(Caller caller, GrpcServerRequest<AgentMessage, ServerMessage> request, Context context, AgentSessions parts,
+               Vertx vertx, String nodeId, Duration registerTimeout, EdgeSecurity edge, LiveCredentials live, SessionMetrics metrics,
+               Registration registration, Welcomes welcomes, LocalSessions sessions, Presence presence, Terminations terminations,
+               Lifecycle lifecycle) {
     this.caller = caller;
     this.request = request;
     this.response = request.response();
     this.context = context;
-    this.writer = new EventWriter(this, services);
-    this.dispatcher = new Dispatcher(this, services);
-    this.liveness = new Liveness(this, services);
-    this.commands = new SessionCommands(this, services);
-    this.intake = new ResponseIntake(this, services, writer);
-    this.toolCalls = new PackToolCalls(this, services);
+    this.vertx = vertx;
+    this.nodeId = nodeId;
+    this.registerTimeout = registerTimeout;
+    this.edge = edge;
+    this.live = live;
+    this.metrics = metrics;
+    this.registration = registration;
+    this.welcomes = welcomes;
+    this.sessions = sessions;
+    this.presence = presence;
+    this.terminations = terminations;
+    this.lifecycle = lifecycle;
+    this.writer = parts.eventWriter(this);
+    this.dispatcher = parts.dispatcher(this);
+    this.liveness = parts.liveness(this);
+    this.commands = parts.commands(this);
+    this.intake = parts.intake(this, writer);
+    this.toolCalls = parts.toolCalls(this);
   }
 
   /** Wires the stream; the agent has {@code registerTimeout} to send RegisterAgent. */
@@ -81,7 +114,7 @@ public final class AgentSession {
     request.messageHandler(frame -> {
       AgentMessage message;
       try {
-        message = services.edge().messages().decode(frame, CovenControlGrpcService.AgentStream.decoder());
+        message = edge.messages().decode(frame, CovenControlGrpcService.AgentStream.decoder());
       } catch (ConclaveException e) {
         if (state != State.CLOSED) {
           fail(e);
@@ -90,7 +123,7 @@ public final class AgentSession {
       }
       onMessage(message);
     });
-    services.edge().messages().bound(request, e -> {
+    edge.messages().bound(request, e -> {
       if (state != State.CLOSED) {
         fail(e);
       }
@@ -100,16 +133,16 @@ public final class AgentSession {
     request.errorHandler(err -> close("stream reset by the agent: " + err, Optional.empty()));
     request.endHandler(v -> close("agent closed its stream", Optional.empty()));
     response.exceptionHandler(err -> close("response stream failed: " + err.getMessage(), Optional.empty()));
-    if (services.sessions().draining()) {
+    if (sessions.draining()) {
       // a stopping node takes no new agents: they go to another node
       fail(GatewayErrors.nodeStopping());
       return;
     }
-    unwatch = services.tokens().live().watch(caller, this::revoked);
+    unwatch = live.watch(caller, this::revoked);
     // Coven agents wait for response headers before they register
     lastWrite = response.writeHead();
-    long timeout = services.settings().registerTimeout().toMillis();
-    registerTimer = services.vertx().setTimer(timeout, t -> {
+    long timeout = registerTimeout.toMillis();
+    registerTimer = vertx.setTimer(timeout, t -> {
       if (state == State.AWAITING_REGISTER) {
         fail(GatewayErrors.registerTimeout(timeout / 1000));
       }
@@ -137,32 +170,32 @@ public final class AgentSession {
       }
       case INJECTION_ACK -> commands.onInjectionAck(message.getInjectionAck());
       case EXECUTE_PACK_TOOL -> toolCalls.execute(message.getExecutePackTool());
-      default -> services.metrics().dropped(SessionMetrics.DropReason.UNKNOWN_MESSAGE, agentId(), "");
+      default -> metrics.dropped(SessionMetrics.DropReason.UNKNOWN_MESSAGE, agentId(), "");
     }
   }
 
   private void register(AgentMessage message) {
-    services.vertx().cancelTimer(registerTimer);
+    vertx.cancelTimer(registerTimer);
     state = State.REGISTERING;
     pauseInbound();
     String requestedId = message.getRegister().getAgentId();
-    new Registration(services).perform(caller, message.getRegister()).onComplete(ar -> {
+    registration.perform(caller, message.getRegister()).onComplete(ar -> {
       if (state == State.CLOSED) {
         // the stream went away while registering: undo the presence claim
         if (ar.succeeded()) {
-          services.presence().release(ar.result().presence());
+          presence.release(ar.result().presence());
         }
         return;
       }
-      services.edge().audit(caller, "agent.register", "agent_id=" + requestedId, ar.failed() ? ar.cause() : null, remote());
+      edge.audit(caller, "agent.register", "agent_id=" + requestedId, ar.failed() ? ar.cause() : null, remote());
       if (ar.failed()) {
         rejected(requestedId, ar.cause());
         return;
       }
       registered = ar.result();
       state = State.REGISTERED;
-      services.sessions().put(agentId(), this).ifPresent(old -> old.superseded());
-      Welcomes.issue(services, registered).onComplete(welcome -> {
+      sessions.put(agentId(), this).ifPresent(old -> old.superseded());
+      welcomes.issue(registered).onComplete(welcome -> {
         if (state != State.REGISTERED) {
           return;
         }
@@ -172,7 +205,7 @@ public final class AgentSession {
         }
         send(welcome.result());
         LOG.info("agent registered agent={} epoch={} principal={} node={} features={}", agentId(), epoch(),
-          registered.principal().id(), services.nodeId(), registered.agent().features());
+          registered.principal().id(), nodeId, registered.agent().features());
         resumeInbound();
         liveness.start();
         dispatcher.poll();
@@ -208,7 +241,7 @@ public final class AgentSession {
       return;
     }
     if (flight.cancelTimer() >= 0) {
-      services.vertx().cancelTimer(flight.cancelTimer());
+      vertx.cancelTimer(flight.cancelTimer());
     }
     inFlight = null;
     if (retiring) {
@@ -290,7 +323,7 @@ public final class AgentSession {
     String agent = agentId();
     send(ServerMessage.newBuilder().setShutdown(Shutdown.newBuilder()
       .setReason("retired: an operator retired this agent; it must not reconnect")).build());
-    services.lifecycle().retired(agent, "the request in flight finished").onComplete(ar -> runOnContext(() -> {
+    lifecycle.retired(agent, "the request in flight finished").onComplete(ar -> runOnContext(() -> {
       if (ar.failed()) {
         LOG.error("could not record an agent's retirement agent={}", agent, ar.cause());
       }
@@ -354,7 +387,7 @@ public final class AgentSession {
     State was = state;
     state = State.CLOSED;
     unwatch.run();
-    services.vertx().cancelTimer(registerTimer);
+    vertx.cancelTimer(registerTimer);
     liveness.stop();
     Future<Void> dispatchSettled = dispatcher.stop();
     if (!responseEnded) {
@@ -362,15 +395,15 @@ public final class AgentSession {
       endStream(status);
     }
     if (was == State.REGISTERED || was == State.REGISTERING && registered != null) {
-      LOG.info("agent disconnected agent={} epoch={} node={} reason={}", agentId(), epoch(), services.nodeId(), reason);
-      services.edge().lifecycle(caller, "agent.disconnect", "agent_id=" + agentId(), reason, remote());
+      LOG.info("agent disconnected agent={} epoch={} node={} reason={}", agentId(), epoch(), nodeId, reason);
+      edge.lifecycle(caller, "agent.disconnect", "agent_id=" + agentId(), reason, remote());
       // after any dispatch query still running has settled, so a request it took goes back to the
       // queue instead of ending as an error it never earned; the session leaves the node's table
       // only when all of this is done, so a draining node waits for it before closing its pool
-      Future.join(services.presence().release(registered.presence()),
-          dispatchSettled.compose(v -> services.terminations().sessionClosed(agentId(), epoch())))
+      Future.join(presence.release(registered.presence()),
+          dispatchSettled.compose(v -> terminations.sessionClosed(agentId(), epoch())))
         .onFailure(err -> LOG.error("could not finish closing a session agent={}", agentId(), err))
-        .onComplete(ar -> services.sessions().remove(agentId(), this));
+        .onComplete(ar -> sessions.remove(agentId(), this));
     } else {
       LOG.info("agent stream closed before registration principal={} reason={}", caller.principalId(), reason);
     }
@@ -403,7 +436,7 @@ public final class AgentSession {
       end.run();
       return;
     }
-    long timer = services.vertx().setTimer(END_AFTER_WRITES_MS, t -> {
+    long timer = vertx.setTimer(END_AFTER_WRITES_MS, t -> {
       try {
         response.cancel();
       } catch (RuntimeException alreadyGone) {
@@ -411,7 +444,7 @@ public final class AgentSession {
       }
     });
     pending.onComplete(ar -> {
-      services.vertx().cancelTimer(timer);
+      vertx.cancelTimer(timer);
       if (ar.succeeded()) {
         end.run();
       }
@@ -419,7 +452,7 @@ public final class AgentSession {
   }
 
   void runOnContext(Runnable action) {
-    if (Context.isOnEventLoopThread() && io.vertx.core.Vertx.currentContext() == context) {
+    if (Context.isOnEventLoopThread() && Vertx.currentContext() == context) {
       action.run();
     } else {
       context.runOnContext(v -> action.run());

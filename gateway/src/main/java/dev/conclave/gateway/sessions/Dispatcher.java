@@ -4,9 +4,14 @@ import dev.conclave.proto.coven.FileAttachment;
 import dev.conclave.proto.coven.SendMessage;
 import dev.conclave.proto.coven.ServerMessage;
 import dev.conclave.gateway.mailbox.Attachments;
+import dev.conclave.gateway.routing.AgentRouter;
+import dev.conclave.gateway.store.RequestStore;
 import io.vertx.core.Future;
+import io.vertx.core.Vertx;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+
+import java.time.Duration;
 
 /**
  * Hands the agent its next queued request when it has none in flight. Woken when work is queued;
@@ -17,16 +22,27 @@ final class Dispatcher {
   private static final Logger LOG = LoggerFactory.getLogger(Dispatcher.class);
 
   private final AgentSession session;
-  private final SessionServices services;
+  private final Vertx vertx;
+  private final RequestStore requests;
+  private final AgentRouter router;
+  private final String nodeId;
+  private final Duration idleRedispatch;
+  private final SessionMetrics metrics;
   private boolean polling;
   private boolean pollAgain;
   private boolean stopped;
   private long timer = -1;
   private io.vertx.core.Promise<Void> idle;
 
-  Dispatcher(AgentSession session, SessionServices services) {
+  Dispatcher(AgentSession session, Vertx vertx, RequestStore requests, AgentRouter router, String nodeId, Duration idleRedispatch,
+             SessionMetrics metrics) {
     this.session = session;
-    this.services = services;
+    this.vertx = vertx;
+    this.requests = requests;
+    this.router = router;
+    this.nodeId = nodeId;
+    this.idleRedispatch = idleRedispatch;
+    this.metrics = metrics;
   }
 
   void poll() {
@@ -39,15 +55,15 @@ final class Dispatcher {
     }
     polling = true;
     pollAgain = false;
-    services.requests().dispatchNext(session.agentId(), session.epoch(), services.nodeId()).onComplete(ar -> {
+    requests.dispatchNext(session.agentId(), session.epoch(), nodeId).onComplete(ar -> {
       polling = false;
       if (stopped || session.draining()) {
         // the session went away (or is handing over) while the query ran: the request was never
         // sent, so it goes back to the queue for the agent's next session
         Future<Void> undo = ar.succeeded() && ar.result().isPresent()
-          ? services.requests().requeue(ar.result().get().id(), session.epoch()).onSuccess(back -> {
+          ? requests.requeue(ar.result().get().id(), session.epoch()).onSuccess(back -> {
               if (back) {
-                services.router().wake(session.agentId());
+                router.wake(session.agentId());
               }
             }).mapEmpty()
           : Future.succeededFuture();
@@ -60,7 +76,7 @@ final class Dispatcher {
         return;
       }
       if (ar.result().isEmpty()) {
-        schedule(services.settings().idleRedispatch().toMillis());
+        schedule(idleRedispatch.toMillis());
         if (pollAgain) {
           poll();
         }
@@ -68,7 +84,7 @@ final class Dispatcher {
       }
       InFlight flight = new InFlight(ar.result().get());
       session.dispatched(flight);
-      services.metrics().dispatched();
+      metrics.dispatched();
       SendMessage.Builder msg = SendMessage.newBuilder()
         .setRequestId(flight.id().toString())
         .setThreadId(flight.conversationKey())
@@ -83,14 +99,14 @@ final class Dispatcher {
   }
 
   private void schedule(long delayMs) {
-    services.vertx().cancelTimer(timer);
-    timer = services.vertx().setTimer(delayMs, t -> poll());
+    vertx.cancelTimer(timer);
+    timer = vertx.setTimer(delayMs, t -> poll());
   }
 
   /** Stops dispatching; completes once no dispatch query is in flight any more. */
   Future<Void> stop() {
     stopped = true;
-    services.vertx().cancelTimer(timer);
+    vertx.cancelTimer(timer);
     if (!polling) {
       return Future.succeededFuture();
     }

@@ -1,13 +1,18 @@
 package dev.conclave.gateway.sessions;
 
+import dev.conclave.gateway.commit.LedgerWriter;
 import dev.conclave.gateway.ledger.Entries;
 import dev.conclave.gateway.ledger.EventKind;
 import dev.conclave.gateway.ledger.LedgerEntry;
 import dev.conclave.gateway.model.RequestState;
+import dev.conclave.gateway.store.ApprovalStore;
+import dev.conclave.gateway.store.RequestStore;
+import dev.conclave.gateway.store.UsageStore;
 import dev.conclave.proto.coven.MessageResponse;
 import dev.conclave.proto.coven.ServerMessage;
 import dev.conclave.proto.coven.ToolApprovalResponse;
 import io.vertx.core.Future;
+import io.vertx.core.Vertx;
 import io.vertx.sqlclient.SqlClient;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -17,7 +22,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Persists the in-flight request's events in order, in batches, through the {@link dev.conclave.gateway.commit.LedgerWriter}
+ * Persists the in-flight request's events in order, in batches, through the {@link LedgerWriter}
  * (which publishes them live once committed).
  *
  * <p>Backpressure: while too many events wait, the session stops reading the agent's stream, so a
@@ -41,13 +46,24 @@ final class EventWriter {
   }
 
   private final AgentSession session;
-  private final SessionServices services;
+  private final Vertx vertx;
+  private final LedgerWriter ledgerWriter;
+  private final RequestStore requests;
+  private final UsageStore usage;
+  private final ApprovalStore approvals;
+  private final SessionMetrics metrics;
   private final ArrayDeque<Pending> queue = new ArrayDeque<>();
   private boolean writing;
 
-  EventWriter(AgentSession session, SessionServices services) {
+  EventWriter(AgentSession session, Vertx vertx, LedgerWriter ledgerWriter, RequestStore requests, UsageStore usage,
+              ApprovalStore approvals, SessionMetrics metrics) {
     this.session = session;
-    this.services = services;
+    this.vertx = vertx;
+    this.ledgerWriter = ledgerWriter;
+    this.requests = requests;
+    this.usage = usage;
+    this.approvals = approvals;
+    this.metrics = metrics;
   }
 
   boolean idle() {
@@ -77,7 +93,7 @@ final class EventWriter {
 
   private void persist(InFlight flight, List<Pending> batch, int attempt) {
     List<LedgerEntry> entries = withAutoDecisions(flight, batch);
-    services.writer().write(session.agentId(), tx -> services.requests().lockInFlight(tx.sql(), flight.id(), session.epoch()).compose(stored -> {
+    ledgerWriter.write(session.agentId(), tx -> requests.lockInFlight(tx.sql(), flight.id(), session.epoch()).compose(stored -> {
       if (stored.isEmpty()) {
         return Future.succeededFuture(new Outcome(Result.DISCARDED, 0, entries));
       }
@@ -91,7 +107,7 @@ final class EventWriter {
       }
       return tx.append(flight.conversationKey(), session.agentId(), entries)
         .compose(firstSeq -> recordDetails(tx.sql(), flight, entries, firstSeq)
-          .compose(v -> services.requests().countEvents(tx.sql(), flight.id(), batch.size()))
+          .compose(v -> requests.countEvents(tx.sql(), flight.id(), batch.size()))
           .compose(v -> finishIfTerminal(tx.sql(), flight, batch))
           .map(v -> new Outcome(Result.WRITTEN, firstSeq, entries)));
     })).onComplete(ar -> {
@@ -102,7 +118,7 @@ final class EventWriter {
         long delay = 100L << (2 * attempt);
         LOG.warn("persisting agent events failed; retrying agent={} request={} attempt={} in={}ms error={}",
           session.agentId(), flight.id(), attempt, delay, ar.cause().getMessage());
-        services.vertx().setTimer(delay, t -> persist(flight, batch, attempt + 1));
+        vertx.setTimer(delay, t -> persist(flight, batch, attempt + 1));
       } else {
         writing = false;
         LOG.error("persisting agent events failed; closing the stream agent={} request={}", session.agentId(), flight.id(), ar.cause());
@@ -116,11 +132,11 @@ final class EventWriter {
     boolean terminal = last.entry().kind().terminal();
     if (outcome.result() == Result.DISCARDED) {
       flight.discard();
-      batch.forEach(p -> services.metrics().dropped(SessionMetrics.DropReason.CANCELLED_REQUEST, session.agentId(), flight.id().toString()));
+      batch.forEach(p -> metrics.dropped(SessionMetrics.DropReason.CANCELLED_REQUEST, session.agentId(), flight.id().toString()));
       queue.clear();
     } else {
       flight.persisted(batch.size());
-      services.metrics().persisted(outcome.entries().size());
+      metrics.persisted(outcome.entries().size());
       if (outcome.result() == Result.WRITTEN) {
         answerAutoApprovals(flight, outcome.entries());
       }
@@ -166,15 +182,15 @@ final class EventWriter {
       LedgerEntry e = entries.get(i);
       long seq = firstSeq + i;
       switch (e.kind()) {
-        case USAGE -> chain = chain.compose(v -> services.usage().recordUsage(tx, agentId, key, flight.id(), e.view().getUsage()));
-        case TOOL_USE -> chain = chain.compose(v -> services.usage().recordToolUse(tx, agentId, key, flight.id(),
+        case USAGE -> chain = chain.compose(v -> usage.recordUsage(tx, agentId, key, flight.id(), e.view().getUsage()));
+        case TOOL_USE -> chain = chain.compose(v -> usage.recordToolUse(tx, agentId, key, flight.id(),
           e.view().getToolUse().getId(), e.view().getToolUse().getName()));
-        case TOOL_STATE -> chain = chain.compose(v -> services.usage().recordToolState(tx, agentId, key, flight.id(), e.view().getToolState()));
+        case TOOL_STATE -> chain = chain.compose(v -> usage.recordToolState(tx, agentId, key, flight.id(), e.view().getToolState()));
         case TOOL_APPROVAL -> {
           var a = e.view().getToolApproval();
           chain = chain.compose(v -> flight.approveAll()
-            ? services.approvals().recordAutoApproved(tx, flight.id(), a.getToolId(), agentId, key, a.getToolName(), a.getInputJson(), seq)
-            : services.approvals().recordPending(tx, flight.id(), a.getToolId(), agentId, key, a.getToolName(), a.getInputJson(), seq));
+            ? approvals.recordAutoApproved(tx, flight.id(), a.getToolId(), agentId, key, a.getToolName(), a.getInputJson(), seq)
+            : approvals.recordPending(tx, flight.id(), a.getToolId(), agentId, key, a.getToolName(), a.getInputJson(), seq));
         }
         default -> {
         }
@@ -193,7 +209,7 @@ final class EventWriter {
       case CANCELLED -> RequestState.CANCELLED;
       default -> RequestState.ERROR;
     };
-    return services.requests().finishInFlight(tx, flight.id(), state)
-      .compose(v -> services.approvals().expireOf(tx, flight.id()));
+    return requests.finishInFlight(tx, flight.id(), state)
+      .compose(v -> approvals.expireOf(tx, flight.id()));
   }
 }

@@ -1,8 +1,11 @@
 package dev.conclave.gateway.sessions;
 
 import dev.conclave.gateway.GatewayErrors;
+import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpConnection;
+
+import java.time.Duration;
 
 /**
  * Notices dead agents: a stream silent past the heartbeat timeout is closed, and HTTP/2 PINGs on
@@ -11,14 +14,18 @@ import io.vertx.core.http.HttpConnection;
 final class Liveness {
 
   private final AgentSession session;
-  private final SessionServices services;
+  private final Vertx vertx;
+  private final Duration heartbeatTimeout;
+  private final Duration pingInterval;
   private long lastActivity = System.nanoTime();
   private long checkTimer = -1;
   private long pingTimer = -1;
 
-  Liveness(AgentSession session, SessionServices services) {
+  Liveness(AgentSession session, Vertx vertx, Duration heartbeatTimeout, Duration pingInterval) {
     this.session = session;
-    this.services = services;
+    this.vertx = vertx;
+    this.heartbeatTimeout = heartbeatTimeout;
+    this.pingInterval = pingInterval;
   }
 
   void touch() {
@@ -26,16 +33,16 @@ final class Liveness {
   }
 
   void start() {
-    long timeoutMs = services.settings().heartbeatTimeout().toMillis();
-    checkTimer = services.vertx().setPeriodic(Math.max(250, Math.min(timeoutMs / 3, 10_000)), t -> {
+    long timeoutMs = heartbeatTimeout.toMillis();
+    checkTimer = vertx.setPeriodic(Math.max(250, Math.min(timeoutMs / 3, 10_000)), t -> {
       long silentMs = (System.nanoTime() - lastActivity) / 1_000_000;
       if (silentMs > timeoutMs) {
         session.fail(GatewayErrors.idleTimeout(timeoutMs / 1000));
       }
     });
-    long pingMs = services.settings().pingInterval().toMillis();
+    long pingMs = pingInterval.toMillis();
     if (pingMs > 0) {
-      pingTimer = services.vertx().setPeriodic(pingMs, t -> ping(pingMs));
+      pingTimer = vertx.setPeriodic(pingMs, t -> ping(pingMs));
     }
   }
 
@@ -46,13 +53,13 @@ final class Liveness {
     }
     // the answer may queue behind a busy connection's frames: allow two intervals before giving up
     long patience = 2 * pingMs;
-    long deadline = services.vertx().setTimer(patience, t -> session.fail(GatewayErrors.agentUnreachable(patience / 1000)));
+    long deadline = vertx.setTimer(patience, t -> session.fail(GatewayErrors.agentUnreachable(patience / 1000)));
     // a PING answer proves the connection, not the agent: it does not count as activity
-    connection.ping(Buffer.buffer(new byte[8])).onComplete(ar -> services.vertx().cancelTimer(deadline));
+    connection.ping(Buffer.buffer(new byte[8])).onComplete(ar -> vertx.cancelTimer(deadline));
   }
 
   void stop() {
-    services.vertx().cancelTimer(checkTimer);
-    services.vertx().cancelTimer(pingTimer);
+    vertx.cancelTimer(checkTimer);
+    vertx.cancelTimer(pingTimer);
   }
 }

@@ -1,5 +1,6 @@
 package dev.conclave.gateway.sessions;
 
+import dev.conclave.platform.packs.PackTools;
 import dev.conclave.platform.packs.ToolCall;
 import dev.conclave.platform.packs.ToolOutcome;
 import dev.conclave.proto.coven.ExecutePackTool;
@@ -21,12 +22,14 @@ final class PackToolCalls {
   static final int MAX_IN_FLIGHT = 64;
 
   private final AgentSession session;
-  private final SessionServices services;
+  private final PackTools packTools;
+  private final SessionMetrics metrics;
   private final Set<String> running = new HashSet<>();
 
-  PackToolCalls(AgentSession session, SessionServices services) {
+  PackToolCalls(AgentSession session, PackTools packTools, SessionMetrics metrics) {
     this.session = session;
-    this.services = services;
+    this.packTools = packTools;
+    this.metrics = metrics;
   }
 
   void execute(ExecutePackTool request) {
@@ -40,7 +43,7 @@ final class PackToolCalls {
       return;
     }
     if (running.contains(id)) {
-      services.metrics().dropped(SessionMetrics.DropReason.DUPLICATE_TOOL_CALL, session.agentId(), id);
+      metrics.dropped(SessionMetrics.DropReason.DUPLICATE_TOOL_CALL, session.agentId(), id);
       return;
     }
     if (running.size() >= MAX_IN_FLIGHT) {
@@ -52,7 +55,7 @@ final class PackToolCalls {
     Registration.Registered r = session.registration();
     ToolCall call = new ToolCall(UUID.randomUUID().toString(), id, r.agent().agentId(), r.principal().id(),
       Set.copyOf(r.agent().capabilities()), request.getToolName(), request.getInputJson(), ToolCall.ORIGIN_AGENT_STREAM);
-    services.packTools().execute(call).onComplete(ar -> session.runOnContext(() -> {
+    packTools.execute(call).onComplete(ar -> session.runOnContext(() -> {
       running.remove(id);
       answer(id, ar.succeeded() ? ar.result()
         : ToolOutcome.failed(ToolOutcome.Status.UNAVAILABLE, "tool '" + request.getToolName() + "' could not run: " + ar.cause().getMessage()));

@@ -1,13 +1,19 @@
 package dev.conclave.gateway.sessions;
 
 import dev.conclave.gateway.GatewayErrors;
+import dev.conclave.gateway.lifecycle.Lifecycle;
+import dev.conclave.gateway.mailbox.Terminations;
 import dev.conclave.gateway.model.AgentRecord;
 import dev.conclave.gateway.model.LifecycleState;
+import dev.conclave.gateway.presence.Presence;
 import dev.conclave.gateway.presence.PresenceEntry;
+import dev.conclave.gateway.routing.AgentRouter;
 import dev.conclave.gateway.routing.NodeCommand;
+import dev.conclave.gateway.store.AgentStore;
 import dev.conclave.platform.access.Audience;
 import dev.conclave.platform.auth.Caller;
 import dev.conclave.platform.auth.Principal;
+import dev.conclave.platform.auth.PrincipalStore;
 import dev.conclave.platform.errors.ConclaveException;
 import dev.conclave.platform.validation.TextRules;
 import dev.conclave.proto.coven.RegisterAgent;
@@ -16,6 +22,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.security.SecureRandom;
+import java.time.Clock;
 import java.util.HexFormat;
 import java.util.Optional;
 
@@ -23,7 +30,7 @@ import java.util.Optional;
  * Registers an agent: checks the request and the principal, refuses an id that another principal
  * holds live or owns (an agent id, its conversation and its secrets belong to the principal that
  * registered it first), records a new epoch, ends requests left in flight by older sessions, and claims the
- * agent's presence (superseding the older session wherever it is).
+ * agent's presence (superseding the older session wherever it is). One per node; it keeps no state.
  */
 final class Registration {
 
@@ -33,10 +40,27 @@ final class Registration {
   record Registered(AgentRecord agent, PresenceEntry presence, Principal principal) {
   }
 
-  private final SessionServices services;
+  private final PrincipalStore principals;
+  private final AgentStore agents;
+  private final Lifecycle lifecycle;
+  private final Presence presence;
+  private final AgentRouter router;
+  private final Terminations terminations;
+  private final LocalSessions sessions;
+  private final String nodeId;
+  private final Clock clock;
 
-  Registration(SessionServices services) {
-    this.services = services;
+  Registration(PrincipalStore principals, AgentStore agents, Lifecycle lifecycle, Presence presence, AgentRouter router,
+               Terminations terminations, LocalSessions sessions, String nodeId, Clock clock) {
+    this.principals = principals;
+    this.agents = agents;
+    this.lifecycle = lifecycle;
+    this.presence = presence;
+    this.router = router;
+    this.terminations = terminations;
+    this.sessions = sessions;
+    this.nodeId = nodeId;
+    this.clock = clock;
   }
 
   /** Validation failures come back as ConclaveException; refusals as RegistrationRejected. */
@@ -53,17 +77,17 @@ final class Registration {
     if (badName.isPresent()) {
       return Future.failedFuture(GatewayErrors.badAgentName(badName.get()));
     }
-    return services.principals().find(caller.principalId())
+    return principals.find(caller.principalId())
       .compose(found -> checkPrincipal(caller, found))
       .compose(principal -> checkNotHeldByOther(agentId, principal).map(principal))
       .compose(principal -> checkNotRetired(agentId).map(principal))
-      .compose(principal -> services.agents().register(principal.id(), request, caller.isAdmin()).compose(agent -> agent.isPresent()
+      .compose(principal -> agents.register(principal.id(), request, caller.isAdmin()).compose(agent -> agent.isPresent()
         ? Future.succeededFuture(new Object[] {principal, agent.get()})
         : Future.failedFuture(new RegistrationRejected(GatewayErrors.agentIdOwned(agentId), suggestId(agentId)))))
       .compose(pair -> {
         Principal principal = (Principal) pair[0];
         AgentRecord agent = (AgentRecord) pair[1];
-        return services.lifecycle().connected(agentId).compose(v -> endOlderInFlight(agent))
+        return lifecycle.connected(agentId).compose(v -> endOlderInFlight(agent))
           .compose(v -> claimPresence(agent)).map(presence -> new Registered(agent, presence, principal));
       });
   }
@@ -85,7 +109,7 @@ final class Registration {
   }
 
   private Future<Void> checkNotHeldByOther(String agentId, Principal principal) {
-    return services.presence().get(agentId).compose(current -> {
+    return presence.get(agentId).compose(current -> {
       if (current.isPresent() && !current.get().principalId().equals(principal.id()) && live(current.get())) {
         return Future.failedFuture(new RegistrationRejected(GatewayErrors.agentIdTaken(agentId), suggestId(agentId)));
       }
@@ -98,12 +122,12 @@ final class Registration {
    * flight (its old session's request ends with that session), so its retirement completes now.
    */
   private Future<Void> checkNotRetired(String agentId) {
-    return services.lifecycle().state(agentId).compose(state -> {
+    return lifecycle.state(agentId).compose(state -> {
       if (state.isEmpty() || (state.get() != LifecycleState.RETIRED && state.get() != LifecycleState.RETIRING)) {
         return Future.succeededFuture();
       }
       Future<?> settled = state.get() == LifecycleState.RETIRING
-        ? services.lifecycle().retired(agentId, "reconnected while retiring, with nothing in flight")
+        ? lifecycle.retired(agentId, "reconnected while retiring, with nothing in flight")
         : Future.succeededFuture();
       return settled.compose(v -> Future.failedFuture(new RegistrationRejected(GatewayErrors.agentRetired(agentId), "")));
     });
@@ -111,21 +135,21 @@ final class Registration {
 
   /** An entry of this node is live only if the session still exists here. */
   private boolean live(PresenceEntry entry) {
-    if (!entry.node().equals(services.nodeId())) {
+    if (!entry.node().equals(nodeId)) {
       return true;
     }
-    return services.sessions().get(entry.agentId()).filter(s -> s.epoch() == entry.epoch()).isPresent();
+    return sessions.get(entry.agentId()).filter(s -> s.epoch() == entry.epoch()).isPresent();
   }
 
   private Future<Void> endOlderInFlight(AgentRecord agent) {
-    return services.terminations().disconnected(agent.agentId(), agent.epoch() - 1).mapEmpty();
+    return terminations.disconnected(agent.agentId(), agent.epoch() - 1).mapEmpty();
   }
 
   private Future<PresenceEntry> claimPresence(AgentRecord agent) {
-    PresenceEntry mine = new PresenceEntry(agent.agentId(), agent.principalId(), services.nodeId(), agent.epoch(),
-      agent.name(), agent.capabilities(), agent.features(), agent.metadata(), services.clock().instant());
-    return services.presence().claim(mine).map(previous -> {
-      previous.filter(p -> !p.sameSession(mine)).ifPresent(p -> services.router().send(p, NodeCommand.supersede(p.agentId(), p.epoch()))
+    PresenceEntry mine = new PresenceEntry(agent.agentId(), agent.principalId(), nodeId, agent.epoch(),
+      agent.name(), agent.capabilities(), agent.features(), agent.metadata(), clock.instant());
+    return presence.claim(mine).map(previous -> {
+      previous.filter(p -> !p.sameSession(mine)).ifPresent(p -> router.send(p, NodeCommand.supersede(p.agentId(), p.epoch()))
         .onFailure(err -> LOG.debug("supersede not delivered agent={} node={} error={}", p.agentId(), p.node(), err.getMessage())));
       return mine;
     });

@@ -2,9 +2,11 @@ package dev.conclave.gateway.sessions;
 
 import dev.conclave.gateway.ledger.Entries;
 import dev.conclave.gateway.ledger.LedgerEntry;
+import dev.conclave.gateway.store.LedgerStore;
 import dev.conclave.platform.errors.ConclaveException;
 import dev.conclave.proto.coven.MessageResponse;
 
+import java.time.Clock;
 import java.util.Optional;
 
 /**
@@ -16,13 +18,17 @@ import java.util.Optional;
 final class ResponseIntake {
 
   private final AgentSession session;
-  private final SessionServices services;
   private final EventWriter writer;
+  private final LedgerStore ledger;
+  private final Clock clock;
+  private final SessionMetrics metrics;
 
-  ResponseIntake(AgentSession session, SessionServices services, EventWriter writer) {
+  ResponseIntake(AgentSession session, EventWriter writer, LedgerStore ledger, Clock clock, SessionMetrics metrics) {
     this.session = session;
-    this.services = services;
     this.writer = writer;
+    this.ledger = ledger;
+    this.clock = clock;
+    this.metrics = metrics;
   }
 
   void accept(MessageResponse r) {
@@ -30,21 +36,21 @@ final class ResponseIntake {
     String agentId = session.agentId();
     String id = r.getRequestId();
     if (flight == null || !flight.id().toString().equals(id)) {
-      services.metrics().dropped(SessionMetrics.DropReason.UNKNOWN_REQUEST, agentId, id);
+      metrics.dropped(SessionMetrics.DropReason.UNKNOWN_REQUEST, agentId, id);
       return;
     }
     if (flight.terminalReceived()) {
-      services.metrics().dropped(SessionMetrics.DropReason.FINISHED_REQUEST, agentId, id);
+      metrics.dropped(SessionMetrics.DropReason.FINISHED_REQUEST, agentId, id);
       return;
     }
     String name = session.registration().agent().name().isEmpty() ? agentId : session.registration().agent().name();
-    Optional<LedgerEntry> entry = Entries.fromAgent(r, agentId, name, flight.id(), services.clock().instant(), flight.fullText());
+    Optional<LedgerEntry> entry = Entries.fromAgent(r, agentId, name, flight.id(), clock.instant(), flight.fullText());
     if (entry.isEmpty()) {
-      services.metrics().dropped(SessionMetrics.DropReason.UNKNOWN_EVENT, agentId, id);
+      metrics.dropped(SessionMetrics.DropReason.UNKNOWN_EVENT, agentId, id);
       return;
     }
     try {
-      services.ledger().checkSize(entry.get());
+      ledger.checkSize(entry.get());
     } catch (ConclaveException tooLarge) {
       // the agent ends up disconnected; its request ends like any other whose agent went away
       session.fail(tooLarge);
@@ -54,7 +60,7 @@ final class ResponseIntake {
       flight.markTerminalReceived();
     }
     if (flight.discarded()) {
-      services.metrics().dropped(SessionMetrics.DropReason.CANCELLED_REQUEST, agentId, id);
+      metrics.dropped(SessionMetrics.DropReason.CANCELLED_REQUEST, agentId, id);
       if (flight.terminalReceived() && writer.idle()) {
         session.requestEnded(flight);
       }

@@ -1,7 +1,9 @@
 package dev.conclave.gateway.sessions;
 
 import dev.conclave.gateway.GatewayErrors;
+import dev.conclave.gateway.mailbox.Terminations;
 import dev.conclave.gateway.routing.NodeCommand;
+import dev.conclave.gateway.store.InjectionStore;
 import dev.conclave.platform.errors.ConclaveException;
 import dev.conclave.proto.coven.CancelRequest;
 import dev.conclave.proto.coven.InjectContext;
@@ -10,10 +12,12 @@ import dev.conclave.proto.coven.InjectionPriority;
 import dev.conclave.proto.coven.ServerMessage;
 import dev.conclave.proto.coven.ToolApprovalResponse;
 import io.vertx.core.Future;
+import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonObject;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.time.Duration;
 import java.util.Optional;
 import java.util.UUID;
 
@@ -27,11 +31,17 @@ final class SessionCommands {
   private static final JsonObject OK = new JsonObject().put("ok", true);
 
   private final AgentSession session;
-  private final SessionServices services;
+  private final Vertx vertx;
+  private final Duration cancelGrace;
+  private final Terminations terminations;
+  private final InjectionStore injections;
 
-  SessionCommands(AgentSession session, SessionServices services) {
+  SessionCommands(AgentSession session, Vertx vertx, Duration cancelGrace, Terminations terminations, InjectionStore injections) {
     this.session = session;
-    this.services = services;
+    this.vertx = vertx;
+    this.cancelGrace = cancelGrace;
+    this.terminations = terminations;
+    this.injections = injections;
   }
 
   Future<JsonObject> handle(JsonObject command) {
@@ -75,8 +85,8 @@ final class SessionCommands {
     }
     if (flight.askCancelOnce()) {
       session.send(ServerMessage.newBuilder().setCancelRequest(CancelRequest.newBuilder().setRequestId(requestId.toString()).setReason(reason)).build());
-      long grace = services.settings().cancelGrace().toMillis();
-      flight.cancelTimer(services.vertx().setTimer(grace, t -> session.runOnContext(() -> cancelGraceExpired(flight, reason))));
+      long grace = cancelGrace.toMillis();
+      flight.cancelTimer(vertx.setTimer(grace, t -> session.runOnContext(() -> cancelGraceExpired(flight, reason))));
     }
     return Future.succeededFuture(new JsonObject().put("ok", true).put("inFlight", true));
   }
@@ -87,7 +97,7 @@ final class SessionCommands {
       return;
     }
     LOG.warn("agent did not confirm a cancel in time; the gateway ends the request agent={} request={}", session.agentId(), flight.id());
-    services.terminations().cancel(flight.id(), reason + " (the agent did not confirm in time)", flight.request().principalId())
+    terminations.cancel(flight.id(), reason + " (the agent did not confirm in time)", flight.request().principalId())
       .onComplete(ar -> session.runOnContext(flight::discard));
   }
 
@@ -139,7 +149,7 @@ final class SessionCommands {
       LOG.info("injection ack for an id the gateway never issued agent={} injection={}", session.agentId(), ack.getInjectionId());
       return;
     }
-    services.injections().recordAck(id, session.agentId(), ack.getAccepted(), ack.hasReason() ? Optional.of(ack.getReason()) : Optional.empty())
+    injections.recordAck(id, session.agentId(), ack.getAccepted(), ack.hasReason() ? Optional.of(ack.getReason()) : Optional.empty())
       .onSuccess(known -> {
         if (!known) {
           LOG.info("injection ack for an unknown injection agent={} injection={}", session.agentId(), id);

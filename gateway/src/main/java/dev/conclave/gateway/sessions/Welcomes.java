@@ -1,6 +1,9 @@
 package dev.conclave.gateway.sessions;
 
 import dev.conclave.platform.auth.AgentScope;
+import dev.conclave.platform.auth.TokenService;
+import dev.conclave.platform.packs.PackTools;
+import dev.conclave.platform.secrets.Secrets;
 import dev.conclave.proto.coven.ServerMessage;
 import dev.conclave.proto.coven.Welcome;
 import io.vertx.core.Future;
@@ -15,7 +18,7 @@ import java.util.Set;
 /**
  * Builds the Welcome a registered agent receives: the tools its capabilities allow (built-ins and
  * live packs, cluster-wide), an MCP token that works on the MCP endpoint only, for those tools, and
- * its secrets (global ones overridden by its own), decrypted for this message only.
+ * its secrets (global ones overridden by its own), decrypted for this message only. One per node.
  */
 final class Welcomes {
 
@@ -24,27 +27,38 @@ final class Welcomes {
   /** MCP tokens are short-lived; an agent gets a fresh one on every registration. */
   static final Duration MCP_TOKEN_TTL = Duration.ofHours(24);
 
-  private Welcomes() {
+  private final TokenService tokens;
+  private final PackTools packTools;
+  private final Secrets secrets;
+  private final String nodeId;
+  private final String mcpEndpoint;
+
+  Welcomes(TokenService tokens, PackTools packTools, Secrets secrets, String nodeId, String mcpEndpoint) {
+    this.tokens = tokens;
+    this.packTools = packTools;
+    this.secrets = secrets;
+    this.nodeId = nodeId;
+    this.mcpEndpoint = mcpEndpoint;
   }
 
-  static Future<ServerMessage> issue(SessionServices services, Registration.Registered r) {
+  Future<ServerMessage> issue(Registration.Registered r) {
     Set<String> capabilities = Set.copyOf(r.agent().capabilities());
-    var mcp = services.tokens().issueMcp(r.principal(), MCP_TOKEN_TTL, new AgentScope(r.agent().agentId(), capabilities));
+    var mcp = tokens.issueMcp(r.principal(), MCP_TOKEN_TTL, new AgentScope(r.agent().agentId(), capabilities));
     // a registry hiccup costs the agent its tool list until it reconnects, not its registration
-    var tools = services.packTools().available(capabilities).recover(err -> {
+    var tools = packTools.available(capabilities).recover(err -> {
       LOG.warn("tool registry unreadable; welcoming without tools agent={} error={}", r.agent().agentId(), err.getMessage());
       return Future.succeededFuture(List.of());
     });
     // no secrets, no registration: an agent missing its environment would fail later and less clearly
-    var secrets = services.secrets().resolveFor(r.agent().agentId());
-    return Future.all(mcp, tools, secrets).map(v -> ServerMessage.newBuilder().setWelcome(Welcome.newBuilder()
-      .setServerId(services.nodeId())
+    var resolved = secrets.resolveFor(r.agent().agentId());
+    return Future.all(mcp, tools, resolved).map(v -> ServerMessage.newBuilder().setWelcome(Welcome.newBuilder()
+      .setServerId(nodeId)
       .setAgentId(r.agent().agentId())
       .setInstanceId(r.agent().instanceId())
       .setPrincipalId(r.principal().id().toString())
       .addAllAvailableTools(tools.result())
       .setMcpToken(mcp.result().token())
-      .setMcpEndpoint(services.settings().mcpEndpoint())
-      .putAllSecrets(secrets.result())).build());
+      .setMcpEndpoint(mcpEndpoint)
+      .putAllSecrets(resolved.result())).build());
   }
 }
