@@ -17,7 +17,7 @@ import java.util.function.Consumer;
 
 /**
  * Every write that appends to the conversation ledger goes through here, so the rule "append, commit,
- * then publish" exists once.
+ * then publish" exists once; so does the dispatch of a request to its agent, to share the commits.
  *
  * <p>Group commit: each lane runs one transaction at a time; the units that arrive while one runs
  * share the next (up to {@link #MAX_UNITS}), their statements pipelined on its connection, and one

@@ -78,7 +78,7 @@ public final class AgentSessions {
   }
 
   Dispatcher dispatcher(AgentSession session) {
-    return new Dispatcher(session, vertx, stores.requests(), router, nodeId, settings.idleRedispatch(), metrics);
+    return new Dispatcher(session, vertx, stores.requests(), stores.ledgerWriter(), router, nodeId, settings.idleRedispatch(), metrics);
   }
 
   Liveness liveness(AgentSession session) {

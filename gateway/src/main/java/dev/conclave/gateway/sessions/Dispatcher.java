@@ -1,5 +1,6 @@
 package dev.conclave.gateway.sessions;
 
+import dev.conclave.gateway.commit.LedgerWriter;
 import dev.conclave.proto.coven.FileAttachment;
 import dev.conclave.proto.coven.SendMessage;
 import dev.conclave.proto.coven.ServerMessage;
@@ -12,6 +13,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.time.Duration;
+import java.util.Optional;
 
 /**
  * Hands the agent its next queued request when it has none in flight. Woken when work is queued;
@@ -24,6 +26,7 @@ final class Dispatcher {
   private final AgentSession session;
   private final Vertx vertx;
   private final RequestStore requests;
+  private final LedgerWriter writer;
   private final AgentRouter router;
   private final String nodeId;
   private final Duration idleRedispatch;
@@ -34,11 +37,12 @@ final class Dispatcher {
   private long timer = -1;
   private io.vertx.core.Promise<Void> idle;
 
-  Dispatcher(AgentSession session, Vertx vertx, RequestStore requests, AgentRouter router, String nodeId, Duration idleRedispatch,
-             SessionMetrics metrics) {
+  Dispatcher(AgentSession session, Vertx vertx, RequestStore requests, LedgerWriter writer, AgentRouter router, String nodeId,
+             Duration idleRedispatch, SessionMetrics metrics) {
     this.session = session;
     this.vertx = vertx;
     this.requests = requests;
+    this.writer = writer;
     this.router = router;
     this.nodeId = nodeId;
     this.idleRedispatch = idleRedispatch;
@@ -55,7 +59,12 @@ final class Dispatcher {
     }
     polling = true;
     pollAgain = false;
-    requests.dispatchNext(session.agentId(), session.epoch(), nodeId).onComplete(ar -> {
+    // through the ledger writer: the dispatch commits together with the other writes queued there
+    String agentId = session.agentId();
+    long epoch = session.epoch();
+    writer.write(agentId, tx -> requests.dispatchNext(tx.sql(), agentId, epoch, nodeId))
+      .recover(err -> RequestStore.lostDispatchRace(err) ? Future.succeededFuture(Optional.empty()) : Future.failedFuture(err))
+      .onComplete(ar -> {
       polling = false;
       if (stopped || session.draining()) {
         // the session went away (or is handing over) while the query ran: the request was never

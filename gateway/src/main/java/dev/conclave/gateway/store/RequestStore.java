@@ -44,12 +44,12 @@ public final class RequestStore {
   }
 
   /**
-   * Hands the agent's oldest queued request to the session with {@code epoch}, if that session is
-   * still the agent's newest, the agent is Running, and nothing else is in flight (the partial unique
-   * index enforces it).
+   * Hands the agent's oldest queued request to the session with {@code epoch} (in the caller's
+   * transaction), if that session is still the agent's newest, the agent is Running, and nothing else
+   * is in flight (the partial unique index enforces it: see {@link #lostDispatchRace}).
    */
-  public Future<Optional<RequestRecord>> dispatchNext(String agentId, long epoch, String node) {
-    return pool.preparedQuery("UPDATE gateway.requests SET state = 'dispatched', dispatched_at = now(), dispatch_epoch = $2, dispatch_node = $3"
+  public Future<Optional<RequestRecord>> dispatchNext(SqlClient tx, String agentId, long epoch, String node) {
+    return tx.preparedQuery("UPDATE gateway.requests SET state = 'dispatched', dispatched_at = now(), dispatch_epoch = $2, dispatch_node = $3"
         + " WHERE id = (SELECT id FROM gateway.requests WHERE agent_id = $1 AND state = 'queued' ORDER BY queue_seq LIMIT 1 FOR UPDATE SKIP LOCKED)"
         + " AND NOT EXISTS (SELECT 1 FROM gateway.requests WHERE agent_id = $1 AND state = 'dispatched')"
         + " AND (SELECT epoch FROM gateway.agents WHERE agent_id = $1) = $2"
@@ -57,8 +57,15 @@ public final class RequestStore {
         + " AND (SELECT lifecycle FROM gateway.agents WHERE agent_id = $1) = 'running'"
         + " RETURNING " + COLUMNS)
       .execute(Tuple.of(agentId, epoch, node))
-      .map(rows -> Rows.first(rows, RequestStore::map))
-      .recover(err -> PgErrors.uniqueViolation(err, "requests_one_in_flight") ? Future.succeededFuture(Optional.empty()) : Future.failedFuture(err));
+      .map(rows -> Rows.first(rows, RequestStore::map));
+  }
+
+  /**
+   * Whether a failed {@link #dispatchNext} only lost a race: another session took the agent's one
+   * in-flight slot first (the partial unique index refused the second).
+   */
+  public static boolean lostDispatchRace(Throwable err) {
+    return PgErrors.uniqueViolation(err, "requests_one_in_flight");
   }
 
   /**
