@@ -114,6 +114,10 @@ public final class GatewayRole implements RoleModule {
     Terminations terminations = new Terminations(writer, requests, approvalStore, agents, ctx.clock());
     LocalSessions sessions = new LocalSessions();
     ctx.metrics().gauge(MetricNames.GATEWAY_AGENTS_CONNECTED, sessions, LocalSessions::size);
+    io.micrometer.core.instrument.FunctionCounter.builder(MetricNames.GATEWAY_LEDGER_TRANSACTIONS, writer, LedgerWriter::transactions)
+      .register(ctx.metrics());
+    io.micrometer.core.instrument.FunctionCounter.builder(MetricNames.GATEWAY_LEDGER_WRITES, writer, LedgerWriter::units)
+      .register(ctx.metrics());
     RegistryStore registryStore = new RegistryStore(pool);
     Lifecycle lifecycle = new Lifecycle(vertx, writer, registryStore, router, terminations, ctx.clock());
     SessionStores sessionStores = new SessionStores(ctx.principals(), agents, requests, writer, ledger, approvalStore, usage, injectionStore);

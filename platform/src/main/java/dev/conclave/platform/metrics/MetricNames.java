@@ -28,6 +28,10 @@ public final class MetricNames {
   public static final String GATEWAY_REQUESTS_DISPATCHED = "conclave_gateway_requests_dispatched";
   /** Agent streams open on this node (a gauge). */
   public static final String GATEWAY_AGENTS_CONNECTED = "conclave_gateway_agents_connected";
+  /** Transactions the ledger writer committed (each carries one or more writes: group commit). */
+  public static final String GATEWAY_LEDGER_TRANSACTIONS = "conclave_gateway_ledger_transactions";
+  /** Writes the ledger writer committed; divided by the transactions, how many shared each commit. */
+  public static final String GATEWAY_LEDGER_WRITES = "conclave_gateway_ledger_writes";
   /** Live subscribers that fell behind and switched to reading the ledger. */
   public static final String GATEWAY_SUBSCRIBER_CATCHUPS = "conclave_gateway_subscribers_catchups";
 
