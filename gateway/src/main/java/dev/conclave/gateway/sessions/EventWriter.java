@@ -20,6 +20,7 @@ import org.slf4j.LoggerFactory;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * Persists the in-flight request's events in order, in batches, through the {@link LedgerWriter}
@@ -93,6 +94,9 @@ final class EventWriter {
 
   private void persist(InFlight flight, List<Pending> batch, int attempt) {
     List<LedgerEntry> entries = withAutoDecisions(flight, batch);
+    if (entries.stream().anyMatch(e -> e.kind() == EventKind.TOOL_APPROVAL)) {
+      flight.approvalAsked();
+    }
     ledgerWriter.write(session.agentId(), tx -> requests.lockInFlight(tx.sql(), flight.id(), session.epoch()).compose(stored -> {
       if (stored.isEmpty()) {
         return Future.succeededFuture(new Outcome(Result.DISCARDED, 0, entries));
@@ -107,8 +111,8 @@ final class EventWriter {
       }
       return tx.append(flight.conversationKey(), session.agentId(), entries)
         .compose(firstSeq -> recordDetails(tx.sql(), flight, entries, firstSeq)
-          .compose(v -> requests.countEvents(tx.sql(), flight.id(), batch.size()))
-          .compose(v -> finishIfTerminal(tx.sql(), flight, batch))
+          .compose(v -> requests.countEvents(tx.sql(), flight.id(), batch.size(), endState(batch)))
+          .compose(v -> expireApprovalsIfTerminal(tx.sql(), flight, batch))
           .map(v -> new Outcome(Result.WRITTEN, firstSeq, entries)));
     })).onComplete(ar -> {
       if (ar.succeeded()) {
@@ -199,17 +203,24 @@ final class EventWriter {
     return chain;
   }
 
-  private Future<Void> finishIfTerminal(SqlClient tx, InFlight flight, List<Pending> batch) {
+  /** The state the request ends in when the batch ends with its terminal event. */
+  private static Optional<RequestState> endState(List<Pending> batch) {
     EventKind kind = batch.get(batch.size() - 1).entry().kind();
     if (!kind.terminal()) {
-      return Future.succeededFuture();
+      return Optional.empty();
     }
-    RequestState state = switch (kind) {
+    return Optional.of(switch (kind) {
       case DONE -> RequestState.DONE;
       case CANCELLED -> RequestState.CANCELLED;
       default -> RequestState.ERROR;
-    };
-    return requests.finishInFlight(tx, flight.id(), state)
-      .compose(v -> approvals.expireOf(tx, flight.id()));
+    });
+  }
+
+  /** A request that ends expires its approvals still pending; one that never asked for any has none. */
+  private Future<Void> expireApprovalsIfTerminal(SqlClient tx, InFlight flight, List<Pending> batch) {
+    if (!batch.get(batch.size() - 1).entry().kind().terminal() || !flight.approvalsAsked()) {
+      return Future.succeededFuture();
+    }
+    return approvals.expireOf(tx, flight.id());
   }
 }

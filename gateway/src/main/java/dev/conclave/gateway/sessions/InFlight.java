@@ -28,6 +28,7 @@ final class InFlight {
   private boolean discarded;
   private boolean terminalReceived;
   private boolean cancelAsked;
+  private boolean approvalsAsked;
   private long persistedEvents;
   private long cancelTimer = -1;
 
@@ -56,6 +57,16 @@ final class InFlight {
   /** From now on every tool approval of this request is granted without asking. */
   void approveAllFromNowOn() {
     approveAll = true;
+  }
+
+  /** Whether the agent asked for a tool approval in this request (it may still be pending). */
+  boolean approvalsAsked() {
+    return approvalsAsked;
+  }
+
+  /** The agent asked for a tool approval; set before the request's event is stored. */
+  void approvalAsked() {
+    approvalsAsked = true;
   }
 
   boolean discarded() {

@@ -89,16 +89,14 @@ public final class RequestStore {
       .map(rows -> Rows.first(rows, r -> r.getLong("agent_events")));
   }
 
-  public Future<Void> countEvents(SqlClient tx, UUID id, int n) {
-    return tx.preparedQuery("UPDATE gateway.requests SET agent_events = agent_events + $2 WHERE id = $1")
-      .execute(Tuple.of(id, (long) n)).mapEmpty();
-  }
-
-  /** Ends an in-flight request; true when this call ended it. */
-  public Future<Boolean> finishInFlight(SqlClient tx, UUID id, RequestState state) {
-    return tx.preparedQuery("UPDATE gateway.requests SET state = $2, finished_at = now() WHERE id = $1 AND state = 'dispatched'")
-      .execute(Tuple.of(id, state.id()))
-      .map(r -> r.rowCount() == 1);
+  /**
+   * Counts {@code n} more stored agent events of an in-flight request that the caller locked with
+   * {@link #lockInFlight}, and with {@code end} ends it in the same statement.
+   */
+  public Future<Void> countEvents(SqlClient tx, UUID id, int n, Optional<RequestState> end) {
+    return tx.preparedQuery("UPDATE gateway.requests SET agent_events = agent_events + $2, state = COALESCE($3::text, state),"
+        + " finished_at = CASE WHEN $3::text IS NULL THEN finished_at ELSE now() END WHERE id = $1")
+      .execute(Tuple.of(id, (long) n, end.map(RequestState::id).orElse(null))).mapEmpty();
   }
 
   /** A request this call cancelled, and the state it was in. */
