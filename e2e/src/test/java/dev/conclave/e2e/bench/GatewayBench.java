@@ -1,6 +1,9 @@
 package dev.conclave.e2e.bench;
 
 import dev.conclave.e2e.support.NodeProcess;
+import dev.conclave.e2e.swarm.PgFunctionTimes;
+import dev.conclave.platform.db.EmbeddedPostgresServer;
+import dev.conclave.platform.db.PgUrl;
 import dev.conclave.platform.testing.FreePorts;
 import dev.conclave.platform.testing.TestDatabase;
 import io.vertx.core.DeploymentOptions;
@@ -20,6 +23,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -59,8 +63,29 @@ public final class GatewayBench {
     print(settings, results);
   }
 
+  /**
+   * {@code -Dbench.statements=true}: the node uses a PostgreSQL the benchmark starts (durable, the
+   * same settings, pg_stat_statements loaded) instead of its own embedded one, and the benchmark
+   * prints the statements that took the most execution time per round trip while measuring.
+   */
+  private static final boolean STATEMENTS = Boolean.getBoolean("bench.statements");
+
   private static Recorder.Result gateway(Vertx vertx, BenchSettings s, Path data) {
+    if (!STATEMENTS) {
+      return gateway(vertx, s, data, Optional.empty());
+    }
+    try (EmbeddedPostgresServer pg = EmbeddedPostgresServer.start(data.resolveSibling("bench-pg"), 0, Map.of("fsync", "on",
+      "synchronous_commit", "on", "full_page_writes", "on", "shared_preload_libraries", "pg_stat_statements",
+      "pg_stat_statements.track", "all"))) {
+      TestDatabase.execute(pg.url(), "CREATE DATABASE gateway_bench");
+      return gateway(vertx, s, data, Optional.of(pg));
+    }
+  }
+
+  private static Recorder.Result gateway(Vertx vertx, BenchSettings s, Path data, Optional<EmbeddedPostgresServer> pg) {
     Map<String, String> env = new java.util.HashMap<>(Map.of("CONCLAVE_NODE_ID", "bench-node"));
+    Optional<PgUrl> db = pg.map(p -> p.url().withDatabase("gateway_bench"));
+    db.ifPresent(url -> env.put("CONCLAVE_PG_URL", url.full()));
     // e.g. -Dbench.nodeJavaOptions=-XX:StartFlightRecording=filename=/tmp/node.jfr,settings=profile to see where the node's time goes
     String javaOptions = System.getProperty("bench.nodeJavaOptions", "");
     if (!javaOptions.isBlank()) {
@@ -71,7 +96,8 @@ public final class GatewayBench {
       try {
         Duration ready = node.awaitReady(Duration.ofSeconds(120));
         System.out.println("bench: node ready in " + ready.toMillis() + " ms (pid " + node.pid() + ")");
-        Map<String, String> cli = Map.of("CONCLAVE_DATA_DIR", data.toString());
+        Map<String, String> cli = new java.util.HashMap<>(Map.of("CONCLAVE_DATA_DIR", data.toString()));
+        db.ifPresent(url -> cli.put("CONCLAVE_PG_URL", url.full()));
         String agentToken = NodeProcess.cli(cli, "token", "--new-agent", "bench-agents", "--ttl", "2h");
         // the admin follows every agent's conversation; a member client would need the agents'
         // owner to grant it access to each (access control)
@@ -99,9 +125,17 @@ public final class GatewayBench {
         System.out.println("bench: " + s.clients() + " clients following their conversations");
 
         ProcCpu cpu = new ProcCpu().processByThread("node", node.pid());
-        ProcCpu.postmasterPid(data.resolve("pg")).ifPresent(pg -> cpu.processTree("PostgreSQL", pg));
+        ProcCpu.postmasterPid(pg.map(EmbeddedPostgresServer::directory).orElse(data.resolve("pg")))
+          .ifPresent(pid -> cpu.processTree("PostgreSQL", pid));
         cpu.self("load generator");
-        Recorder.Result result = measure("gateway round trip", recorder, clients.stream().map(ClosedLoop::run).toList(), s.warmup(), s.measure(), cpu);
+        Runnable atMeasureStart = () -> db.ifPresent(url -> sql(() -> PgFunctionTimes.reset(url, true)));
+        Recorder.Result result = measure("gateway round trip", recorder, clients.stream().map(ClosedLoop::run).toList(), s.warmup(), s.measure(),
+          cpu, atMeasureStart);
+        db.ifPresent(url -> {
+          System.out.println("bench: PostgreSQL statements by execution time while measuring (pg_stat_statements, track = all; "
+            + "the last column is per round trip):");
+          sql(() -> PgFunctionTimes.printStatements(url, result.requests(), 15));
+        });
         printNodeSide(node, data);
         return result;
       } finally {
@@ -161,7 +195,7 @@ public final class GatewayBench {
     }
     String name = mode == BareEcho.Mode.UNARY ? "bare gRPC unary echo" : "bare gRPC stream echo";
     Recorder.Result result = measure(name, recorder, clients.stream().map(ClosedLoop::run).toList(), s.bareWarmup(), s.bareMeasure(),
-      new ProcCpu().self("load generator and echo server"));
+      new ProcCpu().self("load generator and echo server"), () -> { });
     for (String id : deployments) {
       await(vertx.undeploy(id), Duration.ofSeconds(30), "undeploy");
     }
@@ -174,9 +208,10 @@ public final class GatewayBench {
    * the cores each process kept busy while measuring, and its CPU time per request.
    */
   private static Recorder.Result measure(String scenario, Recorder recorder, List<Future<Void>> loops, Duration warmup, Duration measure,
-                                         ProcCpu cpu) {
+                                         ProcCpu cpu, Runnable atMeasureStart) {
     System.out.println("bench: " + scenario + ": warming up " + warmup.toSeconds() + " s, measuring " + measure.toSeconds() + " s");
     sleep(warmup);
+    atMeasureStart.run();
     recorder.startMeasuring();
     ProcCpu.Sample before = cpu.sample();
     sleep(measure);
@@ -214,6 +249,18 @@ public final class GatewayBench {
     System.out.println();
     System.out.println("events/s: messages clients received: for the gateway every StreamEvents event (the inbound message, "
       + s.chunks() + " text chunks, done), for the stream echo " + (s.chunks() + 1) + " per request, for the unary echo 1.");
+  }
+
+  private interface SqlStep {
+    void run() throws java.sql.SQLException;
+  }
+
+  private static void sql(SqlStep step) {
+    try {
+      step.run();
+    } catch (java.sql.SQLException e) {
+      System.out.println("bench: pg_stat_statements not read: " + e.getMessage());
+    }
   }
 
   private static <T> T await(Future<T> f, Duration limit, String what) {

@@ -10,14 +10,15 @@ import java.util.Locale;
 
 /**
  * Where PostgreSQL's time goes during a phase, by swarm function ({@code track_functions = 'pl'}):
- * calls, total and self time, per call and per completed task. Reset before the phase, printed after.
+ * calls, total and self time, per call and per completed task (the gateway benchmark: per round
+ * trip). Reset before the phase, printed after.
  */
-final class PgFunctionTimes {
+public final class PgFunctionTimes {
 
   private PgFunctionTimes() {
   }
 
-  static void reset(PgUrl db, boolean statements) throws SQLException {
+  public static void reset(PgUrl db, boolean statements) throws SQLException {
     try (Connection c = connect(db)) {
       c.createStatement().execute("SELECT pg_stat_reset()");
       if (statements) {
@@ -31,7 +32,7 @@ final class PgFunctionTimes {
    * With pg_stat_statements loaded ({@code -Dswarm.bench.statements=true}): the statements, nested
    * ones inside the swarm functions included, that took the most execution time.
    */
-  static void printStatements(PgUrl db, long tasks, int top) throws SQLException {
+  public static void printStatements(PgUrl db, long tasks, int top) throws SQLException {
     try (Connection c = connect(db)) {
       ResultSet rs = c.createStatement().executeQuery(
         "SELECT calls, total_exec_time, regexp_replace(query, '\\s+', ' ', 'g') FROM pg_stat_statements"
