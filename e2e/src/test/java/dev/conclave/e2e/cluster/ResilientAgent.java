@@ -29,7 +29,7 @@ final class ResilientAgent {
 
   private final Vertx vertx;
   private final GrpcClient client;
-  private final List<Integer> ports;
+  private final List<SocketAddress> endpoints;
   private final String token;
   private final String agentId;
   private final long answerDelayMs;
@@ -46,13 +46,24 @@ final class ResilientAgent {
   private final Promise<Void> firstRegistration = Promise.promise();
 
   ResilientAgent(Vertx vertx, GrpcClient client, List<Integer> ports, int firstPort, String token, String agentId, long answerDelayMs) {
+    this(vertx, client, ResilientClient.local(ports), token, agentId, answerDelayMs, ports.indexOf(firstPort));
+  }
+
+  /** An agent that knows the nodes by address (pods), connecting to {@code endpoints[first]} first. */
+  static ResilientAgent at(Vertx vertx, GrpcClient client, List<SocketAddress> endpoints, int first, String token, String agentId,
+                           long answerDelayMs) {
+    return new ResilientAgent(vertx, client, endpoints, token, agentId, answerDelayMs, first);
+  }
+
+  private ResilientAgent(Vertx vertx, GrpcClient client, List<SocketAddress> endpoints, String token, String agentId, long answerDelayMs,
+                         int first) {
     this.vertx = vertx;
     this.client = client;
-    this.ports = ports;
+    this.endpoints = endpoints;
     this.token = token;
     this.agentId = agentId;
     this.answerDelayMs = answerDelayMs;
-    this.next = ports.indexOf(firstPort);
+    this.next = first;
   }
 
   io.vertx.core.Future<Void> start() {
@@ -67,8 +78,8 @@ final class ResilientAgent {
     if (stopped) {
       return;
     }
-    int port = ports.get(next % ports.size());
-    client.request(SocketAddress.inetSocketAddress(port, "127.0.0.1"), CovenControlGrpcClient.AgentStream).onComplete(ar -> {
+    SocketAddress endpoint = endpoints.get(next % endpoints.size());
+    client.request(endpoint, CovenControlGrpcClient.AgentStream).onComplete(ar -> {
       if (ar.failed()) {
         retry();
         return;
@@ -81,7 +92,7 @@ final class ResilientAgent {
           retry();
           return;
         }
-        resp.result().handler(m -> onMessage(req, m, port));
+        resp.result().handler(m -> onMessage(req, m));
         resp.result().endHandler(v -> lost(req));
         resp.result().exceptionHandler(err -> lost(req));
         resp.result().errorHandler(err -> lost(req));
@@ -91,7 +102,7 @@ final class ResilientAgent {
     });
   }
 
-  private void onMessage(GrpcClientRequest<AgentMessage, ServerMessage> req, ServerMessage m, int port) {
+  private void onMessage(GrpcClientRequest<AgentMessage, ServerMessage> req, ServerMessage m) {
     if (m.hasWelcome()) {
       servedBy = m.getWelcome().getServerId();
       connections.incrementAndGet();

@@ -19,15 +19,20 @@ final class ResilientClient {
 
   private final Vertx vertx;
   private final GrpcClient client;
-  private final List<Integer> ports;
+  private final List<SocketAddress> endpoints;
   private final String token;
   private final AtomicInteger retries = new AtomicInteger();
   private int next;
 
   ResilientClient(Vertx vertx, GrpcClient client, List<Integer> ports, String token, int start) {
+    this(vertx, client, local(ports), start, token);
+  }
+
+  /** A client that knows the nodes by address (pods), trying {@code endpoints[start]} first. */
+  ResilientClient(Vertx vertx, GrpcClient client, List<SocketAddress> endpoints, int start, String token) {
     this.vertx = vertx;
     this.client = client;
-    this.ports = ports;
+    this.endpoints = endpoints;
     this.token = token;
     this.next = start;
   }
@@ -37,8 +42,8 @@ final class ResilientClient {
   }
 
   private Future<ClientSendMessageResponse> attempt(ClientSendMessageRequest message, int n) {
-    int port = ports.get(Math.floorMod(next, ports.size()));
-    return client.request(SocketAddress.inetSocketAddress(port, "127.0.0.1"), ClientServiceGrpcClient.SendMessage)
+    SocketAddress endpoint = endpoints.get(Math.floorMod(next, endpoints.size()));
+    return client.request(endpoint, ClientServiceGrpcClient.SendMessage)
       .compose(req -> {
         req.headers().set("authorization", "Bearer " + token);
         req.timeout(10, java.util.concurrent.TimeUnit.SECONDS);
@@ -63,6 +68,11 @@ final class ResilientClient {
         || s == io.vertx.grpc.common.GrpcStatus.CANCELLED || s == io.vertx.grpc.common.GrpcStatus.UNKNOWN;
     }
     return true;
+  }
+
+  /** The nodes on 127.0.0.1 at these ports. */
+  static List<SocketAddress> local(List<Integer> ports) {
+    return ports.stream().map(p -> SocketAddress.inetSocketAddress(p, "127.0.0.1")).toList();
   }
 
   int retries() {

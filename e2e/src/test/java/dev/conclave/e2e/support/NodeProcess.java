@@ -19,8 +19,9 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
- * A {@code conclave-node.jar} running as a real OS process on 127.0.0.1, with its output in a log
- * file. The test decides how it ends: SIGTERM ({@link #terminate}) or SIGKILL ({@link #kill}).
+ * A {@code conclave-node.jar} running as a real OS process on 127.0.0.1 (or on a pod's address in a
+ * network namespace, {@link NetnsCluster}), with its output in a log file. The test decides how it
+ * ends: SIGTERM ({@link #terminate}) or SIGKILL ({@link #kill}).
  */
 public final class NodeProcess implements AutoCloseable {
 
@@ -30,13 +31,15 @@ public final class NodeProcess implements AutoCloseable {
 
   private final Process process;
   private final Path log;
+  private final String host;
   private final int grpcPort;
   private final int httpPort;
   private final Path dataDir;
 
-  private NodeProcess(Process process, Path log, int grpcPort, int httpPort, Path dataDir) {
+  private NodeProcess(Process process, Path log, String host, int grpcPort, int httpPort, Path dataDir) {
     this.process = process;
     this.log = log;
+    this.host = host;
     this.grpcPort = grpcPort;
     this.httpPort = httpPort;
     this.dataDir = dataDir;
@@ -64,6 +67,15 @@ public final class NodeProcess implements AutoCloseable {
   }
 
   public static NodeProcess start(Path dataDir, int grpcPort, int httpPort, Map<String, String> extraEnv) {
+    return start(List.of(), "127.0.0.1", dataDir, grpcPort, httpPort, extraEnv);
+  }
+
+  /**
+   * Starts the node with {@code wrapper} before the java command (for example
+   * {@code ip netns exec <namespace>}), listening on {@code host}.
+   */
+  public static NodeProcess start(List<String> wrapper, String host, Path dataDir, int grpcPort, int httpPort,
+                                  Map<String, String> extraEnv) {
     try {
       Files.createDirectories(dataDir);
       Path log = Files.createTempFile(dataDir.getParent(), "node-", ".log");
@@ -71,17 +83,19 @@ public final class NodeProcess implements AutoCloseable {
       env.put("CONCLAVE_DATA_DIR", dataDir.toString());
       env.put("CONCLAVE_GRPC_PORT", String.valueOf(grpcPort));
       env.put("CONCLAVE_HTTP_PORT", String.valueOf(httpPort));
-      env.put("CONCLAVE_BIND_HOST", "127.0.0.1");
+      env.put("CONCLAVE_BIND_HOST", host);
       env.put("CONCLAVE_EDGE_INSTANCES", "2");
       // nodes of one test share a database (a cluster, or restarts): they share the secrets key too
       env.put("CONCLAVE_SECRETS_KEY", TestNode.SECRETS_KEY);
       env.putAll(extraEnv);
-      ProcessBuilder builder = new ProcessBuilder(command("serve"))
+      List<String> cmd = new ArrayList<>(wrapper);
+      cmd.addAll(command("serve"));
+      ProcessBuilder builder = new ProcessBuilder(cmd)
         .redirectErrorStream(true)
         .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
       builder.environment().keySet().removeIf(k -> k.startsWith("CONCLAVE_"));
       builder.environment().putAll(env);
-      return new NodeProcess(builder.start(), log, grpcPort, httpPort, dataDir);
+      return new NodeProcess(builder.start(), log, host, grpcPort, httpPort, dataDir);
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
@@ -138,7 +152,7 @@ public final class NodeProcess implements AutoCloseable {
   /** The status of {@code /health/ready}, or -1 when nothing answers. */
   public int readyStatus() {
     try {
-      HttpResponse<Void> r = HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + httpPort + "/health/ready"))
+      HttpResponse<Void> r = HTTP.send(HttpRequest.newBuilder(URI.create("http://" + host + ":" + httpPort + "/health/ready"))
         .timeout(Duration.ofSeconds(3)).build(), HttpResponse.BodyHandlers.discarding());
       return r.statusCode();
     } catch (IOException e) {
@@ -180,6 +194,11 @@ public final class NodeProcess implements AutoCloseable {
     } catch (IOException e) {
       return "(no log: " + e.getMessage() + ")";
     }
+  }
+
+  /** The address the node listens on. */
+  public String host() {
+    return host;
   }
 
   public int grpcPort() {
