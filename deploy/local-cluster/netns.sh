@@ -9,11 +9,20 @@
 #   netns.sh publish NAME ADDRESS    NAME answers with ADDRESS too (the DNS server rereads at once)
 #   netns.sh unpublish NAME ADDRESS  NAME no longer answers with ADDRESS
 #   netns.sh status                  what exists now
+#   netns.sh cut FROM TO             pod TO drops every packet from pod FROM (one way; cut both for a
+#                                    full partition); silent, as a real partition is: no error, no reset
+#   netns.sh heal                    removes every cut
+#   netns.sh loss K PERCENT          pod K drops PERCENT % of the packets arriving on eth0, at random
+#   netns.sh delay K MS              pod K's eth0 delays every packet it sends by MS (tc netem; exits 3
+#                                    with a message when the kernel has no sch_netem)
+#   netns.sh clear K                 pod K without loss or delay
 #
 # What 'up' creates, and nothing else (no forwarding, NAT or firewall rule on the host is touched):
 #   bridge   cnclv0, 10.213.0.1/24 (the host's side; the range 10.213.0.0/24 is only ever used here)
 #   pod K    namespace cnclv-pod-K: loopback up, eth0 = 10.213.0.(10+K)/24, a veth whose host end
 #            cnclv-pK is a port of cnclv0, default route via 10.213.0.1 (only the host answers there)
+#   faults   an nftables table 'conclave' in each pod (chains 'partition' and 'loss' on input), and a
+#            netem qdisc on a pod's eth0 while it is delayed; both go with the namespace
 #   DNS      dnsmasq bound to 10.213.0.1:53 only (no other address, no upstream servers), answering
 #            from the hosts file $STATE/hosts; every name under cluster.local that is not in it is
 #            NXDOMAIN. /etc/netns/cnclv-pod-K/resolv.conf points the pod at it ('ip netns exec'
@@ -44,6 +53,32 @@ die() { echo "netns: $*" >&2; exit 1; }
 need() {
   [[ "$(id -u)" -eq 0 ]] || die "must run as root (network namespaces and bridges need CAP_NET_ADMIN)"
   command -v ip >/dev/null || die "'ip' is missing: apt-get install iproute2"
+}
+
+need_nft() {
+  command -v nft >/dev/null || die "'nft' is missing: apt-get install nftables"
+}
+
+pod_ns() {
+  [[ "${1:-}" =~ ^[0-9]+$ ]] && ip netns list 2>/dev/null | awk '{print $1}' | grep -qx "$NS_PREFIX$1" || die "no pod '${1:-}' (netns.sh status)"
+  echo "$NS_PREFIX$1"
+}
+
+# the pod's fault table: input -> partition (cuts), then loss; created on first use
+fault_table() {
+  local ns="$1"
+  ip netns exec "$ns" nft list table inet conclave >/dev/null 2>&1 && return 0
+  ip netns exec "$ns" nft -f - <<NFT
+table inet conclave {
+  chain partition { }
+  chain loss { }
+  chain input {
+    type filter hook input priority 0; policy accept;
+    jump partition
+    jump loss
+  }
+}
+NFT
 }
 
 pod_ip() { echo "$PREFIX.$((10 + $1))"; }
@@ -137,9 +172,65 @@ edit() {
   kill -HUP "$pid"
 }
 
+do_cut() {
+  need; need_nft
+  local from to
+  from="$(pod_ns "${1:-}")"; to="$(pod_ns "${2:-}")"
+  [[ "$from" != "$to" ]] || die "a pod cannot be cut from itself"
+  fault_table "$to"
+  ip netns exec "$to" nft add rule inet conclave partition ip saddr "$(pod_ip "$1")" drop
+}
+
+do_heal() {
+  need
+  local ns
+  for ns in $(namespaces); do
+    if ip netns exec "$ns" nft list table inet conclave >/dev/null 2>&1; then
+      ip netns exec "$ns" nft flush chain inet conclave partition
+    fi
+  done
+}
+
+do_loss() {
+  need; need_nft
+  local ns pct="${2:-}"
+  ns="$(pod_ns "${1:-}")"
+  [[ "$pct" =~ ^[0-9]+$ ]] && (( pct >= 0 && pct <= 100 )) || die "usage: netns.sh loss K PERCENT (0 to 100), got '$pct'"
+  fault_table "$ns"
+  ip netns exec "$ns" nft flush chain inet conclave loss
+  if (( pct > 0 )); then
+    ip netns exec "$ns" nft add rule inet conclave loss iifname eth0 numgen random mod 100 '<' "$pct" drop
+  fi
+}
+
+do_delay() {
+  need
+  local ns ms="${2:-}"
+  ns="$(pod_ns "${1:-}")"
+  [[ "$ms" =~ ^[0-9]+$ ]] || die "usage: netns.sh delay K MS, got '$ms'"
+  if ! ip netns exec "$ns" tc qdisc replace dev eth0 root netem delay "${ms}ms" 2>/dev/null; then
+    echo "netns: this kernel has no netem queueing discipline (sch_netem): cannot delay packets" >&2
+    exit 3
+  fi
+}
+
+do_clear() {
+  need
+  local ns
+  ns="$(pod_ns "${1:-}")"
+  ip netns exec "$ns" tc qdisc del dev eth0 root 2>/dev/null || true
+  if ip netns exec "$ns" nft list table inet conclave >/dev/null 2>&1; then
+    ip netns exec "$ns" nft flush chain inet conclave loss
+  fi
+}
+
 status() {
   echo "bridge:"; ip -br addr show "$BRIDGE" 2>/dev/null || echo "  (none)"
   echo "pods:"; for ns in $(namespaces); do echo "  $ns $(ip -n "$ns" -br -4 addr show eth0 2>/dev/null | awk '{print $3}')"; done
+  echo "faults:"; for ns in $(namespaces); do
+    ip netns exec "$ns" nft list table inet conclave 2>/dev/null | grep -E 'drop' | sed "s/^[[:space:]]*/  $ns: /" || true
+    ip netns exec "$ns" tc qdisc show dev eth0 2>/dev/null | grep netem | sed "s/^/  $ns: /" || true
+  done
   echo "dns:"; if pid="$(dnsmasq_pid)"; then echo "  dnsmasq pid $pid"; cat "$STATE/hosts" | sed 's/^/  /'; else echo "  (not running)"; fi
 }
 
@@ -148,5 +239,10 @@ case "${1:-}" in
   down) down ;;
   publish | unpublish) edit "$1" "${2:-}" "${3:-}" ;;
   status) status ;;
-  *) die "usage: netns.sh up N | down | publish NAME ADDRESS | unpublish NAME ADDRESS | status" ;;
+  cut) do_cut "${2:-}" "${3:-}" ;;
+  heal) do_heal ;;
+  loss) do_loss "${2:-}" "${3:-}" ;;
+  delay) do_delay "${2:-}" "${3:-}" ;;
+  clear) do_clear "${2:-}" ;;
+  *) die "usage: netns.sh up N | down | publish NAME ADDRESS | unpublish NAME ADDRESS | status | cut FROM TO | heal | loss K PERCENT | delay K MS | clear K" ;;
 esac

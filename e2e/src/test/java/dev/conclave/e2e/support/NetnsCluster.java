@@ -22,7 +22,9 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -35,10 +37,17 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * name when its node starts (the Service publishes not-ready pods, as k8s/base/services.yaml does) and
  * under the gateways' Service name once {@code /health/ready} answers 200; a killed pod leaves both.
  * One fresh PostgreSQL database, reached by the pods through a port this class forwards from
- * 10.213.0.1 to the test server. {@link #close} (also run by a JVM shutdown hook) kills every node
- * and removes every namespace, link and the DNS server, whatever happened before.
+ * 10.213.0.1 to the test server, or (with {@link Options#ownPostgres}) a server of the test's own
+ * that it can stop, start and crash ({@link OwnPostgres}). {@link #close} (also run by a JVM shutdown
+ * hook) kills every node and removes every namespace, link and the DNS server, whatever happened before.
  *
- * <p>Needs Linux, root, {@code ip} and {@code dnsmasq}: {@link #assumeSupported} skips the test
+ * <p>Faults: {@link #kill} (SIGKILL), {@link #cut}/{@link #partition}/{@link #heal} (packets dropped
+ * silently between pods, one way or both), {@link #loss} and {@link #delay} (a pod's network), a slow
+ * database link ({@link #databaseLatency}), and the database itself ({@link #postgres}). Spare pods
+ * ({@link Options#spares}) let {@link #rollingRestart} surge one pod at a time as a Deployment with
+ * {@code maxUnavailable: 0, maxSurge: 1} does.
+ *
+ * <p>Needs Linux, root, {@code ip}, {@code nft} and {@code dnsmasq}: {@link #assumeSupported} skips the test
  * otherwise, except on CI ({@code CI=true}), where a missing piece fails it.
  */
 public final class NetnsCluster implements AutoCloseable {
@@ -57,10 +66,29 @@ public final class NetnsCluster implements AutoCloseable {
   public record Pod(String namespace, String address, Path dataDir) {
   }
 
+  /**
+   * How the cluster is made: {@code spares} pods beyond the ones {@link #startAll} starts (for
+   * rolling restarts); {@code ownPostgres} for a database server the test can stop and crash;
+   * {@code env} added to every node's environment.
+   */
+  public record Options(int spares, boolean ownPostgres, Map<String, String> env) {
+
+    public static Options defaults() {
+      return new Options(0, false, Map.of());
+    }
+  }
+
+  /** How a pod was replaced in a rolling restart: the new pod's start and the old pod's stop. */
+  public record RolloutStep(String started, String stopped, Duration ready, Duration stop, int exitCode) {
+  }
+
   private final Path script;
   private final String roles;
   private final String secret;
+  private final Options options;
+  private final int serving;
   private final Path root;
+  private final Optional<OwnPostgres> ownPostgres;
   private final PgUrl db;
   private final List<Pod> pods = new ArrayList<>();
   private final NodeProcess[] processes;
@@ -68,12 +96,16 @@ public final class NetnsCluster implements AutoCloseable {
   private final Thread hook;
   private PgForward forward;
 
-  private NetnsCluster(int n, String roles, String secret) throws IOException {
+  private NetnsCluster(int serving, String roles, String secret, Options options) throws IOException {
     this.script = script();
     this.roles = roles;
     this.secret = secret;
+    this.options = options;
+    this.serving = serving;
     this.root = Files.createTempDirectory("conclave-netns");
-    this.db = TestDatabase.freshDatabase();
+    this.ownPostgres = options.ownPostgres() ? Optional.of(OwnPostgres.create(root.resolve("postgres"))) : Optional.empty();
+    this.db = ownPostgres.map(OwnPostgres::url).orElseGet(TestDatabase::freshDatabase);
+    int n = serving + options.spares();
     for (int k = 1; k <= n; k++) {
       pods.add(new Pod("cnclv-pod-" + k, "10.213.0." + (10 + k), root.resolve("cnclv-pod-" + k)));
     }
@@ -86,10 +118,15 @@ public final class NetnsCluster implements AutoCloseable {
    * {@link #assumeSupported} first.
    */
   public static NetnsCluster up(int n, String roles, String secret) throws IOException {
-    NetnsCluster c = new NetnsCluster(n, roles, secret);
+    return up(n, roles, secret, Options.defaults());
+  }
+
+  /** As {@link #up(int, String, String)}, with spare pods, an own database server or extra settings. */
+  public static NetnsCluster up(int n, String roles, String secret, Options options) throws IOException {
+    NetnsCluster c = new NetnsCluster(n, roles, secret, options);
     Runtime.getRuntime().addShutdownHook(c.hook);
     try {
-      c.run("up", Integer.toString(n));
+      c.run("up", Integer.toString(c.pods.size()));
       c.forward = PgForward.start(HOST_ADDRESS, c.db.host(), c.db.port());
       return c;
     } catch (RuntimeException | IOException e) {
@@ -118,9 +155,10 @@ public final class NetnsCluster implements AutoCloseable {
     if (uid() != 0) {
       return Optional.of("root (network namespaces and bridges need CAP_NET_ADMIN)");
     }
-    for (String tool : List.of("ip", "dnsmasq", "getent")) {
+    Map<String, String> packages = Map.of("ip", "iproute2", "dnsmasq", "dnsmasq-base", "nft", "nftables", "getent", "libc-bin");
+    for (String tool : List.of("ip", "dnsmasq", "nft", "getent")) {
       if (which(tool).isEmpty()) {
-        return Optional.of("'" + tool + "' (apt-get install " + (tool.equals("ip") ? "iproute2" : tool.equals("dnsmasq") ? "dnsmasq-base" : "libc-bin") + ")");
+        return Optional.of("'" + tool + "' (apt-get install " + packages.get(tool) + ")");
       }
     }
     return Optional.empty();
@@ -153,13 +191,13 @@ public final class NetnsCluster implements AutoCloseable {
       .orElseThrow(() -> new IllegalStateException("netns.sh not found (looked at " + candidates + ")"));
   }
 
-  /** Starts every pod's node at once and waits until all are ready (and published as ready). */
+  /** Starts every pod's node (spares excepted) at once and waits until all are ready (and published as ready). */
   public void startAll() {
-    for (int i = 0; i < pods.size(); i++) {
+    for (int i = 0; i < serving; i++) {
       processes[i] = launch(i);
     }
     List<CompletableFuture<Void>> ready = new ArrayList<>();
-    for (int i = 0; i < pods.size(); i++) {
+    for (int i = 0; i < serving; i++) {
       int pod = i;
       ready.add(CompletableFuture.runAsync(() -> awaitReady(pod)));
     }
@@ -187,6 +225,7 @@ public final class NetnsCluster implements AutoCloseable {
     env.put("CONCLAVE_EVENTBUS_PORT", Integer.toString(EVENT_BUS_PORT));
     env.put("CONCLAVE_SHUTDOWN_GRACE_SECONDS", "8");
     env.put("CONCLAVE_PG_POOL_SIZE", "8");
+    env.putAll(options.env());
     return NodeProcess.start(List.of("ip", "netns", "exec", p.namespace()), p.address(), p.dataDir(), GRPC_PORT, HTTP_PORT, env);
   }
 
@@ -200,6 +239,133 @@ public final class NetnsCluster implements AutoCloseable {
     processes[i].kill();
     run("unpublish", SERVICE_DNS, pods.get(i).address());
     run("unpublish", CLUSTER_DNS, pods.get(i).address());
+  }
+
+  /**
+   * Stops pod {@code i} as the kubelet does: out of the Service's endpoints, the preStop pause, SIGTERM,
+   * and SIGKILL if the node outlives {@code terminationGrace} (counted from the preStop, as on
+   * Kubernetes); the pod leaves the headless name once the process is gone. Returns the exit code
+   * (137 when it had to be killed).
+   */
+  public int terminate(int i, Duration preStop, Duration terminationGrace) {
+    long began = System.nanoTime();
+    run("unpublish", SERVICE_DNS, pods.get(i).address());
+    sleep(preStop.toMillis());
+    int code;
+    try {
+      code = processes[i].terminate(terminationGrace.minus(Duration.ofNanos(System.nanoTime() - began)));
+    } catch (IllegalStateException outlivedGrace) {
+      code = 137;
+    }
+    run("unpublish", CLUSTER_DNS, pods.get(i).address());
+    return code;
+  }
+
+  /**
+   * A Deployment's rollout with {@code maxUnavailable: 0, maxSurge: 1}: for each pod running now, one
+   * at a time, a new pod (a spare namespace) is started and must be ready before the old one is
+   * stopped ({@link #terminate}); the stopped pod's namespace becomes the next spare. Needs
+   * {@link Options#spares} of at least 1. Returns each step's times.
+   */
+  public List<RolloutStep> rollingRestart(Duration preStop, Duration terminationGrace) {
+    List<Integer> old = running();
+    List<RolloutStep> steps = new ArrayList<>();
+    for (int victim : old) {
+      int surge = spare().orElseThrow(() -> new IllegalStateException("a rolling restart needs a spare pod (Options.spares)"));
+      long t0 = System.nanoTime();
+      start(surge);
+      Duration ready = Duration.ofNanos(System.nanoTime() - t0);
+      long t1 = System.nanoTime();
+      int code = terminate(victim, preStop, terminationGrace);
+      steps.add(new RolloutStep(pods.get(surge).namespace(), pods.get(victim).namespace(), ready,
+        Duration.ofNanos(System.nanoTime() - t1), code));
+    }
+    return steps;
+  }
+
+  /** The pods whose node runs now. */
+  public List<Integer> running() {
+    List<Integer> out = new ArrayList<>();
+    for (int i = 0; i < processes.length; i++) {
+      if (processes[i] != null && processes[i].alive()) {
+        out.add(i);
+      }
+    }
+    return out;
+  }
+
+  private Optional<Integer> spare() {
+    for (int i = 0; i < processes.length; i++) {
+      if (processes[i] == null || !processes[i].alive()) {
+        return Optional.of(i);
+      }
+    }
+    return Optional.empty();
+  }
+
+  /** Pod {@code to} drops every packet from pod {@code from} (one way), silently. */
+  public void cut(int from, int to) {
+    run("cut", Integer.toString(from + 1), Integer.toString(to + 1));
+  }
+
+  /**
+   * Partitions pod {@code i} from every other pod (clients and the database still reach it): both
+   * ways, or one way ({@code bothWays} false: the others no longer hear pod {@code i}, which still
+   * hears them).
+   */
+  public void partition(int i, boolean bothWays) {
+    for (int j = 0; j < pods.size(); j++) {
+      if (j != i) {
+        cut(i, j);
+        if (bothWays) {
+          cut(j, i);
+        }
+      }
+    }
+  }
+
+  /** Removes every cut. */
+  public void heal() {
+    run("heal");
+  }
+
+  /** Pod {@code i} drops {@code percent} % of the packets it receives, at random (0 ends it). */
+  public void loss(int i, int percent) {
+    run("loss", Integer.toString(i + 1), Integer.toString(percent));
+  }
+
+  /**
+   * Delays every packet pod {@code i} sends by {@code ms} (tc netem). Returns false, changing
+   * nothing, on a kernel without netem (then {@link #databaseLatency} is the way to slow a link).
+   */
+  public boolean delay(int i, int ms) {
+    String out = exec(List.of(script.toString(), "delay", Integer.toString(i + 1), Integer.toString(ms)), Set.of(0, 3));
+    return !out.contains("no netem");
+  }
+
+  /** Pod {@code i} without loss or delay. */
+  public void clear(int i) {
+    run("clear", Integer.toString(i + 1));
+  }
+
+  /** Every byte between the pods and PostgreSQL arrives {@code latency} later, each way (zero ends it). */
+  public void databaseLatency(Duration latency) {
+    forward.delay(latency);
+  }
+
+  /** The test's own database server ({@link Options#ownPostgres}), to stop, start or crash. */
+  public OwnPostgres postgres() {
+    return ownPostgres.orElseThrow(() -> new IllegalStateException("the cluster was made without Options.ownPostgres"));
+  }
+
+  /** The nodes' database (as the test reaches it, on 127.0.0.1), for checkers that read it afterwards. */
+  public PgUrl database() {
+    return db;
+  }
+
+  /** Every pod's gRPC address, spares included (a client that tries them in turn finds the running ones). */
+  public List<java.net.InetSocketAddress> grpcAddresses() {
+    return pods.stream().map(p -> new java.net.InetSocketAddress(p.address(), GRPC_PORT)).toList();
   }
 
   /** What {@code name} resolves to inside pod {@code i} (its resolver, the DNS server), sorted. */
@@ -274,6 +440,14 @@ public final class NetnsCluster implements AutoCloseable {
     }
   }
 
+  private static void sleep(long ms) {
+    try {
+      Thread.sleep(ms);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
   /** Kills every node, stops the forward, removes the namespaces, links and DNS server. Safe to repeat. */
   @Override
   public void close() {
@@ -297,6 +471,7 @@ public final class NetnsCluster implements AutoCloseable {
     if (forward != null) {
       forward.close();
     }
+    ownPostgres.ifPresent(OwnPostgres::close);
     try {
       run("down");
     } catch (RuntimeException e) {
@@ -315,6 +490,7 @@ public final class NetnsCluster implements AutoCloseable {
     private final String targetHost;
     private final int targetPort;
     private final List<Socket> open = new CopyOnWriteArrayList<>();
+    private volatile long delayNanos;
 
     private PgForward(ServerSocket server, String targetHost, int targetPort) {
       this.server = server;
@@ -357,16 +533,45 @@ public final class NetnsCluster implements AutoCloseable {
       }
     }
 
+    /** From now on every chunk is written {@code latency} after it was read (zero: at once). */
+    void delay(Duration latency) {
+      delayNanos = latency.toNanos();
+    }
+
+    /**
+     * Copies {@code from} to {@code to}: a reader queues each chunk with the time it may leave, a
+     * writer sends it then, so a delay adds latency without limiting throughput, and order is kept.
+     */
     private void pump(Socket from, Socket to) {
-      Thread t = new Thread(() -> {
+      BlockingQueue<Chunk> queue = new LinkedBlockingQueue<>();
+      Thread reader = new Thread(() -> {
         byte[] buffer = new byte[16384];
-        try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
+        try (InputStream in = from.getInputStream()) {
           int n;
           while ((n = in.read(buffer)) >= 0) {
-            out.write(buffer, 0, n);
+            queue.put(new Chunk(System.nanoTime() + delayNanos, java.util.Arrays.copyOf(buffer, n)));
+          }
+        } catch (IOException | InterruptedException ignored) {
+          // either side went away
+        } finally {
+          queue.add(Chunk.END);
+        }
+      }, "netns-pg-read");
+      Thread writer = new Thread(() -> {
+        try (OutputStream out = to.getOutputStream()) {
+          while (true) {
+            Chunk c = queue.take();
+            if (c == Chunk.END) {
+              break;
+            }
+            long wait = c.due() - System.nanoTime();
+            if (wait > 0) {
+              TimeUnit.NANOSECONDS.sleep(wait);
+            }
+            out.write(c.bytes());
             out.flush();
           }
-        } catch (IOException ignored) {
+        } catch (IOException | InterruptedException ignored) {
           // either side went away
         } finally {
           closeQuietly(from);
@@ -374,9 +579,15 @@ public final class NetnsCluster implements AutoCloseable {
           open.remove(from);
           open.remove(to);
         }
-      }, "netns-pg-pump");
-      t.setDaemon(true);
-      t.start();
+      }, "netns-pg-write");
+      reader.setDaemon(true);
+      writer.setDaemon(true);
+      reader.start();
+      writer.start();
+    }
+
+    private record Chunk(long due, byte[] bytes) {
+      static final Chunk END = new Chunk(0, new byte[0]);
     }
 
     private static void closeQuietly(Socket s) {
