@@ -19,9 +19,13 @@ import java.util.Set;
  * by more than a round trip and none is reported that did not happen.
  *
  * <p>Per the coordinator's task history: lease events (acquired, taken over, extended, released,
- * expired) give each holding's start and end on the coordinator's clock; the history does not keep
- * the file, so it comes from the acquires the load recorded for the task (a task whose acquires name
- * several files is left out).
+ * expired) give each holding. A grant to another agent must come after the holder's release or
+ * expiry event in {@code seq} order, or at a coordinator time at or past the holder's expiry (a take
+ * over). Not by comparing times alone: a batch of requests takes its "now" once, before it waits
+ * for row locks, so a grant committed after a release on another node can carry an earlier time;
+ * {@code seq} is drawn when the event is written, after the lock, so it follows the row's commit
+ * order. The history does not keep the file, so it comes from the acquires the load recorded for
+ * the task (a task whose acquires name several files is left out).
  */
 final class LeaseExclusivity {
 
@@ -61,14 +65,21 @@ final class LeaseExclusivity {
       acked.computeIfAbsent(op.value(), k -> new ArrayList<>()).add(new Holding(op.str(SwarmOps.AGENT), op.str(SwarmOps.TASK),
         op.nanos(), end, "acked #" + op.index()));
     }
-    acked.forEach((file, holdings) -> overlaps(inv, file, holdings, "per the acks", 1_000_000L));
-    Map<String, List<Holding>> recorded = fromHistory(inv, state, filesOfTask);
-    recorded.forEach((file, holdings) -> overlaps(inv, file, holdings, "in the coordinator's history", 0));
+    acked.forEach((file, holdings) -> overlaps(inv, file, holdings, 1_000_000L));
+    checkHistory(inv, state, filesOfTask);
     return inv;
   }
 
-  private static Map<String, List<Holding>> fromHistory(Invariant inv, SwarmState state, Map<String, Set<String>> filesOfTask) {
-    Map<String, List<Holding>> out = new HashMap<>();
+  /**
+   * A holding as the coordinator recorded it: from the event that granted it ({@code startSeq}, at
+   * the coordinator's time {@code startAt}) until its release or expiry event ({@code endSeq}, or
+   * none) or its expiry time, whichever came first.
+   */
+  private record Recorded(String agent, String task, long startSeq, long endSeq, long startAt, long expiresAt) {
+  }
+
+  private static void checkHistory(Invariant inv, SwarmState state, Map<String, Set<String>> filesOfTask) {
+    Map<String, List<Recorded>> byFile = new HashMap<>();
     Map<String, List<SwarmState.Event>> byTask = new HashMap<>();
     state.events().stream().filter(e -> e.kind().equals("lease")).forEach(e -> byTask.computeIfAbsent(e.taskId(), k -> new ArrayList<>()).add(e));
     byTask.forEach((task, events) -> {
@@ -77,43 +88,54 @@ final class LeaseExclusivity {
         inv.count("leaseHistoriesSkipped");
         return;
       }
-      String file = files.iterator().next();
+      List<Recorded> out = byFile.computeIfAbsent(files.iterator().next(), k -> new ArrayList<>());
       events.sort(Comparator.comparingLong(SwarmState.Event::seq));
-      String agent = null;
-      long start = 0;
+      SwarmState.Event granted = null;
       long expires = 0;
       for (SwarmState.Event e : events) {
-        long at = e.at().toEpochMilli();
         switch (e.event()) {
           case "acquired", "taken_over" -> {
-            if (agent != null) {
-              out.computeIfAbsent(file, k -> new ArrayList<>()).add(new Holding(agent, task, start, Math.min(expires, at), "seq " + e.seq()));
+            if (granted != null) {
+              out.add(new Recorded(granted.str("agentId"), task, granted.seq(), e.seq(), granted.at().toEpochMilli(), expires));
             }
-            agent = e.str("agentId");
-            start = at;
+            granted = e;
             expires = java.time.Instant.parse(e.str("expiresAt")).toEpochMilli();
           }
           case "extended" -> expires = Math.max(expires, java.time.Instant.parse(e.str("expiresAt")).toEpochMilli());
           case "released", "expired" -> {
-            if (agent != null) {
-              out.computeIfAbsent(file, k -> new ArrayList<>()).add(new Holding(agent, task, start, Math.min(expires, at), "seq " + e.seq()));
-              agent = null;
+            if (granted != null) {
+              out.add(new Recorded(granted.str("agentId"), task, granted.seq(), e.seq(), granted.at().toEpochMilli(), expires));
+              granted = null;
             }
           }
           default -> {
           }
         }
       }
-      if (agent != null) {
-        out.computeIfAbsent(file, k -> new ArrayList<>()).add(new Holding(agent, task, start, expires, "still held"));
+      if (granted != null) {
+        out.add(new Recorded(granted.str("agentId"), task, granted.seq(), Long.MAX_VALUE, granted.at().toEpochMilli(), expires));
       }
       inv.count("leaseHistoriesChecked");
     });
-    return out;
+    byFile.forEach((file, holdings) -> {
+      List<Recorded> sorted = holdings.stream().sorted(Comparator.comparingLong(Recorded::startSeq)).toList();
+      for (int i = 0; i < sorted.size(); i++) {
+        Recorded a = sorted.get(i);
+        for (int j = i + 1; j < sorted.size() && sorted.get(j).startSeq() < a.endSeq(); j++) {
+          Recorded b = sorted.get(j);
+          if (!a.agent().equals(b.agent()) && b.startAt() < a.expiresAt()) {
+            inv.violation(file + " granted to " + b.agent() + " (task " + b.task() + ", seq " + b.startSeq() + ") while " + a.agent() + " (task "
+              + a.task() + ", seq " + a.startSeq() + ") held it: not released before (release seq "
+              + (a.endSeq() == Long.MAX_VALUE ? "none" : a.endSeq()) + ") nor expired (" + (a.expiresAt() - b.startAt()) + " ms left)"
+              + " in the coordinator's history");
+          }
+        }
+      }
+    });
   }
 
   /** Reports each pair of holdings by different agents that overlap by more than {@code slack} (clock units). */
-  private static void overlaps(Invariant inv, String file, List<Holding> holdings, String source, long slack) {
+  private static void overlaps(Invariant inv, String file, List<Holding> holdings, long slack) {
     List<Holding> sorted = holdings.stream().sorted(Comparator.comparingLong(Holding::start)).toList();
     for (int i = 0; i < sorted.size(); i++) {
       Holding a = sorted.get(i);
@@ -121,7 +143,7 @@ final class LeaseExclusivity {
         Holding b = sorted.get(j);
         if (!a.agent().equals(b.agent()) && b.start() + slack < a.end() && a.start() < b.end()) {
           inv.violation(file + " held by " + a.agent() + " (task " + a.task() + ", " + a.how() + ") and by " + b.agent() + " (task " + b.task()
-            + ", " + b.how() + ") at once " + source);
+            + ", " + b.how() + ") at once per the acks");
         }
       }
     }

@@ -26,7 +26,11 @@ class SwarmCheckerTest {
     }
 
     State event(String task, String kind, String event, Map<String, String> data) {
-      events.add(new SwarmState.Event(task, events.size() + 1, kind, event, T0.plusMillis(events.size()), data));
+      return eventAt(T0.plusMillis(events.size()), task, kind, event, data);
+    }
+
+    State eventAt(Instant at, String task, String kind, String event, Map<String, String> data) {
+      events.add(new SwarmState.Event(task, events.size() + 1, kind, event, at, data));
       return this;
     }
 
@@ -124,7 +128,7 @@ class SwarmCheckerTest {
     Verdict v = SwarmChecker.check(h, s.build());
     assertThat(v.failed()).as(v.toString()).containsExactly(LeaseExclusivity.NAME);
     assertThat(v.invariant(LeaseExclusivity.NAME).orElseThrow().examples().toString())
-      .contains("f held by a0").contains("by a1").contains("per the acks").contains("in the coordinator's history");
+      .contains("f held by a0").contains("by a1").contains("per the acks").contains("f granted to a1").contains("in the coordinator's history");
   }
 
   @Test
@@ -142,6 +146,26 @@ class SwarmCheckerTest {
       .event("t2", "lease", "taken_over", Map.of("agentId", "a1", "taskId", "t2", "expiresAt", T0.plusSeconds(60).toString(),
         "previousAgent", "a0"))
       .event("t1", "task", "completed", Map.of("agentId", "a0"));
+    Verdict v = SwarmChecker.check(h, s.build());
+    assertThat(v.valid()).as(v.toString()).isTrue();
+  }
+
+  @Test
+  void aGrantAfterARelease_inSeqOrder_isLegalEvenWhenItsBatchTookAnEarlierTime() {
+    History h = new History();
+    claim(h, "claimer-0", "a0", "t1");
+    lease(h, "claimer-0", "a0", "t1", "f", Instant.now().plusSeconds(60));
+    complete(h, "claimer-0", "a0", "t1");
+    claim(h, "claimer-1", "a1", "t2");
+    lease(h, "claimer-1", "a1", "t2", "f", Instant.now().plusSeconds(60));
+    String expires = T0.plusSeconds(60).toString();
+    State s = new State().task("t1", "completed", "a0").task("t2", "claimed", null)
+      .eventAt(T0, "t1", "task", "claimed", Map.of("agentId", "a0"))
+      .eventAt(T0, "t2", "task", "claimed", Map.of("agentId", "a1"))
+      .eventAt(T0.plusMillis(50), "t1", "task", "completed", Map.of("agentId", "a0"))
+      .eventAt(T0, "t1", "lease", "acquired", Map.of("agentId", "a0", "taskId", "t1", "expiresAt", expires))
+      .eventAt(T0.plusMillis(50), "t1", "lease", "released", Map.of("agentId", "a0", "taskId", "t1", "reason", "task_completed"))
+      .eventAt(T0.plusMillis(10), "t2", "lease", "acquired", Map.of("agentId", "a1", "taskId", "t2", "expiresAt", expires));
     Verdict v = SwarmChecker.check(h, s.build());
     assertThat(v.valid()).as(v.toString()).isTrue();
   }
