@@ -47,9 +47,9 @@ class CheckerSmokeIT {
           GatewayLoad.Settings.of(20, 30, 50).withPrefix("smoke"), gateway);
         SwarmLoad swarmLoad = SwarmLoad.start(vertx, httpEndpoints, admin, SwarmLoad.Settings.of(200, 8).withPrefix("smoke-task"), swarm);
         Thread.sleep(15_000);
+        boolean settled = gatewayLoad.stop(Duration.ofSeconds(20));
         boolean swarmDone = swarmLoad.awaitDone(Duration.ofSeconds(20));
         swarmLoad.stop(Duration.ofSeconds(5));
-        boolean settled = gatewayLoad.stop(Duration.ofSeconds(20));
         System.out.println("checker smoke: load " + gatewayLoad.counts() + ", settled=" + settled + ", swarm done=" + swarmDone);
         System.out.println(gateway.summary());
         System.out.println(swarm.summary());
