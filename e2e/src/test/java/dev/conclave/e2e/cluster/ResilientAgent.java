@@ -23,9 +23,29 @@ import java.util.concurrent.atomic.AtomicInteger;
 /**
  * A test agent that behaves like a production one: heartbeats, answers each request after a delay
  * with a text chunk and done, and on Shutdown or a lost stream reconnects to the next endpoint.
- * Records every request id it was given, to check nothing is delivered twice.
+ * Records every request id it was given, to check nothing is delivered twice; an {@link Observer}
+ * sees each session, delivery and answer as it happens (fault tests record them in a history).
  */
-final class ResilientAgent {
+public final class ResilientAgent {
+
+  /** What the agent went through, each call on the agent's context. Sessions are numbered from 1 per agent. */
+  public interface Observer {
+    /** A registration was welcomed by {@code server}. */
+    default void connected(int session, String server) {
+    }
+
+    /** A request arrived while {@code inFlightBefore} others were still unanswered on this session. */
+    default void delivered(int session, String requestId, int inFlightBefore) {
+    }
+
+    /** The answer (text chunk, then done) was written for the request. */
+    default void answered(int session, String requestId) {
+    }
+
+    /** The session ended (lost stream, Shutdown handled, or stopped). */
+    default void lost(int session) {
+    }
+  }
 
   private final Vertx vertx;
   private final GrpcClient client;
@@ -44,13 +64,16 @@ final class ResilientAgent {
   private GrpcClientRequest<AgentMessage, ServerMessage> draining;
   private Context context;
   private final Promise<Void> firstRegistration = Promise.promise();
+  private volatile Observer observer = new Observer() { };
+  private volatile java.util.function.Function<String, String> answerText;
+  private int session;
 
-  ResilientAgent(Vertx vertx, GrpcClient client, List<Integer> ports, int firstPort, String token, String agentId, long answerDelayMs) {
+  public ResilientAgent(Vertx vertx, GrpcClient client, List<Integer> ports, int firstPort, String token, String agentId, long answerDelayMs) {
     this(vertx, client, ResilientClient.local(ports), token, agentId, answerDelayMs, ports.indexOf(firstPort));
   }
 
   /** An agent that knows the nodes by address (pods), connecting to {@code endpoints[first]} first. */
-  static ResilientAgent at(Vertx vertx, GrpcClient client, List<SocketAddress> endpoints, int first, String token, String agentId,
+  public static ResilientAgent at(Vertx vertx, GrpcClient client, List<SocketAddress> endpoints, int first, String token, String agentId,
                            long answerDelayMs) {
     return new ResilientAgent(vertx, client, endpoints, token, agentId, answerDelayMs, first);
   }
@@ -64,9 +87,26 @@ final class ResilientAgent {
     this.agentId = agentId;
     this.answerDelayMs = answerDelayMs;
     this.next = first;
+    this.answerText = id -> "answer from " + agentId;
   }
 
-  io.vertx.core.Future<Void> start() {
+  /** Reports sessions, deliveries and answers to {@code observer}; call before {@link #start}. */
+  public ResilientAgent observe(Observer observer) {
+    this.observer = observer;
+    return this;
+  }
+
+  /** Answers each request with {@code text.apply(requestId)} instead of "answer from &lt;agent id&gt;". */
+  public ResilientAgent answerWith(java.util.function.Function<String, String> text) {
+    this.answerText = text;
+    return this;
+  }
+
+  public String agentId() {
+    return agentId;
+  }
+
+  public io.vertx.core.Future<Void> start() {
     vertx.runOnContext(v -> {
       context = Vertx.currentContext();
       connect();
@@ -105,7 +145,8 @@ final class ResilientAgent {
   private void onMessage(GrpcClientRequest<AgentMessage, ServerMessage> req, ServerMessage m) {
     if (m.hasWelcome()) {
       servedBy = m.getWelcome().getServerId();
-      connections.incrementAndGet();
+      session = connections.incrementAndGet();
+      observer.connected(session, servedBy);
       firstRegistration.tryComplete();
       vertx.cancelTimer(heartbeat);
       heartbeat = vertx.setPeriodic(2000, t -> write(req, AgentMessage.newBuilder().setHeartbeat(Heartbeat.newBuilder()
@@ -125,14 +166,18 @@ final class ResilientAgent {
     }
     String id = m.getSendMessage().getRequestId();
     received.computeIfAbsent(id, k -> new AtomicInteger()).incrementAndGet();
+    observer.delivered(session, id, inFlight);
     inFlight++;
+    int deliveredOn = session;
     vertx.setTimer(Math.max(1, answerDelayMs), t -> {
-      inFlight--;
       if (current != req) {
+        // the session is gone (lost() reset the count): nothing to answer on
         return;
       }
-      write(req, AgentMessage.newBuilder().setResponse(MessageResponse.newBuilder().setRequestId(id).setText("answer from " + agentId)).build());
+      inFlight--;
+      write(req, AgentMessage.newBuilder().setResponse(MessageResponse.newBuilder().setRequestId(id).setText(answerText.apply(id))).build());
       write(req, AgentMessage.newBuilder().setResponse(MessageResponse.newBuilder().setRequestId(id).setDone(Done.getDefaultInstance())).build());
+      observer.answered(deliveredOn, id);
       if (draining == req) {
         vertx.setTimer(100, x -> lost(req));
       }
@@ -154,6 +199,7 @@ final class ResilientAgent {
       }
       current = null;
       inFlight = 0;
+      observer.lost(session);
       vertx.cancelTimer(heartbeat);
       try {
         req.cancel();
@@ -171,25 +217,27 @@ final class ResilientAgent {
     }
   }
 
-  void stop() {
+  public void stop() {
     stopped = true;
     context.runOnContext(v -> {
       vertx.cancelTimer(heartbeat);
       if (current != null) {
         current.cancel();
+        current = null;
+        observer.lost(session);
       }
     });
   }
 
-  Map<String, AtomicInteger> received() {
+  public Map<String, AtomicInteger> received() {
     return received;
   }
 
-  String servedBy() {
+  public String servedBy() {
     return servedBy;
   }
 
-  int connections() {
+  public int connections() {
     return connections.get();
   }
 }

@@ -15,7 +15,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * A client that behaves like a production one: when a node does not answer (connection refused,
  * UNAVAILABLE) it retries on the next node with the same idempotency key, which is always safe.
  */
-final class ResilientClient {
+public final class ResilientClient {
 
   private final Vertx vertx;
   private final GrpcClient client;
@@ -24,12 +24,12 @@ final class ResilientClient {
   private final AtomicInteger retries = new AtomicInteger();
   private int next;
 
-  ResilientClient(Vertx vertx, GrpcClient client, List<Integer> ports, String token, int start) {
+  public ResilientClient(Vertx vertx, GrpcClient client, List<Integer> ports, String token, int start) {
     this(vertx, client, local(ports), start, token);
   }
 
   /** A client that knows the nodes by address (pods), trying {@code endpoints[start]} first. */
-  ResilientClient(Vertx vertx, GrpcClient client, List<SocketAddress> endpoints, int start, String token) {
+  public ResilientClient(Vertx vertx, GrpcClient client, List<SocketAddress> endpoints, int start, String token) {
     this.vertx = vertx;
     this.client = client;
     this.endpoints = endpoints;
@@ -37,7 +37,7 @@ final class ResilientClient {
     this.next = start;
   }
 
-  Future<ClientSendMessageResponse> send(String key, String content, String idempotencyKey) {
+  public Future<ClientSendMessageResponse> send(String key, String content, String idempotencyKey) {
     return attempt(ClientSendMessageRequest.newBuilder().setConversationKey(key).setContent(content).setIdempotencyKey(idempotencyKey).build(), 0);
   }
 
@@ -61,7 +61,7 @@ final class ResilientClient {
   }
 
   /** Node gone or going: try another. Anything else is the caller's problem and is not retried. */
-  static boolean retryable(Throwable err) {
+  public static boolean retryable(Throwable err) {
     if (err instanceof io.vertx.grpc.client.InvalidStatusException ise) {
       var s = ise.actualStatus();
       return s == io.vertx.grpc.common.GrpcStatus.UNAVAILABLE || s == io.vertx.grpc.common.GrpcStatus.DEADLINE_EXCEEDED
@@ -71,11 +71,11 @@ final class ResilientClient {
   }
 
   /** The nodes on 127.0.0.1 at these ports. */
-  static List<SocketAddress> local(List<Integer> ports) {
+  public static List<SocketAddress> local(List<Integer> ports) {
     return ports.stream().map(p -> SocketAddress.inetSocketAddress(p, "127.0.0.1")).toList();
   }
 
-  int retries() {
+  public int retries() {
     return retries.get();
   }
 }

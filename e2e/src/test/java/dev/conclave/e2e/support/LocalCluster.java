@@ -33,8 +33,15 @@ public class LocalCluster implements AutoCloseable {
   private final PgUrl db;
   private final List<Member> members = new ArrayList<>();
   private final NodeProcess[] processes;
+  private final Map<String, String> extraEnv;
 
   public LocalCluster(int n, String roles, String secret, int shutdownGraceSeconds) throws IOException {
+    this(n, roles, secret, shutdownGraceSeconds, Map.of());
+  }
+
+  /** As above, with {@code extraEnv} added to every node's environment (e.g. CONCLAVE_SWARM_RATE_LIMITS=false). */
+  public LocalCluster(int n, String roles, String secret, int shutdownGraceSeconds, Map<String, String> extraEnv) throws IOException {
+    this.extraEnv = Map.copyOf(extraEnv);
     this.secret = secret;
     this.roles = roles;
     this.shutdownGraceSeconds = shutdownGraceSeconds;
@@ -82,6 +89,7 @@ public class LocalCluster implements AutoCloseable {
     env.put("CONCLAVE_EVENTBUS_PORT", Integer.toString(m.eventBus()));
     env.put("CONCLAVE_SHUTDOWN_GRACE_SECONDS", Integer.toString(shutdownGraceSeconds));
     env.put("CONCLAVE_PG_POOL_SIZE", "8");
+    env.putAll(extraEnv);
     return NodeProcess.start(m.dataDir(), m.grpc(), m.http(), env);
   }
 
@@ -103,6 +111,11 @@ public class LocalCluster implements AutoCloseable {
 
   public int httpPort(int i) {
     return members.get(i).http();
+  }
+
+  /** The cluster's shared database, for checkers that read what the nodes committed. */
+  public PgUrl db() {
+    return db;
   }
 
   public List<Integer> grpcPorts() {
