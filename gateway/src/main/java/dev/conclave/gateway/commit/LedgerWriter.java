@@ -20,8 +20,9 @@ import java.util.function.Consumer;
  * then publish" exists once; so does the dispatch of a request to its agent, to share the commits.
  *
  * <p>Group commit: each lane runs one transaction at a time; the units that arrive while one runs
- * share the next (up to {@link #MAX_UNITS}), their statements pipelined on its connection, and one
- * commit (one WAL flush) serves them all. An idle lane starts a unit at once, so a lone write waits
+ * share the next (up to {@link #MAX_UNITS}), run one after another in it (never interleaved: each
+ * unit's checks see every earlier unit's writes, as if it ran alone), and one commit (one WAL flush)
+ * serves them all. An idle lane starts a unit at once, so a lone write waits
  * for nothing. A conversation's appends take its row lock, so they get consecutive sequence numbers,
  * and nobody sees an event before its transaction committed: followers are told only afterwards, in
  * sequence order.
@@ -158,18 +159,25 @@ public final class LedgerWriter {
       List<WriteTx> txs = new ArrayList<>(batch.size());
       List<Future<?>> results = new ArrayList<>(batch.size());
       return pool.withTransaction(sql -> {
+        // one unit after the other: a unit checks and then acts in several statements (lock the
+        // request, append, end it), and another unit's statements in between, in the same
+        // transaction, would not be held off by its row locks
+        Future<Void> chain = Future.succeededFuture();
         for (Queued<?> q : batch) {
-          WriteTx tx = new WriteTx(sql, ledger);
-          txs.add(tx);
-          Future<?> r;
-          try {
-            r = q.unit().run(tx);
-          } catch (RuntimeException e) {
-            r = Future.failedFuture(e);
-          }
-          results.add(r);
+          chain = chain.compose(v -> {
+            WriteTx tx = new WriteTx(sql, ledger);
+            txs.add(tx);
+            Future<?> r;
+            try {
+              r = q.unit().run(tx);
+            } catch (RuntimeException e) {
+              r = Future.failedFuture(e);
+            }
+            results.add(r);
+            return r.mapEmpty();
+          });
         }
-        return Future.join(results);
+        return chain;
       }).map(committed -> {
         transactions.incrementAndGet();
         units.addAndGet(batch.size());

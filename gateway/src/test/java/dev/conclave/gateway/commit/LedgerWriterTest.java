@@ -128,6 +128,30 @@ class LedgerWriterTest {
   }
 
   @Test
+  void unitsSharingATransactionRunOneAfterAnotherSoACheckThenActSeesEveryEarlierUnitsWrite() {
+    GatewayFixture.await(pool.query("CREATE TABLE IF NOT EXISTS public.writer_counter (id int PRIMARY KEY, n int NOT NULL)").execute()
+      .compose(v -> pool.query("INSERT INTO public.writer_counter VALUES (1, 0) ON CONFLICT (id) DO UPDATE SET n = 0").execute()));
+    LedgerWriter writer = writer(new ConcurrentLinkedQueue<>());
+    // hold the lane, so the next units queue and share one transaction
+    Promise<Void> release = Promise.promise();
+    Future<Integer> blocker = writer.write("agent-counter", tx -> release.future().map(0));
+    List<Future<Integer>> increments = new ArrayList<>();
+    for (int i = 0; i < 5; i++) {
+      // read, then write what was read plus one: right only if no other unit's statements come between
+      increments.add(writer.write("agent-counter", tx -> tx.sql().query("SELECT n FROM public.writer_counter WHERE id = 1 FOR UPDATE").execute()
+        .map(rows -> rows.iterator().next().getInteger("n"))
+        .compose(n -> tx.sql().query("UPDATE public.writer_counter SET n = " + (n + 1) + " WHERE id = 1").execute().map(n + 1))));
+    }
+    release.complete();
+    GatewayFixture.await(Future.all(new ArrayList<Future<?>>(increments)).compose(v -> blocker));
+
+    assertThat(increments).extracting(f -> f.result()).as("each unit saw the one before it").containsExactly(1, 2, 3, 4, 5);
+    assertThat(GatewayFixture.await(pool.query("SELECT n FROM public.writer_counter WHERE id = 1").execute()).iterator().next().getInteger("n"))
+      .isEqualTo(5);
+    assertThat(writer.transactions()).as("the five shared one transaction").isEqualTo(2);
+  }
+
+  @Test
   void aDatabaseErrorInASharedTransactionFailsOnlyTheUnitThatCausedItAndNothingOfItIsHalfVisible() {
     ConcurrentLinkedQueue<LedgerWriter.Published> published = new ConcurrentLinkedQueue<>();
     LedgerWriter writer = writer(published);
