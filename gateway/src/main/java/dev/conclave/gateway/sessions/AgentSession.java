@@ -54,7 +54,6 @@ public final class AgentSession {
   private final LiveCredentials live;
   private final SessionMetrics metrics;
   private final Registration registration;
-  private final Welcomes welcomes;
   private final LocalSessions sessions;
   private final Presence presence;
   private final Terminations terminations;
@@ -81,7 +80,7 @@ public final class AgentSession {
   /** Made by {@link AgentSessions#open}, which also makes this session's parts ({@code parts}). */
   AgentSession(Caller caller, GrpcServerRequest<AgentMessage, ServerMessage> request, Context context, AgentSessions parts,
                Vertx vertx, String nodeId, Duration registerTimeout, EdgeSecurity edge, LiveCredentials live, SessionMetrics metrics,
-               Registration registration, Welcomes welcomes, LocalSessions sessions, Presence presence, Terminations terminations,
+               Registration registration, LocalSessions sessions, Presence presence, Terminations terminations,
                Lifecycle lifecycle) {
     this.caller = caller;
     this.request = request;
@@ -94,7 +93,6 @@ public final class AgentSession {
     this.live = live;
     this.metrics = metrics;
     this.registration = registration;
-    this.welcomes = welcomes;
     this.sessions = sessions;
     this.presence = presence;
     this.terminations = terminations;
@@ -195,7 +193,7 @@ public final class AgentSession {
       registered = ar.result();
       state = State.REGISTERED;
       sessions.put(agentId(), this).ifPresent(old -> old.superseded());
-      welcomes.issue(registered).onComplete(welcome -> {
+      registered.welcome().onComplete(welcome -> {
         if (state != State.REGISTERED) {
           return;
         }

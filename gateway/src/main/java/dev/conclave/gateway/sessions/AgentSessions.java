@@ -41,7 +41,6 @@ public final class AgentSessions {
   private final Terminations terminations;
   private final Lifecycle lifecycle;
   private final Registration registration;
-  private final Welcomes welcomes;
 
   public AgentSessions(Vertx vertx, String nodeId, GatewaySettings settings, SessionStores stores, SessionMetrics metrics,
                        EdgeSecurity edge, TokenService tokens, Secrets secrets, PackTools packTools, Clock clock, LocalSessions sessions,
@@ -60,15 +59,15 @@ public final class AgentSessions {
     this.router = router;
     this.terminations = terminations;
     this.lifecycle = lifecycle;
+    Welcomes welcomes = new Welcomes(tokens, packTools, secrets, nodeId, settings.mcpEndpoint());
     this.registration = new Registration(stores.principals(), stores.agents(), lifecycle, presence, router, terminations, sessions,
-      nodeId, clock);
-    this.welcomes = new Welcomes(tokens, packTools, secrets, nodeId, settings.mcpEndpoint());
+      welcomes, nodeId, clock);
   }
 
   /** The session of one {@code AgentStream} call on {@code context}; {@link AgentSession#start} wires it. */
   public AgentSession open(Caller caller, GrpcServerRequest<AgentMessage, ServerMessage> request, Context context) {
     return new AgentSession(caller, request, context, this, vertx, nodeId, settings.registerTimeout(), edge, live, metrics,
-      registration, welcomes, sessions, presence, terminations, lifecycle);
+      registration, sessions, presence, terminations, lifecycle);
   }
 
   // ---- the parts of a session, made as the session is constructed --------------------------------

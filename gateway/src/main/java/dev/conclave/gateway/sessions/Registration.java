@@ -17,6 +17,7 @@ import dev.conclave.platform.auth.PrincipalStore;
 import dev.conclave.platform.errors.ConclaveException;
 import dev.conclave.platform.validation.TextRules;
 import dev.conclave.proto.coven.RegisterAgent;
+import dev.conclave.proto.coven.ServerMessage;
 import io.vertx.core.Future;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -30,14 +31,15 @@ import java.util.Optional;
  * Registers an agent: checks the request and the principal, refuses an id that another principal
  * holds live or owns (an agent id, its conversation and its secrets belong to the principal that
  * registered it first), records a new epoch, ends requests left in flight by older sessions, and claims the
- * agent's presence (superseding the older session wherever it is). One per node; it keeps no state.
+ * agent's presence (superseding the older session wherever it is); the agent's Welcome is made
+ * meanwhile. One per node; it keeps no state.
  */
 final class Registration {
 
   private static final Logger LOG = LoggerFactory.getLogger(Registration.class);
 
   /** A successful registration. */
-  record Registered(AgentRecord agent, PresenceEntry presence, Principal principal) {
+  record Registered(AgentRecord agent, PresenceEntry presence, Principal principal, Future<ServerMessage> welcome) {
   }
 
   private final PrincipalStore principals;
@@ -47,11 +49,12 @@ final class Registration {
   private final AgentRouter router;
   private final Terminations terminations;
   private final LocalSessions sessions;
+  private final Welcomes welcomes;
   private final String nodeId;
   private final Clock clock;
 
   Registration(PrincipalStore principals, AgentStore agents, Lifecycle lifecycle, Presence presence, AgentRouter router,
-               Terminations terminations, LocalSessions sessions, String nodeId, Clock clock) {
+               Terminations terminations, LocalSessions sessions, Welcomes welcomes, String nodeId, Clock clock) {
     this.principals = principals;
     this.agents = agents;
     this.lifecycle = lifecycle;
@@ -59,6 +62,7 @@ final class Registration {
     this.router = router;
     this.terminations = terminations;
     this.sessions = sessions;
+    this.welcomes = welcomes;
     this.nodeId = nodeId;
     this.clock = clock;
   }
@@ -77,18 +81,29 @@ final class Registration {
     if (badName.isPresent()) {
       return Future.failedFuture(GatewayErrors.badAgentName(badName.get()));
     }
-    return principals.find(caller.principalId())
-      .compose(found -> checkPrincipal(caller, found))
-      .compose(principal -> checkNotHeldByOther(agentId, principal).map(principal))
-      .compose(principal -> checkNotRetired(agentId).map(principal))
+    // the three reads are independent, so they run at once (after a node's death every round trip
+    // counts, and presence may wait for the cluster to repartition); they are judged in order, and
+    // only then does anything write
+    Future<Optional<Principal>> found = principals.find(caller.principalId());
+    Future<Optional<PresenceEntry>> current = presence.get(agentId);
+    Future<Optional<LifecycleState>> state = lifecycle.state(agentId);
+    return Future.all(found, current, state)
+      .compose(v -> checkPrincipal(caller, found.result()))
+      .compose(principal -> checkNotHeldByOther(agentId, principal, current.result()).map(principal))
+      .compose(principal -> checkNotRetired(agentId, state.result()).map(principal))
       .compose(principal -> agents.register(principal.id(), request, caller.isAdmin()).compose(agent -> agent.isPresent()
         ? Future.succeededFuture(new Object[] {principal, agent.get()})
         : Future.failedFuture(new RegistrationRejected(GatewayErrors.agentIdOwned(agentId), suggestId(agentId)))))
       .compose(pair -> {
         Principal principal = (Principal) pair[0];
         AgentRecord agent = (AgentRecord) pair[1];
-        return lifecycle.connected(agentId).compose(v -> endOlderInFlight(agent))
-          .compose(v -> claimPresence(agent)).map(presence -> new Registered(agent, presence, principal));
+        // the Welcome is made while the registration completes; it is sent only once it has
+        Future<ServerMessage> welcome = welcomes.issue(agent, principal);
+        // one lane of the ledger writer, in this order: both usually share one transaction
+        Future<?> connected = lifecycle.connected(agentId);
+        Future<?> olderEnded = endOlderInFlight(agent);
+        return Future.all(connected, olderEnded)
+          .compose(v -> claimPresence(agent)).map(presence -> new Registered(agent, presence, principal, welcome));
       });
   }
 
@@ -108,29 +123,25 @@ final class Registration {
     return Future.succeededFuture(p);
   }
 
-  private Future<Void> checkNotHeldByOther(String agentId, Principal principal) {
-    return presence.get(agentId).compose(current -> {
-      if (current.isPresent() && !current.get().principalId().equals(principal.id()) && live(current.get())) {
-        return Future.failedFuture(new RegistrationRejected(GatewayErrors.agentIdTaken(agentId), suggestId(agentId)));
-      }
-      return Future.succeededFuture();
-    });
+  private Future<Void> checkNotHeldByOther(String agentId, Principal principal, Optional<PresenceEntry> current) {
+    if (current.isPresent() && !current.get().principalId().equals(principal.id()) && live(current.get())) {
+      return Future.failedFuture(new RegistrationRejected(GatewayErrors.agentIdTaken(agentId), suggestId(agentId)));
+    }
+    return Future.succeededFuture();
   }
 
   /**
    * A Retired agent may not register again. One that reconnects while Retiring has nothing in
    * flight (its old session's request ends with that session), so its retirement completes now.
    */
-  private Future<Void> checkNotRetired(String agentId) {
-    return lifecycle.state(agentId).compose(state -> {
-      if (state.isEmpty() || (state.get() != LifecycleState.RETIRED && state.get() != LifecycleState.RETIRING)) {
-        return Future.succeededFuture();
-      }
-      Future<?> settled = state.get() == LifecycleState.RETIRING
-        ? lifecycle.retired(agentId, "reconnected while retiring, with nothing in flight")
-        : Future.succeededFuture();
-      return settled.compose(v -> Future.failedFuture(new RegistrationRejected(GatewayErrors.agentRetired(agentId), "")));
-    });
+  private Future<Void> checkNotRetired(String agentId, Optional<LifecycleState> state) {
+    if (state.isEmpty() || (state.get() != LifecycleState.RETIRED && state.get() != LifecycleState.RETIRING)) {
+      return Future.succeededFuture();
+    }
+    Future<?> settled = state.get() == LifecycleState.RETIRING
+      ? lifecycle.retired(agentId, "reconnected while retiring, with nothing in flight")
+      : Future.succeededFuture();
+    return settled.compose(v -> Future.failedFuture(new RegistrationRejected(GatewayErrors.agentRetired(agentId), "")));
   }
 
   /** An entry of this node is live only if the session still exists here. */

@@ -1,6 +1,8 @@
 package dev.conclave.gateway.sessions;
 
+import dev.conclave.gateway.model.AgentRecord;
 import dev.conclave.platform.auth.AgentScope;
+import dev.conclave.platform.auth.Principal;
 import dev.conclave.platform.auth.TokenService;
 import dev.conclave.platform.packs.PackTools;
 import dev.conclave.platform.secrets.Secrets;
@@ -41,21 +43,21 @@ final class Welcomes {
     this.mcpEndpoint = mcpEndpoint;
   }
 
-  Future<ServerMessage> issue(Registration.Registered r) {
-    Set<String> capabilities = Set.copyOf(r.agent().capabilities());
-    var mcp = tokens.issueMcp(r.principal(), MCP_TOKEN_TTL, new AgentScope(r.agent().agentId(), capabilities));
+  Future<ServerMessage> issue(AgentRecord agent, Principal principal) {
+    Set<String> capabilities = Set.copyOf(agent.capabilities());
+    var mcp = tokens.issueMcp(principal, MCP_TOKEN_TTL, new AgentScope(agent.agentId(), capabilities));
     // a registry hiccup costs the agent its tool list until it reconnects, not its registration
     var tools = packTools.available(capabilities).recover(err -> {
-      LOG.warn("tool registry unreadable; welcoming without tools agent={} error={}", r.agent().agentId(), err.getMessage());
+      LOG.warn("tool registry unreadable; welcoming without tools agent={} error={}", agent.agentId(), err.getMessage());
       return Future.succeededFuture(List.of());
     });
     // no secrets, no registration: an agent missing its environment would fail later and less clearly
-    var resolved = secrets.resolveFor(r.agent().agentId());
+    var resolved = secrets.resolveFor(agent.agentId());
     return Future.all(mcp, tools, resolved).map(v -> ServerMessage.newBuilder().setWelcome(Welcome.newBuilder()
       .setServerId(nodeId)
-      .setAgentId(r.agent().agentId())
-      .setInstanceId(r.agent().instanceId())
-      .setPrincipalId(r.principal().id().toString())
+      .setAgentId(agent.agentId())
+      .setInstanceId(agent.instanceId())
+      .setPrincipalId(principal.id().toString())
       .addAllAvailableTools(tools.result())
       .setMcpToken(mcp.result().token())
       .setMcpEndpoint(mcpEndpoint)
