@@ -121,6 +121,8 @@ public final class ResilientAgent {
     SocketAddress endpoint = endpoints.get(next % endpoints.size());
     client.request(endpoint, CovenControlGrpcClient.AgentStream).onComplete(ar -> {
       if (ar.failed()) {
+        // nothing listens there (a stopped or not yet started pod): try the next one
+        next++;
         retry();
         return;
       }
@@ -129,7 +131,11 @@ public final class ResilientAgent {
       req.headers().set("authorization", "Bearer " + token);
       req.response().onComplete(resp -> {
         if (resp.failed()) {
-          retry();
+          if (current == req) {
+            current = null;
+            next++;
+            retry();
+          }
           return;
         }
         resp.result().handler(m -> onMessage(req, m));

@@ -92,6 +92,8 @@ public final class NetnsCluster implements AutoCloseable {
   private final PgUrl db;
   private final List<Pod> pods = new ArrayList<>();
   private final NodeProcess[] processes;
+  /** Every node process each pod ran, in order (a restarted pod's earlier logs are kept for reports). */
+  private final List<List<NodeProcess>> history = new ArrayList<>();
   private final AtomicBoolean closed = new AtomicBoolean();
   private final Thread hook;
   private PgForward forward;
@@ -110,6 +112,9 @@ public final class NetnsCluster implements AutoCloseable {
       pods.add(new Pod("cnclv-pod-" + k, "10.213.0." + (10 + k), root.resolve("cnclv-pod-" + k)));
     }
     this.processes = new NodeProcess[n];
+    for (int k = 0; k < n; k++) {
+      history.add(new CopyOnWriteArrayList<>());
+    }
     this.hook = new Thread(this::teardown, "netns-cluster-teardown");
   }
 
@@ -226,7 +231,9 @@ public final class NetnsCluster implements AutoCloseable {
     env.put("CONCLAVE_SHUTDOWN_GRACE_SECONDS", "8");
     env.put("CONCLAVE_PG_POOL_SIZE", "8");
     env.putAll(options.env());
-    return NodeProcess.start(List.of("ip", "netns", "exec", p.namespace()), p.address(), p.dataDir(), GRPC_PORT, HTTP_PORT, env);
+    NodeProcess node = NodeProcess.start(List.of("ip", "netns", "exec", p.namespace()), p.address(), p.dataDir(), GRPC_PORT, HTTP_PORT, env);
+    history.get(i).add(node);
+    return node;
   }
 
   private void awaitReady(int i) {
@@ -363,11 +370,6 @@ public final class NetnsCluster implements AutoCloseable {
     return db;
   }
 
-  /** Every pod's gRPC address, spares included (a client that tries them in turn finds the running ones). */
-  public List<java.net.InetSocketAddress> grpcAddresses() {
-    return pods.stream().map(p -> new java.net.InetSocketAddress(p.address(), GRPC_PORT)).toList();
-  }
-
   /** What {@code name} resolves to inside pod {@code i} (its resolver, the DNS server), sorted. */
   public Set<String> resolve(int i, String name) {
     Set<String> out = new TreeSet<>();
@@ -399,13 +401,14 @@ public final class NetnsCluster implements AutoCloseable {
       "CONCLAVE_AUTH_SECRET", secret), "token", "--new-agent", name, "--ttl", "2h");
   }
 
-  /** Each node's log, for a failed test's report. */
+  /** Every node's log, each process a pod ran (pod-K-1.log, pod-K-2.log after a restart, ...), for a test's report. */
   public void dumpLogs(Path dir) {
     try {
       Files.createDirectories(dir);
-      for (int i = 0; i < processes.length; i++) {
-        if (processes[i] != null) {
-          Files.writeString(dir.resolve(pods.get(i).namespace() + ".log"), processes[i].logText());
+      for (int i = 0; i < history.size(); i++) {
+        List<NodeProcess> ran = history.get(i);
+        for (int n = 0; n < ran.size(); n++) {
+          Files.writeString(dir.resolve(pods.get(i).namespace() + "-" + (n + 1) + ".log"), ran.get(n).logText());
         }
       }
     } catch (IOException e) {

@@ -79,7 +79,9 @@ public final class OwnPostgres implements AutoCloseable {
     } catch (Exception e) {
       throw new IllegalStateException("postmaster " + pid + " did not exit within 30 s of SIGQUIT", e);
     }
-    // the zonky handle still believes it runs; it is dropped (its shutdown hook was disarmed at start)
+    // closing the handle now finds no server to stop (it says so in the log) and releases its lock
+    // on the data directory, which the next start takes again
+    server.close();
     server = null;
   }
 

@@ -68,6 +68,13 @@ final class GatewayVerticle extends VerticleBase {
         vertx.setPeriodic(MEMBERSHIP_CHECK_MS, t -> watcher.check()
           .onFailure(err -> LOG.warn("cluster: membership check failed error={}", err.getMessage())));
         vertx.setPeriodic(RECONCILE_MS, t -> {
+          nodes.reassert(nodeId, membership.localMember())
+            .onSuccess(put -> {
+              if (put) {
+                LOG.warn("cluster: this gateway node was missing from the registry (removed while it could not be heard); registered again");
+              }
+            })
+            .onFailure(err -> LOG.warn("cluster: re-registering this gateway node failed error={}", err.getMessage()));
           reconciler.reconcile().onFailure(err -> LOG.warn("presence: reconciliation failed error={}", err.getMessage()));
           stranded.sweep();
         });

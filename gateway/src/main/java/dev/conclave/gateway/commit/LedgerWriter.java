@@ -45,7 +45,7 @@ public final class LedgerWriter {
 
   private static final Logger LOG = LoggerFactory.getLogger(LedgerWriter.class);
 
-  private record Queued<T>(Unit<T> unit, Promise<T> promise) {
+  private record Queued<T>(String key, Unit<T> unit, Promise<T> promise) {
     void complete(Object result) {
       @SuppressWarnings("unchecked")
       T t = (T) result;
@@ -87,7 +87,7 @@ public final class LedgerWriter {
    */
   public <T> Future<T> write(String key, Unit<T> unit) {
     Promise<T> promise = Promise.promise();
-    lanes[Math.floorMod(key.hashCode(), lanes.length)].add(new Queued<>(unit, promise));
+    lanes[Math.floorMod(key.hashCode(), lanes.length)].add(new Queued<>(key, unit, promise));
     return promise.future();
   }
 
@@ -127,6 +127,10 @@ public final class LedgerWriter {
           return;
         }
       }
+      // in key order (a stable sort: one key's units keep their order), so transactions running at
+      // once, on this node or another, mostly take their row locks in the same order: a deadlock
+      // would fail the shared transaction and run each unit again alone
+      batch.sort(Comparator.comparing(Queued::key));
       run(batch).onComplete(ar -> next());
     }
 

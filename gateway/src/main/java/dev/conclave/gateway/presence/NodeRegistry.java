@@ -25,6 +25,22 @@ public final class NodeRegistry {
     return map.compose(m -> m.put(nodeId, new JsonObject().put("vertxNodeId", vertxNodeId).put("startedAt", Instant.now().toString())));
   }
 
+  /**
+   * Puts this node's entry back when it is missing or names another cluster member (the other side
+   * of a healed partition removed it while it could not hear this node, or a merge replaced it);
+   * keeps its start time. Returns whether it had to.
+   */
+  public Future<Boolean> reassert(String nodeId, String vertxNodeId) {
+    return map.compose(m -> m.get(nodeId).compose(entry -> {
+      if (entry != null && vertxNodeId.equals(entry.getString("vertxNodeId"))) {
+        return Future.succeededFuture(false);
+      }
+      JsonObject fresh = new JsonObject().put("vertxNodeId", vertxNodeId)
+        .put("startedAt", entry != null && entry.getString("startedAt") != null ? entry.getString("startedAt") : Instant.now().toString());
+      return m.put(nodeId, fresh).map(true);
+    }));
+  }
+
   public Future<Void> leave(String nodeId) {
     return map.compose(m -> m.remove(nodeId)).mapEmpty();
   }

@@ -15,6 +15,9 @@ import java.util.concurrent.TimeoutException;
  */
 public final class Failures {
 
+  /** The message of the exception the sql client's pool fails a waiter with when no connection came in time. */
+  static final String POOL_WAIT_TIMEOUT = "Timeout waiting for connection";
+
   private Failures() {
   }
 
@@ -40,6 +43,11 @@ public final class Failures {
         // character in text, a number out of range); the caller's input, not our fault
         return new ConclaveException(ErrorKind.INVALID_ARGUMENT, "value_invalid",
           "a value in the request cannot be stored: " + pg.getErrorMessage());
+      }
+      if (t instanceof io.vertx.core.VertxException && POOL_WAIT_TIMEOUT.equals(t.getMessage())) {
+        // the sql client's pool gave no connection in time: in practice the database is down (its
+        // failing connection attempts leave the waiters waiting), or the node is overloaded
+        return new ConclaveException(ErrorKind.UNAVAILABLE, "db_unavailable", "no database connection came free in time; retry");
       }
       if (t instanceof io.vertx.core.http.ConnectionPoolTooBusyException) {
         return new ConclaveException(ErrorKind.UNAVAILABLE, "overloaded", "the node is overloaded (database pool queue full); retry shortly");

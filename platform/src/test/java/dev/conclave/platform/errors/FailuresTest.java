@@ -46,6 +46,14 @@ class FailuresTest {
   }
 
   @Test
+  void noPoolConnectionInTimeIsUnavailableNotAServerFault() {
+    // what vertx-sql-client's pool fails a waiter with (a VertxException without a stack)
+    ConclaveException e = Failures.report(log, "grpc x/Y", new io.vertx.core.VertxException(Failures.POOL_WAIT_TIMEOUT, true));
+    assertThat(e.kind()).isEqualTo(ErrorKind.UNAVAILABLE);
+    assertThat(e.code()).isEqualTo("db_unavailable");
+  }
+
+  @Test
   void badInputIsOneWarnLineWithoutAStack() {
     Failures.report(log, "grpc x/Y", ConclaveException.invalid("malformed_message", "no good"));
     assertThat(lines.list).singleElement().satisfies(line -> {
