@@ -25,6 +25,7 @@ final class GatewayVerticle extends VerticleBase {
   private static final Logger LOG = LoggerFactory.getLogger(GatewayVerticle.class);
   static final long MEMBERSHIP_CHECK_MS = 2_000;
   static final long RECONCILE_MS = 10_000;
+  static final long AFTER_JOIN_MS = 2_000;
 
   private final String nodeId;
   private final ClusterMembership membership;
@@ -68,17 +69,25 @@ final class GatewayVerticle extends VerticleBase {
         vertx.setPeriodic(MEMBERSHIP_CHECK_MS, t -> watcher.check()
           .onFailure(err -> LOG.warn("cluster: membership check failed error={}", err.getMessage())));
         vertx.setPeriodic(RECONCILE_MS, t -> {
-          nodes.reassert(nodeId, membership.localMember())
-            .onSuccess(put -> {
-              if (put) {
-                LOG.warn("cluster: this gateway node was missing from the registry (removed while it could not be heard); registered again");
-              }
-            })
-            .onFailure(err -> LOG.warn("cluster: re-registering this gateway node failed error={}", err.getMessage()));
-          reconciler.reconcile().onFailure(err -> LOG.warn("presence: reconciliation failed error={}", err.getMessage()));
+          reassert();
           stranded.sweep();
         });
+        // a member joining may be the other side of a healed partition, whose merged maps lack what
+        // this node holds: re-assert soon, once the merge has settled, not only at the next period
+        membership.onJoin(member -> vertx.setTimer(AFTER_JOIN_MS, t -> reassert()));
       });
+  }
+
+  /** This node's registry entry and its agents' presence entries, put back where they are missing or wrong. */
+  private void reassert() {
+    nodes.reassert(nodeId, membership.localMember())
+      .onSuccess(put -> {
+        if (put) {
+          LOG.warn("cluster: this gateway node was missing from the registry (removed while it could not be heard); registered again");
+        }
+      })
+      .onFailure(err -> LOG.warn("cluster: re-registering this gateway node failed error={}", err.getMessage()));
+    reconciler.reconcile().onFailure(err -> LOG.warn("presence: reconciliation failed error={}", err.getMessage()));
   }
 
   @Override

@@ -33,6 +33,7 @@ public final class ClusterMembership {
   private final Vertx vertx;
   private final HazelcastClusterManager manager;
   private final List<Listener> leaveListeners = new CopyOnWriteArrayList<>();
+  private final List<Listener> joinListeners = new CopyOnWriteArrayList<>();
 
   private ClusterMembership(Vertx vertx, HazelcastClusterManager manager) {
     this.vertx = vertx;
@@ -41,7 +42,12 @@ public final class ClusterMembership {
       manager.getHazelcastInstance().getCluster().addMembershipListener(new MembershipListener() {
         @Override
         public void memberAdded(MembershipEvent event) {
-          // joins need no action: newcomers announce themselves in the shared maps
+          // newcomers announce themselves in the shared maps; a member that comes back after a
+          // partition healed is a join too, and those who listen re-assert what they hold
+          String member = event.getMember().getAttribute(VERTX_NODE_ID_ATTRIBUTE);
+          if (member != null) {
+            joinListeners.forEach(l -> l.context().runOnContext(v -> l.handler().handle(member)));
+          }
         }
 
         @Override
@@ -83,7 +89,18 @@ public final class ClusterMembership {
    * registered it (or an event loop when registered outside one).
    */
   public void onLeave(Handler<String> handler) {
-    Context context = Vertx.currentContext() != null ? Vertx.currentContext() : vertx.getOrCreateContext();
-    leaveListeners.add(new Listener(context, handler));
+    leaveListeners.add(new Listener(listenerContext(), handler));
+  }
+
+  /**
+   * Calls {@code handler} with the id of every member that joins from now on (a new node, or one
+   * back after a partition healed and the clusters merged), on the context that registered it.
+   */
+  public void onJoin(Handler<String> handler) {
+    joinListeners.add(new Listener(listenerContext(), handler));
+  }
+
+  private Context listenerContext() {
+    return Vertx.currentContext() != null ? Vertx.currentContext() : vertx.getOrCreateContext();
   }
 }

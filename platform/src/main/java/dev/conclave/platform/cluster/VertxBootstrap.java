@@ -99,8 +99,10 @@ public final class VertxBootstrap {
     // with proportionally more retries gives up after as long as before (about 125 s).
     hz.setProperty("hazelcast.invocation.retry.pause.millis", "100");
     hz.setProperty("hazelcast.invocation.max.retry.count", "1250");
-    hz.setProperty("hazelcast.merge.first.run.delay.seconds", "10");
-    hz.setProperty("hazelcast.merge.next.run.delay.seconds", "10");
+    // after a partition heals, the sides find each other (by DNS) at the next merge run: every 5 s
+    // bounds that part of the time until presence agrees again (the gateway re-asserts right after)
+    hz.setProperty("hazelcast.merge.first.run.delay.seconds", "5");
+    hz.setProperty("hazelcast.merge.next.run.delay.seconds", "5");
     // the members are listed explicitly or found by DNS: no reason to wait before joining
     hz.setProperty("hazelcast.wait.seconds.before.join", "1");
 
