@@ -117,11 +117,8 @@ class FaultScenariosIT {
   @Test
   @Order(2)
   void aPartitionedPodLosesNothingAndPresenceConvergesAfterHealing() {
-    History gateway = new History();
-    History swarm = new History();
-    GatewayLoad load = GatewayLoad.start(vertx, grpc, probes.grpcEndpoints(), admin, agentToken,
-      GatewayLoad.Settings.of(30, 30, 50).withPrefix("part"), gateway);
-    SwarmLoad claims = SwarmLoad.start(vertx, probes.httpEndpoints(), admin, swarmSettings("part-task"), swarm);
+    Traffic traffic = Traffic.start(this, "part");
+    GatewayLoad load = traffic.gateway();
     PodProbes.sleep(3_000);
     List<Integer> pods = cluster.running();
     List<String> lines = new ArrayList<>();
@@ -142,7 +139,7 @@ class FaultScenariosIT {
         PodProbes.sleep(1_000);
       }
       long healAt = System.nanoTime();
-      long answeredDuring = gateway.observations(GatewayOps.ANSWER).stream()
+      long answeredDuring = traffic.gatewayHistory().observations(GatewayOps.ANSWER).stream()
         .filter(o -> held.contains(o.str(GatewayOps.AGENT)) && o.nanos() > cutAt && o.nanos() < healAt).count();
       Map<String, String> during = PodProbes.truth(load.agents());
       cluster.heal();
@@ -159,27 +156,17 @@ class FaultScenariosIT {
       assertThat(converged.get()).as("time to converge after healing").isLessThan(Duration.ofSeconds(30));
       assertThat(answeredDuring).as("agents on the cut-off pod kept working (ARCHITECTURE.md, Split brain)").isPositive();
     }
-    boolean settled = load.stop(Duration.ofSeconds(60));
-    claims.stop(Duration.ofSeconds(10));
-    Verdict g = GatewayChecker.check(gateway, cluster.database());
-    Verdict s = SwarmChecker.check(swarm, cluster.database());
-    keepIfInvalid("partition-gateway", g, gateway);
-    keepIfInvalid("partition-swarm", s, swarm);
-    say("partition load " + load.counts() + ", settled " + settled + "\n" + g + "\n" + s);
-    summary.put("3 partition verdicts", verdicts(g, s));
-    g.assertValid();
-    s.assertValid();
+    Verdicts verdicts = traffic.stopAndCheck("partition");
+    summary.put("3 partition verdicts", verdicts.line());
+    verdicts.assertValid();
   }
 
   /** Scenario 4: PostgreSQL stopped for 10 s under load, then a crash (immediate shutdown) and restart. */
   @Test
   @Order(3)
   void aDatabaseOutageMakesPodsUnreadyAndLosesNothingAcked() {
-    History gateway = new History();
-    History swarm = new History();
-    GatewayLoad load = GatewayLoad.start(vertx, grpc, probes.grpcEndpoints(), admin, agentToken,
-      GatewayLoad.Settings.of(30, 30, 50).withPrefix("db"), gateway);
-    SwarmLoad claims = SwarmLoad.start(vertx, probes.httpEndpoints(), admin, swarmSettings("db-task"), swarm);
+    Traffic traffic = Traffic.start(this, "db");
+    GatewayLoad load = traffic.gateway();
     PodProbes.sleep(3_000);
     List<Integer> pods = cluster.running();
 
@@ -192,7 +179,7 @@ class FaultScenariosIT {
       int probe = 0;
       while (System.nanoTime() - stoppedAt < OUTAGE.toNanos() - TimeUnit.SECONDS.toNanos(1)) {
         long t = System.nanoTime();
-        statuses.merge(probes.sendOnce(pods.get(probe % pods.size()), "db-0", "db-probe-" + probe, gateway), 1, Integer::sum);
+        statuses.merge(probes.sendOnce(pods.get(probe % pods.size()), "db-0", "db-probe-" + probe, traffic.gatewayHistory()), 1, Integer::sum);
         answeredMs.add(ms(t));
         probe++;
         PodProbes.sleep(200);
@@ -221,31 +208,21 @@ class FaultScenariosIT {
     say("database " + crash);
     PodProbes.sleep(5_000);
 
-    boolean settled = load.stop(Duration.ofSeconds(60));
-    claims.stop(Duration.ofSeconds(10));
-    Verdict g = GatewayChecker.check(gateway, cluster.database());
-    Verdict s = SwarmChecker.check(swarm, cluster.database());
-    keepIfInvalid("database-gateway", g, gateway);
-    keepIfInvalid("database-swarm", s, swarm);
-    say("database load " + load.counts() + ", settled " + settled + "\n" + g + "\n" + s);
-    summary.put("4 database outage", outage);
+    Verdicts verdicts = traffic.stopAndCheck("database");
+        summary.put("4 database outage", outage);
     summary.put("4 database crash", crash);
-    summary.put("4 database verdicts", verdicts(g, s));
+    summary.put("4 database verdicts", verdicts.line());
     assertThat(allUnready).as("every pod reported not-ready while the database was down").isPresent();
     assertThat(statuses.keySet()).as("what clients saw while the database was down").containsOnly("UNAVAILABLE");
-    g.assertValid();
-    s.assertValid();
+    verdicts.assertValid();
   }
 
   /** Scenario 5 (and the swarm's share of 2): kill -9 of the busiest pod under swarm and gateway load; its spare replaces it. */
   @Test
   @Order(4)
   void aKilledPodDoublesNoClaimAndLosesNoRequest() {
-    History gateway = new History();
-    History swarm = new History();
-    GatewayLoad load = GatewayLoad.start(vertx, grpc, probes.grpcEndpoints(), admin, agentToken,
-      GatewayLoad.Settings.of(30, 30, 50).withPrefix("kill"), gateway);
-    SwarmLoad claims = SwarmLoad.start(vertx, probes.httpEndpoints(), admin, swarmSettings("kill-task"), swarm);
+    Traffic traffic = Traffic.start(this, "kill");
+    GatewayLoad load = traffic.gateway();
     PodProbes.sleep(4_000);
     Map<String, String> before = PodProbes.truth(load.agents());
     int victim = busiest(before);
@@ -259,29 +236,20 @@ class FaultScenariosIT {
       cluster.start(spare);
     }
     PodProbes.sleep(5_000);
-    boolean settled = load.stop(Duration.ofSeconds(60));
-    claims.stop(Duration.ofSeconds(10));
-    Verdict g = GatewayChecker.check(gateway, cluster.database());
-    Verdict s = SwarmChecker.check(swarm, cluster.database());
-    keepIfInvalid("kill-gateway", g, gateway);
-    keepIfInvalid("kill-swarm", s, swarm);
+    Verdicts verdicts = traffic.stopAndCheck("kill");
     String line = "killed " + name + " holding " + moved.size() + " of 30 agents; all re-registered on survivors " + back + " ms after kill -9";
-    say("kill " + line + "; load " + load.counts() + ", settled " + settled + "\n" + g + "\n" + s);
+    say("kill " + line);
     summary.put("5 kill -9", line);
-    summary.put("5 kill verdicts", verdicts(g, s));
-    g.assertValid();
-    s.assertValid();
+    summary.put("5 kill verdicts", verdicts.line());
+    verdicts.assertValid();
   }
 
   /** Packet loss on one pod and a slow link to PostgreSQL (netem delay too where the kernel has it), under load. */
   @Test
   @Order(5)
   void aSlowLossyNetworkLosesNothing() {
-    History gateway = new History();
-    History swarm = new History();
-    GatewayLoad load = GatewayLoad.start(vertx, grpc, probes.grpcEndpoints(), admin, agentToken,
-      GatewayLoad.Settings.of(30, 30, 50).withPrefix("slow"), gateway);
-    SwarmLoad claims = SwarmLoad.start(vertx, probes.httpEndpoints(), admin, swarmSettings("slow-task"), swarm);
+    Traffic traffic = Traffic.start(this, "slow");
+    GatewayLoad load = traffic.gateway();
     PodProbes.sleep(3_000);
     int pod = cluster.running().get(0);
     cluster.loss(pod, 5);
@@ -291,19 +259,13 @@ class FaultScenariosIT {
     cluster.clear(pod);
     cluster.clear(cluster.running().get(1));
     cluster.databaseLatency(Duration.ZERO);
-    boolean settled = load.stop(Duration.ofSeconds(60));
-    claims.stop(Duration.ofSeconds(10));
-    Verdict g = GatewayChecker.check(gateway, cluster.database());
-    Verdict s = SwarmChecker.check(swarm, cluster.database());
-    keepIfInvalid("slow-gateway", g, gateway);
-    keepIfInvalid("slow-swarm", s, swarm);
+    Verdicts verdicts = traffic.stopAndCheck("slow");
     String line = "5 % loss into " + cluster.pod(pod).namespace() + ", " + (netem ? "30 ms netem delay on another pod, " : "no netem in this kernel, ")
       + "20 ms each way to PostgreSQL, for 20 s";
-    say("slow network " + line + "; load " + load.counts() + ", settled " + settled + "\n" + g + "\n" + s);
+    say("slow network " + line);
     summary.put("6 slow network", line);
-    summary.put("6 slow network verdicts", verdicts(g, s));
-    g.assertValid();
-    s.assertValid();
+    summary.put("6 slow network verdicts", verdicts.line());
+    verdicts.assertValid();
   }
 
   /** Samples {@code condition} on another thread until it holds; how long after {@code since} that was, or empty within {@code limit}. */
@@ -328,8 +290,30 @@ class FaultScenariosIT {
     }
   }
 
-  private static SwarmLoad.Settings swarmSettings(String prefix) {
-    return new SwarmLoad.Settings(3_000, 8, 3, 3_000, 100, prefix);
+  /** A scenario's load: 30 agents at 30 messages/s and 8 swarm claimers, each recorded in its own history. */
+  private record Traffic(FaultScenariosIT it, GatewayLoad gateway, History gatewayHistory, SwarmLoad swarm, History swarmHistory) {
+
+    static Traffic start(FaultScenariosIT it, String name) {
+      History g = new History();
+      History s = new History();
+      GatewayLoad load = GatewayLoad.start(it.vertx, it.grpc, it.probes.grpcEndpoints(), it.admin, it.agentToken,
+        GatewayLoad.Settings.of(30, 30, 50).withPrefix(name), g);
+      SwarmLoad claims = SwarmLoad.start(it.vertx, it.probes.httpEndpoints(), it.admin,
+        new SwarmLoad.Settings(3_000, 8, 3, 3_000, 100, name + "-task"), s);
+      return new Traffic(it, load, g, claims, s);
+    }
+
+    /** Stops both loads, lets them settle, and judges both histories (gateway, swarm); an invalid one is kept under target/. */
+    Verdicts stopAndCheck(String name) {
+      boolean settled = gateway.stop(Duration.ofSeconds(60));
+      swarm.stop(Duration.ofSeconds(10));
+      Verdict g = GatewayChecker.check(gatewayHistory, it.cluster.database());
+      Verdict s = SwarmChecker.check(swarmHistory, it.cluster.database());
+      keepIfInvalid(name + "-gateway", g, gatewayHistory);
+      keepIfInvalid(name + "-swarm", s, swarmHistory);
+      say(name + " load " + gateway.counts() + ", settled " + settled + "\n" + g + "\n" + s);
+      return new Verdicts(g, s);
+    }
   }
 
   private Duration awaitAllReady(List<Integer> pods, long since) {
@@ -393,9 +377,18 @@ class FaultScenariosIT {
     }
   }
 
-  private static String verdicts(Verdict gateway, Verdict swarm) {
-    return "gateway " + (gateway.valid() ? "valid" : "INVALID " + gateway.failed()) + ", swarm "
-      + (swarm.valid() ? "valid" : "INVALID " + swarm.failed());
+  /** A scenario's two verdicts. */
+  private record Verdicts(Verdict gateway, Verdict swarm) {
+
+    String line() {
+      return "gateway " + (gateway.valid() ? "valid" : "INVALID " + gateway.failed()) + ", swarm "
+        + (swarm.valid() ? "valid" : "INVALID " + swarm.failed());
+    }
+
+    void assertValid() {
+      gateway.assertValid();
+      swarm.assertValid();
+    }
   }
 
   private static void say(String line) {
