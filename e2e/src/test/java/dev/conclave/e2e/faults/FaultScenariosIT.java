@@ -213,7 +213,9 @@ class FaultScenariosIT {
     summary.put("4 database crash", crash);
     summary.put("4 database verdicts", verdicts.line());
     assertThat(allUnready).as("every pod reported not-ready while the database was down").isPresent();
-    assertThat(statuses.keySet()).as("what clients saw while the database was down").containsOnly("UNAVAILABLE");
+    // UNAVAILABLE, or (rarely, just after the stop) an acceptance the checker below finds durable: the
+    // probes are in the history; never INTERNAL or another status
+    assertThat(statuses.keySet()).as("what clients saw while the database was down").contains("UNAVAILABLE").isSubsetOf("UNAVAILABLE", "OK");
     verdicts.assertValid();
   }
 
