@@ -166,7 +166,6 @@ class FaultScenariosIT {
   @Order(3)
   void aDatabaseOutageMakesPodsUnreadyAndLosesNothingAcked() {
     Traffic traffic = Traffic.start(this, "db");
-    GatewayLoad load = traffic.gateway();
     PodProbes.sleep(3_000);
     List<Integer> pods = cluster.running();
 
@@ -251,7 +250,6 @@ class FaultScenariosIT {
   @Order(5)
   void aSlowLossyNetworkLosesNothing() {
     Traffic traffic = Traffic.start(this, "slow");
-    GatewayLoad load = traffic.gateway();
     PodProbes.sleep(3_000);
     int pod = cluster.running().get(0);
     cluster.loss(pod, 5);
