@@ -1,5 +1,6 @@
 package dev.conclave.e2e.cluster;
 
+import dev.conclave.e2e.faults.GatewayOps;
 import dev.conclave.e2e.support.NetnsCluster;
 import dev.conclave.proto.coven.ClientServiceGrpcClient;
 import dev.conclave.proto.coven.Event;
@@ -35,7 +36,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * only through DNS ({@code CONCLAVE_CLUSTER_K8S_DNS}, as on Kubernetes; {@link NetnsCluster}). Agents
  * connect to the pods' addresses; the pod holding the most agents is killed with SIGKILL, and the
  * test measures how long until each of its agents has served a request again on a survivor. The
- * time is printed, not asserted, beyond a generous bound. Skipped where namespaces cannot be made
+ * time is printed, not asserted, beyond a generous bound; the client learns of each answer from
+ * StreamEvents opened before the kill, as a waiting client does. Skipped where namespaces cannot be made
  * (not root, no ip or dnsmasq), except on CI.
  */
 class NetnsClusterIT {
@@ -105,18 +107,25 @@ class NetnsClusterIT {
     String token = cluster.agentToken("netns");
     int[] first = {0, 0, 1, 2};
     for (int i = 0; i < 24; i++) {
-      agents.add(ResilientAgent.at(vertx, grpc, endpoints, first[i % 4], token, "netns-" + i, 10));
+      String id = "netns-" + i;
+      agents.add(ResilientAgent.at(vertx, grpc, endpoints, first[i % 4], token, id, 10)
+        .answerWith(request -> GatewayOps.answerText(id, request)));
     }
     agents.forEach(a -> ClusterIT.await(a.start()));
     // every agent serves before the kill, through the pod it is not on when possible
     ResilientClient warm = new ResilientClient(vertx, grpc, endpoints, 2, admin);
     List<CompletableFuture<Long>> before = new ArrayList<>();
-    for (int i = 0; i < agents.size(); i++) {
-      int n = i;
-      before.add(CompletableFuture.supplyAsync(() -> serve(grpc, warm, endpoints.get(2), admin, "netns-" + n, "before-" + n,
-        System.nanoTime(), Duration.ofSeconds(30)), waiters));
+    try (DoneWatch watch = new DoneWatch(grpc, endpoints.get(2), admin)) {
+      for (int i = 0; i < agents.size(); i++) {
+        ClusterIT.await(watch.follow("netns-" + i));
+      }
+      for (int i = 0; i < agents.size(); i++) {
+        int n = i;
+        before.add(CompletableFuture.supplyAsync(() -> serve(grpc, watch, warm, endpoints.get(2), admin, "netns-" + n, "before-" + n,
+          System.nanoTime(), Duration.ofSeconds(30)), waiters));
+      }
+      before.forEach(f -> assertThat(f.join()).as("a request before the kill").isPositive());
     }
-    before.forEach(f -> assertThat(f.join()).as("a request before the kill").isPositive());
 
     Map<String, Integer> held = awaitNodes(cluster, 0, admin, n -> n.values().stream().mapToInt(Integer::intValue).sum() == 24);
     String victim = held.entrySet().stream().max(Map.Entry.comparingByValue()).orElseThrow().getKey();
@@ -126,6 +135,11 @@ class NetnsClusterIT {
     List<SocketAddress> survivors = new ArrayList<>(endpoints);
     survivors.remove(v);
     ResilientClient client = new ResilientClient(vertx, grpc, survivors, 0, admin);
+    // the client learns of each answer as a client does, from StreamEvents opened before the kill
+    DoneWatch watch = new DoneWatch(grpc, survivors.get(0), admin);
+    for (ResilientAgent a : moved) {
+      ClusterIT.await(watch.follow(a.agentId()));
+    }
 
     long killedAt = System.nanoTime();
     cluster.kill(v);
@@ -134,11 +148,14 @@ class NetnsClusterIT {
       String id = agents.indexOf(a) + "";
       after.add(CompletableFuture.supplyAsync(() -> {
         long reconnected = awaitMoved(a, victim, killedAt);
-        long served = serve(grpc, client, survivors.get(0), admin, "netns-" + id, "after-" + id, killedAt, Duration.ofSeconds(60));
+        long served = serve(grpc, watch, client, survivors.get(0), admin, "netns-" + id, "after-" + id, killedAt, Duration.ofSeconds(60));
         return new long[] {reconnected, served};
       }, waiters));
     }
-    List<long[]> times = after.stream().map(CompletableFuture::join).toList();
+    List<long[]> times;
+    try (watch) {
+      times = after.stream().map(CompletableFuture::join).toList();
+    }
     long maxReconnect = times.stream().mapToLong(t -> t[0]).max().orElseThrow();
     long maxServed = times.stream().mapToLong(t -> t[1]).max().orElseThrow();
     long minServed = times.stream().mapToLong(t -> t[1]).min().orElseThrow();
@@ -166,24 +183,26 @@ class NetnsClusterIT {
   }
 
   /**
-   * Sends one request to the agent's conversation and waits for its terminal event; a request that
-   * ends in an error (sent while the agent was still being moved) is sent again. Returns the
-   * milliseconds from {@code since} until a request was done.
+   * Sends one request to the agent's conversation and waits for its done to arrive on the watch;
+   * a request that ended otherwise (sent while the agent was still being moved: the ledger says so)
+   * is sent again. Returns the milliseconds from {@code since} until a request's done arrived.
    */
-  private static long serve(GrpcClient grpc, ResilientClient client, SocketAddress reader, String admin, String key, String tag,
-                            long since, Duration limit) {
+  private static long serve(GrpcClient grpc, DoneWatch watch, ResilientClient client, SocketAddress reader, String admin, String key,
+                            String tag, long since, Duration limit) {
     long deadline = System.nanoTime() + limit.toNanos();
     int attempt = 0;
     while (System.nanoTime() < deadline) {
       String id = ClusterIT.await(client.send(key, "ping " + tag, tag + "-" + attempt++)).getMessageId();
       Optional<String> terminal = Optional.empty();
       while (terminal.isEmpty() && System.nanoTime() < deadline) {
-        terminal = terminal(grpc, reader, admin, key, id);
-        if (terminal.isEmpty()) {
-          sleep(50);
+        Optional<Long> done = watch.doneAt(id, 2_000);
+        if (done.isPresent()) {
+          return Math.max(1, (done.get() - since) / 1_000_000);
         }
+        terminal = terminal(grpc, reader, admin, key, id);
       }
       if (terminal.filter("done"::equals).isPresent()) {
+        // done in the ledger though the watch missed it: counted from now, which is later, not earlier
         return Math.max(1, (System.nanoTime() - since) / 1_000_000);
       }
     }
