@@ -162,6 +162,14 @@ final class EventFollower {
     return inbound.containsAll(accepted) && terminals.get() >= inbound.size();
   }
 
+  /** What this follower still lacks of {@code accepted}, and where it follows from; for a report when the load did not settle. */
+  String lag(Set<String> accepted) {
+    long missing = accepted.stream().filter(id -> !inbound.contains(id)).count();
+    return conversation + " (stream " + stream + " at " + endpoints.get(Math.floorMod(next, endpoints.size())) + ", last event " + last
+      + "): " + missing + " of " + accepted.size() + " accepted not seen arriving, " + terminals.get() + " endings of " + inbound.size()
+      + " seen arriving";
+  }
+
   String conversation() {
     return conversation;
   }

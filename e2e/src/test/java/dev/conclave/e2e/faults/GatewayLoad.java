@@ -194,6 +194,11 @@ public final class GatewayLoad {
       }
       sleep(100);
     }
+    if (!settled) {
+      System.out.println("load: not settled after " + settle.toSeconds() + " s: " + pending.get() + " sends still pending; followers behind: "
+        + followers.stream().filter(f -> !f.settled(acceptedByConversation.getOrDefault(f.conversation(), Set.of())))
+          .map(f -> f.lag(acceptedByConversation.getOrDefault(f.conversation(), Set.of()))).collect(java.util.stream.Collectors.joining("; ")));
+    }
     followers.forEach(EventFollower::stop);
     agents.forEach(ResilientAgent::stop);
     sleep(200);
