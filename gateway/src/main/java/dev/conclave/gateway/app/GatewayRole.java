@@ -182,7 +182,7 @@ public final class GatewayRole implements RoleModule {
     };
 
     GatewayVerticle node = new GatewayVerticle(ctx.nodeId(), ctx.membership(), new NodeCommandHandler(sessions), tools, nodes,
-      terminations, new MembershipWatcher(ctx.nodeId(), ctx.membership(), nodes, presence, terminations),
+      terminations, new MembershipWatcher(ctx.nodeId(), ctx.membership()::members, nodes, presence, terminations),
       new PresenceReconciler(ctx.nodeId(), presence, sessions, agents), new StrandedRequestSweep(ctx.nodeId(), sessions, terminations));
     SessionDrain drain = new SessionDrain(vertx, ctx.nodeId(), sessions, followers);
     return vertx.deployVerticle(node).map(deployment -> {

@@ -99,10 +99,12 @@ public final class VertxBootstrap {
     // with proportionally more retries gives up after as long as before (about 125 s).
     hz.setProperty("hazelcast.invocation.retry.pause.millis", "100");
     hz.setProperty("hazelcast.invocation.max.retry.count", "1250");
-    // after a partition heals, the sides find each other (by DNS) at the next merge run: every 5 s
-    // bounds that part of the time until presence agrees again (the gateway re-asserts right after)
+    // after a partition heals, the sides find each other (by DNS) at the next merge run, which only the
+    // master makes (a lookup and a connection attempt to addresses that are not members): every 2 s
+    // bounds that part of the time until presence agrees again (the gateway re-asserts right after);
+    // a run can find the other side not ready to merge yet, and at 5 s two such runs took 10 s
     hz.setProperty("hazelcast.merge.first.run.delay.seconds", "5");
-    hz.setProperty("hazelcast.merge.next.run.delay.seconds", "5");
+    hz.setProperty("hazelcast.merge.next.run.delay.seconds", "2");
     // the members are listed explicitly or found by DNS: no reason to wait before joining
     hz.setProperty("hazelcast.wait.seconds.before.join", "1");
 
