@@ -128,7 +128,7 @@ class Delayer:
                 error = self.handle(n, seq)
                 if error is not None:
                     if error and check:
-                        hint = f"is another program bound to queue {self.queue}?" if error == errno.EBUSY else "the kernel said no"
+                        hint = f"is another program bound to queue {self.queue}?" if error in (errno.EBUSY, errno.EPERM) else "the kernel said no"
                         sys.exit(f"nfq-delay: {what} failed: {errno.errorcode.get(error, error)} ({hint})")
                     return
         sys.exit(f"nfq-delay: {what}: no answer from the kernel")
