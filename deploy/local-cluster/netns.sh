@@ -144,7 +144,7 @@ stop_delayer() {
 # nfq_stop NS: neither the rule (first, so nothing more is queued) nor the delayer is left
 nfq_stop() {
   if ip netns exec "$1" grep -qx mangle /proc/net/ip_tables_names 2>/dev/null; then  # never made otherwise
-    while nfq_rule -D "$1" 2>/dev/null; do :; done
+    for _ in $(seq 1 20); do nfq_rule -D "$1" 2>/dev/null || break; done
   fi
   stop_delayer "$STATE/delay-$1.pid"
 }
