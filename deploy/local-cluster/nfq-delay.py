@@ -45,7 +45,7 @@ NLM_F_REQUEST, NLM_F_ACK = 0x1, 0x4
 NLMSG_ERROR = 2
 
 NFNL_SUBSYS_QUEUE = 3    # nfnetlink message type = (subsystem << 8) | message
-NFQNL_MSG_PACKET, NFQNL_MSG_VERDICT, NFQNL_MSG_CONFIG = 0, 1, 2
+NFQNL_MSG_PACKET, NFQNL_MSG_VERDICT, NFQNL_MSG_CONFIG, NFQNL_MSG_VERDICT_BATCH = 0, 1, 2, 3
 NFQA_PACKET_HDR, NFQA_VERDICT_HDR, NFQA_MARK, NFQA_PAYLOAD = 1, 2, 3, 10  # message attributes
 NFQA_CFG_CMD, NFQA_CFG_PARAMS, NFQA_CFG_QUEUE_MAXLEN, NFQA_CFG_MASK, NFQA_CFG_FLAGS = 1, 2, 3, 4, 5
 NFQNL_CFG_CMD_BIND, NFQNL_CFG_CMD_UNBIND, NFQNL_CFG_CMD_PF_BIND, NFQNL_CFG_CMD_PF_UNBIND = 1, 2, 3, 4
@@ -88,6 +88,7 @@ class Delayer:
         self.verdicts = []               # verdict messages to send with the next flush()
         self.seq = 0
         self.buf = bytearray(1 << 17)
+        self.view = memoryview(self.buf)
         self.received = self.lost = self.unsent = 0
         self.sock = socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, NETLINK_NETFILTER)
         self.raw = socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_RAW)  # we write the IP header
@@ -103,14 +104,15 @@ class Delayer:
             pass  # then recv may fail with ENOBUFS, which recv() below counts and survives
         self.sock.bind((0, 0))  # the kernel picks our port id
         self.sock.setblocking(False)
+        # verdict messages are the same but for the packet id, their last 4 bytes (seq is not looked at)
+        self.drop, self.accept, self.accept_upto = (
+            self.message(msg, [attr(NFQA_VERDICT_HDR, VERDICT_HDR.pack(verdict, 0))])[:-4]
+            for msg, verdict in ((NFQNL_MSG_VERDICT, NF_DROP), (NFQNL_MSG_VERDICT, NF_ACCEPT), (NFQNL_MSG_VERDICT_BATCH, NF_ACCEPT)))
 
     def message(self, msg, attrs, flags=NLM_F_REQUEST):
         self.seq += 1
         body = NFGENMSG.pack(socket.AF_UNSPEC, 0, self.queue) + b"".join(attrs)
         return NLMSGHDR.pack(NLMSGHDR.size + len(body), (NFNL_SUBSYS_QUEUE << 8) | msg, flags, self.seq, 0) + body
-
-    def verdict(self, verdict, packet_id):
-        self.verdicts.append(self.message(NFQNL_MSG_VERDICT, [attr(NFQA_VERDICT_HDR, VERDICT_HDR.pack(verdict, packet_id))]))
 
     def flush(self):
         """Sends the pending verdicts, many netlink messages to a datagram."""
@@ -165,14 +167,14 @@ class Delayer:
                     elif atype == NFQA_MARK:
                         mark = BE32.unpack_from(buf, a + NLATTR.size)[0]
                     elif atype == NFQA_PAYLOAD:
-                        payload = bytes(buf[a + NLATTR.size:a + alen])
+                        payload = bytes(self.view[a + NLATTR.size:a + alen])
                     a += (alen + 3) & ~3
                 if packet_id is not None:
                     self.received += 1
                     if mark == self.mark:  # a copy we sent: already delayed
-                        self.verdict(NF_ACCEPT, packet_id)
+                        self.verdicts.append(self.accept + BE32.pack(packet_id))
                     elif payload and payload[0] >> 4 == 4 and payload[9] == socket.IPPROTO_TCP:
-                        self.verdict(NF_DROP, packet_id)
+                        self.verdicts.append(self.drop + BE32.pack(packet_id))
                         self.held.append((now + self.delay, None, payload))
                     else:
                         self.held.append((now + self.delay, packet_id, None))
@@ -187,15 +189,20 @@ class Delayer:
 
     def release(self, until):
         """Lets every held packet due by 'until' go: sends the TCP copies, accepts the others."""
+        last = None
         while self.held and self.held[0][0] <= until:
             _, packet_id, copy = self.held.popleft()
             if copy is None:
-                self.verdict(NF_ACCEPT, packet_id)
+                last = packet_id
                 continue
             try:  # destination from the IP header (bytes 16-19); the kernel redoes the header checksum
                 self.raw.sendto(copy, (socket.inet_ntoa(copy[16:20]), 0))
             except OSError:
                 self.unsent += 1  # lost, as on a congested link; TCP resends
+        if last is not None:
+            # one batch verdict accepts every packet still queued with an id up to 'last': those the loop
+            # passed (ids grow in arrival order), as the TCP ones before them are dropped already
+            self.verdicts.append(self.accept_upto + BE32.pack(last))
         self.flush()
 
     def run(self, stop):
