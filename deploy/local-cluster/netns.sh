@@ -135,8 +135,9 @@ stop_delayer() {
   local pid
   if pid="$(delayer_pid "$1")"; then
     kill -TERM "$pid" 2>/dev/null || true
-    for _ in $(seq 1 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-    kill -KILL "$pid" 2>/dev/null || true
+    # gone when its command line is (kill -0 would wait for init to reap the zombie, which can take seconds)
+    for _ in $(seq 1 100); do delayer_pid "$1" >/dev/null || break; sleep 0.05; done
+    if delayer_pid "$1" >/dev/null; then kill -KILL "$pid" 2>/dev/null || true; fi
   fi
   rm -f "$1"
 }

@@ -89,7 +89,7 @@ nfq_stop "$A"
 after="$(rtt)"
 echo "test-nfq-delay: round trip after stopping the delay: ${after} ms"
 (( after < 5 )) || fail "round trip ${after} ms after the delay was stopped"
-! kill -0 "$pid" 2>/dev/null || fail "the delayer (pid $pid) still runs"
+! grep -qa 'nfq-delay\.py' "/proc/$pid/cmdline" 2>/dev/null || fail "the delayer (pid $pid) still runs"
 ! ip netns exec "$A" iptables-legacy -w 5 -t mangle -S POSTROUTING | grep -q NFQUEUE || fail "the NFQUEUE rule is still there"
 sed 's/^/test-nfq-delay: delayer log: /' "$CONCLAVE_NETNS_STATE/delay-$A.log"
 
