@@ -27,11 +27,12 @@
 #   faults   an nftables table 'conclave' in each pod (chains 'partition' and 'loss' on input), and
 #            while a pod is delayed either a netem qdisc on its eth0 (goes with the namespace), or, on a
 #            kernel without sch_netem: in the pod an iptables-legacy rule (table mangle, chain
-#            POSTROUTING: -o eth0, not marked 0x6e716479 -> NFQUEUE 0 --queue-bypass) and a process,
+#            POSTROUTING: IPv4 -o eth0, not marked 0x6e716479 -> NFQUEUE 0 --queue-bypass) and a process,
 #            nfq-delay.py (next to this script), bound to that queue, which holds each packet MS ms
-#            (TCP ones as copies it sends again with that mark, see its header) and lets it go; its pid
-#            and log are $STATE/delay-cnclv-pod-K.pid and .log. 'clear' and 'down' stop it (down
-#            also one left by a crash, from the pid file); the rule goes with the namespace. It is the
+#            (TCP ones as copies it sends again with that mark, see its header) and lets it go: about
+#            20 us of CPU a packet, 30,000 packets/s, 30-40 MB/s of TCP through 30 ms on this 2-core VM.
+#            Its pid and log are $STATE/delay-cnclv-pod-K.pid and .log. 'clear' removes rule and
+#            process; 'down' stops every delayer (also one a crash left, from its pid file). It is the
 #            legacy (xtables) binary because iptables-nft would turn NFQUEUE into nft 'queue', which
 #            needs CONFIG_NFT_QUEUE; the xtables target needs CONFIG_NETFILTER_XT_TARGET_NFQUEUE and
 #            CONFIG_IP_NF_IPTABLES_LEGACY, and the queue CONFIG_NETFILTER_NETLINK_QUEUE.
