@@ -2,7 +2,8 @@
 # A local stand-in for Kubernetes pod networking: every Conclave node ("pod") gets its own network
 # namespace with its own address on a private bridge, and a DNS server answers the Services' names
 # the way the cluster DNS does, so nodes join with CONCLAVE_CLUSTER_K8S_DNS exactly as on Kubernetes.
-# Used by the e2e test support (NetnsCluster); usable by hand too. Linux, root, iproute2, dnsmasq.
+# Used by the e2e test support (NetnsCluster); usable by hand too. Linux, root, iproute2, dnsmasq, nft;
+# 'delay' on a kernel without sch_netem: iptables-legacy and python3 (see below).
 #
 #   netns.sh up N                    bridge, pods 1..N (N = 1 to 50), DNS server; removes leftovers first
 #   netns.sh down                    removes everything 'up' made (also after a crash); safe to repeat
@@ -13,21 +14,34 @@
 #                                    full partition); silent, as a real partition is: no error, no reset
 #   netns.sh heal                    removes every cut
 #   netns.sh loss K PERCENT          pod K drops PERCENT % of the packets arriving on eth0, at random
-#   netns.sh delay K MS              pod K's eth0 delays every packet it sends by MS (tc netem; exits 3
-#                                    with a message when the kernel has no sch_netem)
-#   netns.sh clear K                 pod K without loss or delay
+#   netns.sh delay K MS              pod K delays every packet it sends on eth0 by MS: a tc netem qdisc,
+#                                    or, where the kernel has no sch_netem, nfq-delay.py (below); prints
+#                                    which; replaces an earlier delay of pod K; exits 3 with a message
+#                                    ("no netem ...", saying what else is missing) when neither works
+#   netns.sh clear K                 pod K without loss or delay (removes either kind of delay)
 #
 # What 'up' creates, and nothing else (no forwarding, NAT or firewall rule on the host is touched):
 #   bridge   cnclv0, 10.213.0.1/24 (the host's side; the range 10.213.0.0/24 is only ever used here)
 #   pod K    namespace cnclv-pod-K: loopback up, eth0 = 10.213.0.(10+K)/24, a veth whose host end
 #            cnclv-pK is a port of cnclv0, default route via 10.213.0.1 (only the host answers there)
-#   faults   an nftables table 'conclave' in each pod (chains 'partition' and 'loss' on input), and a
-#            netem qdisc on a pod's eth0 while it is delayed; both go with the namespace
+#   faults   an nftables table 'conclave' in each pod (chains 'partition' and 'loss' on input), and
+#            while a pod is delayed either a netem qdisc on its eth0 (goes with the namespace), or, on a
+#            kernel without sch_netem: in the pod an iptables-legacy rule (table mangle, chain
+#            POSTROUTING: IPv4 -o eth0, not marked 0x6e716479 -> NFQUEUE 0 --queue-bypass) and a process,
+#            nfq-delay.py (next to this script), bound to that queue, which holds each packet MS ms
+#            (TCP ones as copies it sends again with that mark, see its header) and lets it go: about
+#            20 us of CPU a packet, 30,000 packets/s, 30-40 MB/s of TCP through 30 ms on this 2-core VM.
+#            Its pid and log are $STATE/delay-cnclv-pod-K.pid and .log. 'clear' removes rule and
+#            process; 'down' stops every delayer (also one a crash left, from its pid file). It is the
+#            legacy (xtables) binary because iptables-nft would turn NFQUEUE into nft 'queue', which
+#            needs CONFIG_NFT_QUEUE; the xtables target needs CONFIG_NETFILTER_XT_TARGET_NFQUEUE and
+#            CONFIG_IP_NF_IPTABLES_LEGACY, and the queue CONFIG_NETFILTER_NETLINK_QUEUE.
 #   DNS      dnsmasq bound to 10.213.0.1:53 only (no other address, no upstream servers), answering
 #            from the hosts file $STATE/hosts; every name under cluster.local that is not in it is
 #            NXDOMAIN. /etc/netns/cnclv-pod-K/resolv.conf points the pod at it ('ip netns exec'
 #            mounts it over /etc/resolv.conf).
-#   state    $STATE (CONCLAVE_NETNS_STATE, default /run/conclave-netns): hosts, dnsmasq.pid, dnsmasq.log
+#   state    $STATE (CONCLAVE_NETNS_STATE, default /run/conclave-netns): hosts, dnsmasq.pid, dnsmasq.log,
+#            delay-*.pid and delay-*.log
 #
 # The names mirror k8s/base/services.yaml in a namespace called "conclave":
 #   conclave-cluster.conclave.svc.cluster.local  the headless Service (publishNotReadyAddresses: true):
@@ -93,9 +107,97 @@ dnsmasq_pid() {
   echo "$pid"
 }
 
+# The userspace delay (kernels without sch_netem): an NFQUEUE rule in the namespace queues what leaves
+# by eth0 to queue 0, nfq-delay.py holds it. These take a namespace's name, so that
+# test-nfq-delay.sh can source this script and use them on namespaces of its own.
+DELAYER="$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/nfq-delay.py"
+DELAY_MARK=0x6e716479  # what nfq-delay.py marks its copies of TCP packets with (--mark): not queued again
+
+python3_path() {
+  if [[ -x /usr/bin/python3 ]]; then echo /usr/bin/python3; else command -v python3; fi
+}
+
+# nfq_rule -A|-D NS: appends or deletes the rule; -w: iptables-legacy's lock is one for all namespaces
+nfq_rule() {
+  ip netns exec "$2" iptables-legacy -w 5 -t mangle "$1" POSTROUTING -o eth0 -m mark ! --mark "$DELAY_MARK" \
+    -j NFQUEUE --queue-num 0 --queue-bypass
+}
+
+# delayer_pid FILE: the pid in FILE if that process is an nfq-delay.py
+delayer_pid() {
+  local pid
+  pid="$(cat "$1" 2>/dev/null)" || return 1
+  [[ "$pid" =~ ^[0-9]+$ ]] && grep -qa 'nfq-delay\.py' "/proc/$pid/cmdline" 2>/dev/null || return 1
+  echo "$pid"
+}
+
+# stop_delayer FILE: stops the delayer whose pid FILE holds (SIGTERM: it lets what it holds go), removes FILE
+stop_delayer() {
+  local pid
+  if pid="$(delayer_pid "$1")"; then
+    kill -TERM "$pid" 2>/dev/null || true
+    # gone when its command line is (kill -0 would wait for init to reap the zombie, which can take seconds)
+    for _ in $(seq 1 100); do delayer_pid "$1" >/dev/null || break; sleep 0.05; done
+    if delayer_pid "$1" >/dev/null; then kill -KILL "$pid" 2>/dev/null || true; fi
+  fi
+  rm -f "$1"
+}
+
+# nfq_stop NS: neither the rule (first, so nothing more is queued) nor the delayer is left
+nfq_stop() {
+  if ip netns exec "$1" grep -qx mangle /proc/net/ip_tables_names 2>/dev/null; then  # never made otherwise
+    for _ in $(seq 1 20); do nfq_rule -D "$1" 2>/dev/null || break; done
+  fi
+  stop_delayer "$STATE/delay-$1.pid"
+}
+
+# nfq_missing: why the userspace delay cannot work here, or nothing (and status 1) when it can
+nfq_missing() {
+  local missing=()
+  command -v iptables-legacy >/dev/null || missing+=("no iptables-legacy (apt-get install iptables)")
+  [[ -n "$(python3_path)" ]] || missing+=("no python3 (apt-get install python3)")
+  [[ -r "$DELAYER" ]] || missing+=("no $DELAYER")
+  (( ${#missing[@]} > 0 )) || return 1
+  local out="${missing[0]}" m
+  for m in "${missing[@]:1}"; do out+=", $m"; done
+  echo "$out"
+}
+
+# nfq_start NS MS: starts nfq-delay.py in NS, waits until it has bound queue 0, adds the rule;
+# replaces an earlier one. On failure: says why on stderr, leaves nothing behind, returns 1.
+nfq_start() {
+  local ns="$1" ms="$2" pidfile="$STATE/delay-$1.pid" log="$STATE/delay-$1.log" pid="" err
+  nfq_stop "$ns"
+  mkdir -p "$STATE"
+  : > "$log"
+  # setsid: not in the caller's session or process group; the shell writes the pid the exec keeps
+  ip netns exec "$ns" setsid sh -c 'echo $$ > "$1"; shift; exec "$@"' sh "$pidfile" \
+    "$(python3_path)" "$DELAYER" --queue 0 --delay-ms "$ms" --mark "$DELAY_MARK" >> "$log" 2>&1 < /dev/null &
+  for _ in $(seq 1 100); do  # bound once it prints its start line (it exits if the kernel refuses)
+    grep -q '^nfq-delay: queue ' "$log" && break
+    [[ -n "$pid" ]] || pid="$(cat "$pidfile" 2>/dev/null)" || true
+    [[ -n "$pid" ]] && ! kill -0 "$pid" 2>/dev/null && break
+    sleep 0.05
+  done
+  if ! grep -q '^nfq-delay: queue ' "$log"; then
+    echo "nfq-delay.py did not start: $(tail -n 1 "$log")" >&2
+    stop_delayer "$pidfile"
+    return 1
+  fi
+  if ! err="$(nfq_rule -A "$ns" 2>&1)"; then
+    echo "iptables-legacy could not add the NFQUEUE rule: $err" >&2
+    nfq_stop "$ns"
+    return 1
+  fi
+}
+
 down() {
   need
-  local ns pid link
+  local ns pid link file
+  # delayers first, also those of pods a crash left (their pid files outlive the namespaces' names)
+  for file in "$STATE"/delay-*.pid; do
+    if [[ -e "$file" ]]; then stop_delayer "$file"; fi
+  done
   for ns in $(namespaces); do
     # whatever still runs in the pod (a node the caller could not stop) goes with it
     for pid in $(ip netns pids "$ns" 2>/dev/null); do kill -KILL "$pid" 2>/dev/null || true; done
@@ -205,13 +307,23 @@ do_loss() {
 
 do_delay() {
   need
-  local ns ms="${2:-}"
+  local ns ms="${2:-}" why err
   ns="$(pod_ns "${1:-}")"
   [[ "$ms" =~ ^[0-9]+$ ]] || die "usage: netns.sh delay K MS, got '$ms'"
-  if ! ip netns exec "$ns" tc qdisc replace dev eth0 root netem delay "${ms}ms" 2>/dev/null; then
-    echo "netns: this kernel has no netem queueing discipline (sch_netem): cannot delay packets" >&2
+  nfq_stop "$ns"  # a delay replaces the one before, of either kind
+  if ip netns exec "$ns" tc qdisc replace dev eth0 root netem delay "${ms}ms" 2>/dev/null; then
+    echo "netns: delaying $ns's outgoing packets by $ms ms (netem)"
+    return 0
+  fi
+  if why="$(nfq_missing)"; then
+    echo "netns: cannot delay packets: no netem queueing discipline in this kernel (sch_netem), and for the userspace delay: $why" >&2
     exit 3
   fi
+  if ! err="$(nfq_start "$ns" "$ms" 2>&1)"; then
+    echo "netns: cannot delay packets: no netem queueing discipline in this kernel (sch_netem), and the userspace delay failed: $err" >&2
+    exit 3
+  fi
+  echo "netns: delaying $ns's outgoing packets by $ms ms (nfqueue: iptables-legacy NFQUEUE 0 and nfq-delay.py pid $(cat "$STATE/delay-$ns.pid"), as the kernel lacks sch_netem)"
 }
 
 do_clear() {
@@ -219,6 +331,7 @@ do_clear() {
   local ns
   ns="$(pod_ns "${1:-}")"
   ip netns exec "$ns" tc qdisc del dev eth0 root 2>/dev/null || true
+  nfq_stop "$ns"
   if ip netns exec "$ns" nft list table inet conclave >/dev/null 2>&1; then
     ip netns exec "$ns" nft flush chain inet conclave loss
   fi
@@ -230,9 +343,15 @@ status() {
   echo "faults:"; for ns in $(namespaces); do
     ip netns exec "$ns" nft list table inet conclave 2>/dev/null | grep -E 'drop' | sed "s/^[[:space:]]*/  $ns: /" || true
     ip netns exec "$ns" tc qdisc show dev eth0 2>/dev/null | grep netem | sed "s/^/  $ns: /" || true
+    if pid="$(delayer_pid "$STATE/delay-$ns.pid")"; then
+      echo "  $ns: nfqueue delay: pid $pid, $(grep -m 1 '^nfq-delay: queue ' "$STATE/delay-$ns.log" 2>/dev/null | sed 's/^nfq-delay: //')"
+    fi
   done
   echo "dns:"; if pid="$(dnsmasq_pid)"; then echo "  dnsmasq pid $pid"; cat "$STATE/hosts" | sed 's/^/  /'; else echo "  (not running)"; fi
 }
+
+# sourced (test-nfq-delay.sh): the functions only
+[[ "${BASH_SOURCE[0]}" == "$0" ]] || return 0
 
 case "${1:-}" in
   up) up "${2:-}" ;;
