@@ -45,6 +45,8 @@ class FaultScenariosIT {
   private static final Duration TERMINATION_GRACE = Duration.ofSeconds(20);
   private static final Duration PARTITION = Duration.ofSeconds(20);
   private static final Duration OUTAGE = Duration.ofSeconds(10);
+  /** On CI every fault must be made for real (.ci/run installs what they need); elsewhere a missing tool is reported. */
+  private static final boolean CI = "true".equalsIgnoreCase(System.getenv("CI"));
 
   private final Map<String, String> summary = new TreeMap<>();
   private NetnsCluster cluster;
@@ -245,7 +247,10 @@ class FaultScenariosIT {
     verdicts.assertValid();
   }
 
-  /** Packet loss on one pod and a slow link to PostgreSQL (netem delay too where the kernel has it), under load. */
+  /**
+   * Packet loss into one pod, 30 ms added to every packet another pod sends (netem, or the userspace
+   * delay where the kernel has no netem) and a slow link to PostgreSQL, under load.
+   */
   @Test
   @Order(5)
   void aSlowLossyNetworkLosesNothing() {
@@ -253,19 +258,43 @@ class FaultScenariosIT {
     PodProbes.sleep(3_000);
     int pod = cluster.running().get(0);
     cluster.loss(pod, 5);
-    boolean netem = cluster.delay(cluster.running().get(1), 30);
+    int slow = cluster.running().get(1);
+    Optional<String> delayed = cluster.delay(slow, 30);
+    if (CI) {
+      assertThat(delayed).as("a delay on " + cluster.pod(slow).namespace() + " (.ci/run installs iptables for the userspace delay)").isPresent();
+    }
     cluster.databaseLatency(Duration.ofMillis(20));
+    // the delay is in effect: a readiness probe of the delayed pod waits for its SYN-ACK and its answer
+    long slowProbe = medianProbeMillis(slow);
+    long fastProbe = medianProbeMillis(cluster.running().get(2));
+    if (delayed.isPresent()) {
+      assertThat(slowProbe).as("readiness probe of the delayed pod, ms (another pod: " + fastProbe + " ms)").isGreaterThanOrEqualTo(30);
+    }
     PodProbes.sleep(20_000);
     cluster.clear(pod);
-    cluster.clear(cluster.running().get(1));
+    cluster.clear(slow);
     cluster.databaseLatency(Duration.ZERO);
     Verdicts verdicts = traffic.stopAndCheck("slow");
-    String line = "5 % loss into " + cluster.pod(pod).namespace() + ", " + (netem ? "30 ms netem delay on another pod, " : "no netem in this kernel, ")
+    String line = "5 % loss into " + cluster.pod(pod).namespace() + ", " + delayed.map(how -> "30 ms on every packet " + cluster.pod(slow).namespace() + " sends (" + how + "), ")
+      .orElse("no delay between pods (neither netem nor the userspace delay here), ")
+      + "readiness probe " + slowProbe + " ms there against " + fastProbe + " ms on an undelayed pod, "
       + "20 ms each way to PostgreSQL, for 20 s";
     say("slow network " + line);
     summary.put("6 slow network", line);
     summary.put("6 slow network verdicts", verdicts.line());
     verdicts.assertValid();
+  }
+
+  /** The median time of five readiness probes of pod {@code i}, in milliseconds. */
+  private long medianProbeMillis(int i) {
+    long[] ms = new long[5];
+    for (int n = 0; n < ms.length; n++) {
+      long began = System.nanoTime();
+      probes.ready(i);
+      ms[n] = ms(began);
+    }
+    java.util.Arrays.sort(ms);
+    return ms[ms.length / 2];
   }
 
   /** Samples {@code condition} on another thread until it holds; how long after {@code since} that was, or empty within {@code limit}. */

@@ -342,12 +342,17 @@ public final class NetnsCluster implements AutoCloseable {
   }
 
   /**
-   * Delays every packet pod {@code i} sends by {@code ms} (tc netem). Returns false, changing
-   * nothing, on a kernel without netem (then {@link #databaseLatency} is the way to slow a link).
+   * Delays every packet pod {@code i} sends by {@code ms}: with tc netem where the kernel has it,
+   * otherwise with an iptables-legacy NFQUEUE rule and {@code deploy/local-cluster/nfq-delay.py} in
+   * the pod (netns.sh). Returns which ("netem" or "nfqueue"); empty, changing nothing, when neither
+   * can (then {@link #databaseLatency} is the way to slow a link).
    */
-  public boolean delay(int i, int ms) {
+  public Optional<String> delay(int i, int ms) {
     String out = exec(List.of(script.toString(), "delay", Integer.toString(i + 1), Integer.toString(ms)), Set.of(0, 3));
-    return !out.contains("no netem");
+    if (out.contains("(netem)")) {
+      return Optional.of("netem");
+    }
+    return out.contains("(nfqueue") ? Optional.of("nfqueue") : Optional.empty();
   }
 
   /** Pod {@code i} without loss or delay. */
