@@ -6,6 +6,7 @@ import dev.conclave.proto.coven.SendMessage;
 import dev.conclave.proto.coven.ServerMessage;
 import dev.conclave.gateway.mailbox.Attachments;
 import dev.conclave.gateway.routing.AgentRouter;
+import dev.conclave.gateway.model.RequestRecord;
 import dev.conclave.gateway.store.RequestStore;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
@@ -34,6 +35,10 @@ final class Dispatcher {
   private boolean polling;
   private boolean pollAgain;
   private boolean stopped;
+  /** The last dispatch failed: it may have committed all the same (its connection was lost while committing). */
+  private boolean unsure;
+  /** The request last sent to the agent, never to be sent twice. */
+  private java.util.UUID lastSent;
   private long timer = -1;
   private io.vertx.core.Promise<Void> idle;
 
@@ -59,12 +64,20 @@ final class Dispatcher {
     }
     polling = true;
     pollAgain = false;
-    // through the ledger writer: the dispatch commits together with the other writes queued there
     String agentId = session.agentId();
     long epoch = session.epoch();
-    writer.write(agentId, tx -> requests.dispatchNext(tx.sql(), agentId, epoch, nodeId))
-      .recover(err -> RequestStore.lostDispatchRace(err) ? Future.succeededFuture(Optional.empty()) : Future.failedFuture(err))
-      .onComplete(ar -> {
+    Future<Optional<RequestRecord>> next = unsure
+      ? requests.dispatchedTo(agentId, epoch, nodeId).compose(found -> {
+          unsure = false;
+          if (found.isPresent() && !found.get().id().equals(lastSent)) {
+            LOG.warn("dispatch: the last dispatch failed but had committed (its connection was lost); sending it now agent={} request={}",
+              agentId, found.get().id());
+            return Future.succeededFuture(found);
+          }
+          return dispatchNext(agentId, epoch);
+        })
+      : dispatchNext(agentId, epoch);
+    next.onComplete(ar -> {
       polling = false;
       if (stopped || session.draining()) {
         // the session went away (or is handing over) while the query ran: the request was never
@@ -81,6 +94,7 @@ final class Dispatcher {
       }
       if (ar.failed()) {
         LOG.warn("dispatch failed; retrying agent={} error={}", session.agentId(), ar.cause().getMessage());
+        unsure = true;
         schedule(1000);
         return;
       }
@@ -92,6 +106,7 @@ final class Dispatcher {
         return;
       }
       InFlight flight = new InFlight(ar.result().get());
+      lastSent = flight.id();
       session.dispatched(flight);
       metrics.dispatched();
       SendMessage.Builder msg = SendMessage.newBuilder()
@@ -105,6 +120,12 @@ final class Dispatcher {
       LOG.debug("request dispatched agent={} request={}", session.agentId(), flight.id());
       session.send(ServerMessage.newBuilder().setSendMessage(msg).build());
     });
+  }
+
+  /** Through the ledger writer: the dispatch commits together with the other writes queued there. */
+  private Future<Optional<RequestRecord>> dispatchNext(String agentId, long epoch) {
+    return writer.write(agentId, tx -> requests.dispatchNext(tx.sql(), agentId, epoch, nodeId))
+      .recover(err -> RequestStore.lostDispatchRace(err) ? Future.succeededFuture(Optional.empty()) : Future.failedFuture(err));
   }
 
   private void schedule(long delayMs) {

@@ -61,6 +61,19 @@ public final class RequestStore {
   }
 
   /**
+   * The request dispatched to the session ({@code agentId}, {@code epoch}, {@code node}) and still in
+   * flight, if any. After a {@link #dispatchNext} whose outcome was lost with its connection (the
+   * database crashed while committing), this tells whether it committed: a row that nothing sent to
+   * the agent would otherwise hold the agent's one in-flight slot until the session ends.
+   */
+  public Future<Optional<RequestRecord>> dispatchedTo(String agentId, long epoch, String node) {
+    return pool.preparedQuery("SELECT " + COLUMNS + " FROM gateway.requests"
+        + " WHERE agent_id = $1 AND state = 'dispatched' AND dispatch_epoch = $2 AND dispatch_node = $3")
+      .execute(Tuple.of(agentId, epoch, node))
+      .map(rows -> Rows.first(rows, RequestStore::map));
+  }
+
+  /**
    * Whether a failed {@link #dispatchNext} only lost a race: another session took the agent's one
    * in-flight slot first (the partial unique index refused the second).
    */
