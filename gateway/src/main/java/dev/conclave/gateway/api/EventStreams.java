@@ -88,7 +88,7 @@ public final class EventStreams {
       stop.run();
       GrpcFailures.fail(response, METHOD, GatewayErrors.nodeStopping());
     };
-    followers.add(closer[0]);
+    followers.add(closer[0], follower::resubscribe);
     unwatch[0] = live.watch(caller, reason -> {
       stop.run();
       GrpcFailures.fail(response, METHOD, AuthErrors.credentialsRevoked(reason));

@@ -183,7 +183,8 @@ public final class GatewayRole implements RoleModule {
 
     GatewayVerticle node = new GatewayVerticle(ctx.nodeId(), ctx.membership(), new NodeCommandHandler(sessions), tools, nodes,
       terminations, new MembershipWatcher(ctx.nodeId(), ctx.membership()::members, nodes, presence, terminations),
-      new PresenceReconciler(ctx.nodeId(), presence, sessions, agents), new StrandedRequestSweep(ctx.nodeId(), sessions, terminations));
+      new PresenceReconciler(ctx.nodeId(), presence, sessions, agents), new StrandedRequestSweep(ctx.nodeId(), sessions, terminations),
+      followers);
     SessionDrain drain = new SessionDrain(vertx, ctx.nodeId(), sessions, followers);
     return vertx.deployVerticle(node).map(deployment -> {
       LOG.info("role gateway: CovenControl, ClientService, AdminService and /api/v1/gateway ready on node={}", ctx.nodeId());

@@ -7,6 +7,7 @@ import dev.conclave.gateway.cluster.StrandedRequestSweep;
 import dev.conclave.gateway.mailbox.Terminations;
 import dev.conclave.gateway.presence.NodeRegistry;
 import dev.conclave.gateway.sessions.NodeCommandHandler;
+import dev.conclave.gateway.streaming.Followers;
 import dev.conclave.platform.cluster.ClusterMembership;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
@@ -26,6 +27,8 @@ final class GatewayVerticle extends VerticleBase {
   static final long MEMBERSHIP_CHECK_MS = 2_000;
   static final long RECONCILE_MS = 10_000;
   static final long AFTER_JOIN_MS = 2_000;
+  /** The live followers' re-subscriptions after a join are spread over this long, not all at once. */
+  static final long RESUBSCRIBE_SPREAD_MS = 3_000;
 
   private final String nodeId;
   private final ClusterMembership membership;
@@ -36,11 +39,13 @@ final class GatewayVerticle extends VerticleBase {
   private final MembershipWatcher watcher;
   private final PresenceReconciler reconciler;
   private final StrandedRequestSweep stranded;
+  private final Followers followers;
   private MessageConsumer<JsonObject> consumer;
   private MessageConsumer<JsonObject> toolsConsumer;
 
   GatewayVerticle(String nodeId, ClusterMembership membership, NodeCommandHandler commands, GatewayToolsEndpoint tools, NodeRegistry nodes,
-                  Terminations terminations, MembershipWatcher watcher, PresenceReconciler reconciler, StrandedRequestSweep stranded) {
+                  Terminations terminations, MembershipWatcher watcher, PresenceReconciler reconciler, StrandedRequestSweep stranded,
+                  Followers followers) {
     this.nodeId = nodeId;
     this.membership = membership;
     this.commands = commands;
@@ -50,6 +55,7 @@ final class GatewayVerticle extends VerticleBase {
     this.watcher = watcher;
     this.reconciler = reconciler;
     this.stranded = stranded;
+    this.followers = followers;
   }
 
   @Override
@@ -73,9 +79,24 @@ final class GatewayVerticle extends VerticleBase {
           stranded.sweep();
         });
         // a member joining may be the other side of a healed partition, whose merged maps lack what
-        // this node holds: re-assert soon, once the merge has settled, not only at the next period
-        membership.onJoin(member -> vertx.setTimer(AFTER_JOIN_MS, t -> reassert()));
+        // this node holds: re-assert soon, once the merge has settled, not only at the next period;
+        // the merged subscription map may lack this node's live followers too: they subscribe again
+        membership.onJoin(member -> vertx.setTimer(AFTER_JOIN_MS, t -> {
+          reassert();
+          resubscribeFollowers();
+        }));
       });
+  }
+
+  private void resubscribeFollowers() {
+    java.util.List<Runnable> all = followers.resubscribers();
+    java.util.Random random = new java.util.Random();
+    for (Runnable resubscribe : all) {
+      vertx.setTimer(1 + random.nextInt((int) RESUBSCRIBE_SPREAD_MS), t -> resubscribe.run());
+    }
+    if (!all.isEmpty()) {
+      LOG.info("cluster: a member joined; {} live followers subscribe again and read what they may have missed", all.size());
+    }
   }
 
   /** This node's registry entry and its agents' presence entries, put back where they are missing or wrong. */

@@ -44,6 +44,7 @@ public final class ConversationFollower {
   private final Counter catchups;
   private final TreeMap<Long, ClientStreamEvent> buffered = new TreeMap<>();
   private MessageConsumer<Buffer> consumer;
+  private io.vertx.core.Context context;
   private long lastSent;
   /** True while the ledger is being read (and before the start point is known): live events only buffer. */
   private boolean catchingUp = true;
@@ -66,7 +67,8 @@ public final class ConversationFollower {
    * happen from now on are sent. Fails if {@code since} lies beyond the conversation's end.
    */
   public Future<Void> start(java.util.Optional<Long> since) {
-    consumer = vertx.eventBus().consumer(Addresses.conversation(conversationKey), msg -> onLive(LiveEvents.decode(msg.body())));
+    context = vertx.getOrCreateContext();
+    consumer = subscribe();
     return consumer.completion()
       .compose(v -> ledger.lastSeq(conversationKey))
       .compose(last -> {
@@ -105,6 +107,42 @@ public final class ConversationFollower {
         }
       }
       return null;
+    });
+  }
+
+  private MessageConsumer<Buffer> subscribe() {
+    return vertx.eventBus().consumer(Addresses.conversation(conversationKey), msg -> onLive(LiveEvents.decode(msg.body())));
+  }
+
+  /**
+   * Subscribes again, then reads the ledger after the last event sent. For after the cluster's
+   * membership changed: a merge after a partition can leave this node's subscription out of the
+   * cluster's subscription map, and then no live event arrives at all, so no gap ever shows that
+   * events were missed. The old subscription goes once the new one is in place; an event that comes
+   * through both is sent once (only event {@code lastSent + 1} is ever sent).
+   */
+  public void resubscribe() {
+    if (context == null) {
+      return;
+    }
+    context.runOnContext(v -> {
+      if (stopped) {
+        return;
+      }
+      MessageConsumer<Buffer> old = consumer;
+      MessageConsumer<Buffer> fresh = subscribe();
+      consumer = fresh;
+      fresh.completion().onComplete(ar -> {
+        old.unregister();
+        if (stopped) {
+          fresh.unregister();
+          return;
+        }
+        if (ar.failed()) {
+          LOG.warn("re-subscribing failed conversation={} error={}", conversationKey, ar.cause().getMessage());
+        }
+        catchUp();
+      });
     });
   }
 
