@@ -263,13 +263,13 @@ class FaultScenariosIT {
     if (CI) {
       assertThat(delayed).as("a delay on " + cluster.pod(slow).namespace() + " (.ci/run installs iptables for the userspace delay)").isPresent();
     }
-    cluster.databaseLatency(Duration.ofMillis(20));
-    // the delay is in effect: a readiness probe of the delayed pod waits for its SYN-ACK and its answer
-    long slowProbe = medianProbeMillis(slow);
-    long fastProbe = medianProbeMillis(cluster.running().get(2));
+    // the delay is in effect: a TCP connect to the delayed pod waits for its SYN-ACK
+    double slowConnect = medianConnectMillis(slow);
+    double fastConnect = medianConnectMillis(cluster.running().get(2));
     if (delayed.isPresent()) {
-      assertThat(slowProbe).as("readiness probe of the delayed pod, ms (another pod: " + fastProbe + " ms)").isGreaterThanOrEqualTo(30);
+      assertThat(slowConnect).as("TCP connect to the delayed pod, ms (another pod: " + fastConnect + " ms)").isGreaterThanOrEqualTo(30);
     }
+    cluster.databaseLatency(Duration.ofMillis(20));
     PodProbes.sleep(20_000);
     cluster.clear(pod);
     cluster.clear(slow);
@@ -277,7 +277,7 @@ class FaultScenariosIT {
     Verdicts verdicts = traffic.stopAndCheck("slow");
     String line = "5 % loss into " + cluster.pod(pod).namespace() + ", " + delayed.map(how -> "30 ms on every packet " + cluster.pod(slow).namespace() + " sends (" + how + "), ")
       .orElse("no delay between pods (neither netem nor the userspace delay here), ")
-      + "readiness probe " + slowProbe + " ms there against " + fastProbe + " ms on an undelayed pod, "
+      + String.format(java.util.Locale.ROOT, "a TCP connect took %.1f ms there against %.2f ms to an undelayed pod, ", slowConnect, fastConnect)
       + "20 ms each way to PostgreSQL, for 20 s";
     say("slow network " + line);
     summary.put("6 slow network", line);
@@ -285,13 +285,17 @@ class FaultScenariosIT {
     verdicts.assertValid();
   }
 
-  /** The median time of five readiness probes of pod {@code i}, in milliseconds. */
-  private long medianProbeMillis(int i) {
-    long[] ms = new long[5];
+  /** The median time of five TCP connects to pod {@code i}'s HTTP port, in milliseconds. */
+  private double medianConnectMillis(int i) {
+    double[] ms = new double[5];
     for (int n = 0; n < ms.length; n++) {
-      long began = System.nanoTime();
-      probes.ready(i);
-      ms[n] = ms(began);
+      try (java.net.Socket socket = new java.net.Socket()) {
+        long began = System.nanoTime();
+        socket.connect(new java.net.InetSocketAddress(cluster.pod(i).address(), NetnsCluster.HTTP_PORT), 3_000);
+        ms[n] = (System.nanoTime() - began) / 1e6;
+      } catch (java.io.IOException e) {
+        ms[n] = Double.MAX_VALUE;
+      }
     }
     java.util.Arrays.sort(ms);
     return ms[ms.length / 2];
