@@ -10,8 +10,7 @@ import dev.conclave.gateway.store.ApprovalStore;
 import dev.conclave.gateway.store.LedgerStore;
 import dev.conclave.gateway.store.RequestStore;
 import dev.conclave.gateway.streaming.LiveEvents;
-import dev.conclave.gateway.support.GatewayFixture;
-import dev.conclave.platform.db.PgPools;
+import dev.conclave.gateway.support.StoreFixture;
 import dev.conclave.proto.coven.AgentMetadata;
 import io.vertx.core.Vertx;
 import io.vertx.sqlclient.Pool;
@@ -37,25 +36,23 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class MembershipWatcherTest {
 
-  private static GatewayFixture gw;
+  private static StoreFixture db;
   private static Vertx vertx;
   private static Pool pool;
   private static Terminations terminations;
 
   @BeforeAll
   static void start() {
-    gw = GatewayFixture.start();
-    vertx = Vertx.vertx();
-    pool = PgPools.create(vertx, gw.node().database(), 2, 100);
+    db = StoreFixture.start(2);
+    vertx = db.vertx();
+    pool = db.pool();
     LedgerWriter writer = new LedgerWriter(pool, new LedgerStore(pool, 1024 * 1024), new LiveEvents(vertx), 1);
     terminations = new Terminations(writer, new RequestStore(pool), new ApprovalStore(pool), new AgentStore(pool), Clock.systemUTC());
   }
 
   @AfterAll
   static void stop() {
-    await(pool.close());
-    await(vertx.close());
-    gw.close();
+    db.close();
   }
 
   @Test

@@ -4,7 +4,7 @@ import dev.conclave.gateway.ledger.Entries;
 import dev.conclave.gateway.ledger.LedgerEvent;
 import dev.conclave.gateway.store.LedgerStore;
 import dev.conclave.gateway.support.GatewayFixture;
-import dev.conclave.platform.db.PgPools;
+import dev.conclave.gateway.support.StoreFixture;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
@@ -31,24 +31,22 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class LedgerWriterTest {
 
-  private static GatewayFixture gw;
+  private static StoreFixture db;
   private static Vertx vertx;
   private static Pool pool;
   private static LedgerStore ledger;
 
   @BeforeAll
   static void start() {
-    gw = GatewayFixture.start();
-    vertx = Vertx.vertx();
-    pool = PgPools.create(vertx, gw.node().database(), 4, 1000);
+    db = StoreFixture.start(4);
+    vertx = db.vertx();
+    pool = db.pool();
     ledger = new LedgerStore(pool, 1024 * 1024);
   }
 
   @AfterAll
   static void stop() {
-    GatewayFixture.await(pool.close());
-    GatewayFixture.await(vertx.close());
-    gw.close();
+    db.close();
   }
 
   private static LedgerWriter writer(ConcurrentLinkedQueue<LedgerWriter.Published> published) {

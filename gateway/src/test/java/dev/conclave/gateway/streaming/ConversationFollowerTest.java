@@ -4,8 +4,7 @@ import dev.conclave.gateway.ledger.Entries;
 import dev.conclave.gateway.store.ApprovalStore;
 import dev.conclave.gateway.store.LedgerStore;
 import dev.conclave.gateway.store.QuestionStore;
-import dev.conclave.gateway.support.GatewayFixture;
-import dev.conclave.platform.db.PgPools;
+import dev.conclave.gateway.support.StoreFixture;
 import dev.conclave.proto.coven.ClientStreamEvent;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.vertx.core.Context;
@@ -35,24 +34,22 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class ConversationFollowerTest {
 
-  private static GatewayFixture gw;
+  private static StoreFixture db;
   private static Vertx vertx;
   private static Pool pool;
   private static LedgerStore ledger;
 
   @BeforeAll
   static void start() {
-    gw = GatewayFixture.start();
-    vertx = Vertx.vertx();
-    pool = PgPools.create(vertx, gw.node().database(), 2, 100);
+    db = StoreFixture.start(2);
+    vertx = db.vertx();
+    pool = db.pool();
     ledger = new LedgerStore(pool, 1024 * 1024);
   }
 
   @AfterAll
   static void stop() {
-    await(pool.close());
-    await(vertx.close());
-    gw.close();
+    db.close();
   }
 
   @Test

@@ -1,0 +1,44 @@
+package dev.conclave.gateway.support;
+
+import dev.conclave.platform.db.PgPools;
+import io.vertx.core.Vertx;
+import io.vertx.sqlclient.Pool;
+
+/**
+ * A gateway's database with a Vert.x and a pool of the test's own, for tests that drive the
+ * gateway's stores and writers directly (not through its APIs).
+ */
+public final class StoreFixture implements AutoCloseable {
+
+  private final GatewayFixture gateway;
+  private final Vertx vertx;
+  private final Pool pool;
+
+  private StoreFixture(GatewayFixture gateway, Vertx vertx, Pool pool) {
+    this.gateway = gateway;
+    this.vertx = vertx;
+    this.pool = pool;
+  }
+
+  /** A gateway fixture's database, reached with a pool of {@code size} connections. */
+  public static StoreFixture start(int size) {
+    GatewayFixture gateway = GatewayFixture.start();
+    Vertx vertx = Vertx.vertx();
+    return new StoreFixture(gateway, vertx, PgPools.create(vertx, gateway.node().database(), size, 1000));
+  }
+
+  public Vertx vertx() {
+    return vertx;
+  }
+
+  public Pool pool() {
+    return pool;
+  }
+
+  @Override
+  public void close() {
+    GatewayFixture.await(pool.close());
+    GatewayFixture.await(vertx.close());
+    gateway.close();
+  }
+}
