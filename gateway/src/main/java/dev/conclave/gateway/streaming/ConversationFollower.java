@@ -133,13 +133,20 @@ public final class ConversationFollower {
       MessageConsumer<Buffer> fresh = subscribe();
       consumer = fresh;
       fresh.completion().onComplete(ar -> {
-        old.unregister();
-        if (stopped) {
-          fresh.unregister();
-          return;
-        }
         if (ar.failed()) {
-          LOG.warn("re-subscribing failed conversation={} error={}", conversationKey, ar.cause().getMessage());
+          // keep what there was: an old subscription may still work, none certainly does not
+          LOG.warn("re-subscribing failed; keeping the old subscription conversation={} error={}", conversationKey,
+            ar.cause().getMessage());
+          fresh.unregister();
+          if (consumer == fresh) {
+            consumer = old;
+          }
+        } else {
+          old.unregister();
+        }
+        if (stopped) {
+          consumer.unregister();
+          return;
         }
         catchUp();
       });
