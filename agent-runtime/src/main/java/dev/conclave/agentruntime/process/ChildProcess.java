@@ -11,9 +11,12 @@ import java.io.InputStream;
 import java.io.InputStreamReader;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
@@ -28,7 +31,14 @@ import java.util.function.Function;
  * converses over it (JSON-RPC over stdio), kept open for {@link #writeLine} until {@link #closeInput}.
  *
  * <p>Standard error is kept, its last {@value #STDERR_KEEP} characters, for error reports.
- * {@link #kill} ends the child: SIGTERM, then SIGKILL once the grace has passed.
+ * {@link #kill} ends the child and everything it started: SIGTERM, then SIGKILL once the grace has
+ * passed.
+ *
+ * <p>Where {@code setsid} is on the PATH (any Linux), the child starts as the leader of a process
+ * group of its own, and a kill signals the whole group at once. Killing a tree process by process
+ * races with the tree itself: a shell that forks after its descendants were listed leaves an orphan
+ * behind, which keeps standard output open, so the run would never end. A group takes in every
+ * process forked into it, orphans too.
  */
 public final class ChildProcess {
 
@@ -37,13 +47,20 @@ public final class ChildProcess {
   /** How long the reader waits for one line's handler before it goes on without it. */
   private static final long HANDLER_WAIT_SECONDS = 60;
 
+  /** {@code setsid}, to start each child in a process group of its own; empty where there is none. */
+  private static final Optional<Path> SETSID = Executables.onPath("setsid");
+  /** {@code kill}, to signal a process group. */
+  private static final Optional<Path> KILL = Executables.onPath("kill");
+
   private final Process process;
+  private final boolean groupLeader;
   private final Promise<Integer> exit = Promise.promise();
   private final StringBuilder stderr = new StringBuilder();
   private volatile boolean killed;
 
-  private ChildProcess(Process process) {
+  private ChildProcess(Process process, boolean groupLeader) {
     this.process = process;
+    this.groupLeader = groupLeader;
   }
 
   /**
@@ -55,16 +72,36 @@ public final class ChildProcess {
    */
   public static ChildProcess start(List<String> command, Path workdir, Map<String, String> env, boolean keepInput,
                                    Function<String, Future<?>> onLine) throws IOException {
-    ProcessBuilder builder = new ProcessBuilder(command).directory(workdir.toFile());
+    boolean group = SETSID.isPresent() && KILL.isPresent();
+    if (group) {
+      // through setsid a missing program is setsid's exit code 127, not the IOException callers report
+      requireExecutable(command.get(0), workdir);
+    }
+    List<String> line = new ArrayList<>();
+    if (group) {
+      // setsid execs the command in this same process (a child of the JVM is no group leader), so pid = group id
+      line.add(SETSID.get().toString());
+    }
+    line.addAll(command);
+    ProcessBuilder builder = new ProcessBuilder(line).directory(workdir.toFile());
     builder.environment().putAll(env);
     builder.redirectInput(ProcessBuilder.Redirect.PIPE);
-    ChildProcess child = new ChildProcess(builder.start());
+    ChildProcess child = new ChildProcess(builder.start(), group);
     if (!keepInput) {
       child.closeInput();
     }
     child.readErr(child.process.getErrorStream());
     child.readOut(child.process.getInputStream(), onLine, command.get(0));
     return child;
+  }
+
+  private static void requireExecutable(String program, Path workdir) throws IOException {
+    boolean found = program.contains("/")
+      ? Files.isExecutable(workdir.resolve(program)) && !Files.isDirectory(workdir.resolve(program))
+      : Executables.onPath(program).isPresent();
+    if (!found) {
+      throw new IOException("Cannot run program \"" + program + "\": not found or not executable");
+    }
   }
 
   private void readOut(InputStream in, Function<String, Future<?>> onLine, String name) {
@@ -167,22 +204,45 @@ public final class ChildProcess {
   }
 
   /**
-   * Ends the child and its descendants: SIGTERM now, SIGKILL when they are still alive after
-   * {@code grace}. Completes when the child has exited. Never blocks the caller.
+   * Ends the child and everything it started: SIGTERM now; SIGKILL when the child is still alive
+   * after {@code grace}, or, for a group, when something the child started outlived it. Completes
+   * when the child has exited and its output was read to the end. Does not wait for either.
    */
   public Future<Integer> kill(Duration grace) {
     killed = true;
-    if (process.isAlive()) {
-      process.descendants().forEach(ProcessHandle::destroy);
-      process.destroy();
+    if (!exit.future().isComplete()) {
+      signal(false);
       process.onExit().orTimeout(grace.toMillis(), TimeUnit.MILLISECONDS).whenComplete((p, err) -> {
         if (err != null) {
           LOG.info("child did not stop on SIGTERM within {} ms; killing pid={}", grace.toMillis(), process.pid());
-          process.descendants().forEach(ProcessHandle::destroyForcibly);
-          process.destroyForcibly();
+        }
+        // once the leader is gone, what it started may still hold the output open: the group goes too
+        if (err != null || (groupLeader && !exit.future().isComplete())) {
+          signal(true);
         }
       });
     }
     return exit.future();
+  }
+
+  /** SIGTERM (or SIGKILL when {@code force}) to the child's process group, or else to the child and its descendants. */
+  private void signal(boolean force) {
+    if (groupLeader) {
+      try {
+        // exits non-zero when the group is already gone, which is what was wanted
+        new ProcessBuilder(KILL.get().toString(), force ? "-KILL" : "-TERM", "--", "-" + process.pid())
+          .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+        return;
+      } catch (IOException e) {
+        LOG.warn("could not signal the process group of pid={}: {}; signalling the tree instead", process.pid(), e.toString());
+      }
+    }
+    if (force) {
+      process.descendants().forEach(ProcessHandle::destroyForcibly);
+      process.destroyForcibly();
+    } else {
+      process.descendants().forEach(ProcessHandle::destroy);
+      process.destroy();
+    }
   }
 }

@@ -1,6 +1,7 @@
 package dev.conclave.agentruntime.backend.cli;
 
 import dev.conclave.agentruntime.gate.GateDecision;
+import dev.conclave.agentruntime.process.Executables;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
@@ -177,16 +178,7 @@ public final class PermissionBridge {
 
   /** Whether curl, which the hook command runs, is in one of the PATH's directories. */
   public static boolean curlOnPath() {
-    String path = System.getenv("PATH");
-    if (path == null) {
-      return false;
-    }
-    for (String dir : path.split(java.io.File.pathSeparator)) {
-      if (!dir.isEmpty() && Files.isExecutable(Path.of(dir, "curl"))) {
-        return true;
-      }
-    }
-    return false;
+    return Executables.onPath("curl").isPresent();
   }
 
   /** Writes {@link #hookSettings} to a new temporary file only this user can read. */
