@@ -57,8 +57,22 @@ public final class GrpcWire implements AutoCloseable {
    * blocks (tests only). One connection per call: on a shared one, Vert.x 5.0.7's HTTP/2 client now
    * and then never completed a response whose frames (trailers-only, end of stream) Netty's frame log
    * showed had arrived, so a correct answer looked like a hang.
+   *
+   * <p>A call that got no answer within {@code timeout} is made once more on a new connection, and
+   * only a second silence is reported as a timeout: on a loaded machine about one call in 400 still
+   * went unanswered on its own connection (seen in CI and under a stress loop, never twice in a row),
+   * while a server that hangs on the input hangs every time.
    */
   public Answer call(String path, Map<String, String> headers, byte[] body, Duration timeout) {
+    Answer first = once(path, headers, body, timeout);
+    if (!first.timedOut()) {
+      return first;
+    }
+    System.err.println("GrpcWire: no answer to " + path + " within " + timeout.toMillis() + " ms; calling once more on a new connection");
+    return once(path, headers, body, timeout);
+  }
+
+  private Answer once(String path, Map<String, String> headers, byte[] body, Duration timeout) {
     HttpClient client = vertx.createHttpClient(new HttpClientOptions().setProtocolVersion(HttpVersion.HTTP_2).setHttp2ClearTextUpgrade(false));
     try {
       return call(client, path, headers, body, timeout);
