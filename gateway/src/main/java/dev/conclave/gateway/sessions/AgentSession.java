@@ -226,7 +226,7 @@ public final class AgentSession {
 
   /** Work was queued for this agent. */
   void wake() {
-    dispatcher.poll();
+    dispatcher.wake();
   }
 
   void dispatched(InFlight flight) {
@@ -247,7 +247,7 @@ public final class AgentSession {
     } else if (draining) {
       close("drained", Optional.of(GatewayErrors.nodeStopping()));
     } else {
-      dispatcher.poll();
+      dispatcher.requestEnded();
     }
   }
 

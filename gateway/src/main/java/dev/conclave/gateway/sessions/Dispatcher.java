@@ -6,7 +6,6 @@ import dev.conclave.proto.coven.SendMessage;
 import dev.conclave.proto.coven.ServerMessage;
 import dev.conclave.gateway.mailbox.Attachments;
 import dev.conclave.gateway.routing.AgentRouter;
-import dev.conclave.gateway.model.RequestRecord;
 import dev.conclave.gateway.store.RequestStore;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
@@ -19,6 +18,11 @@ import java.util.Optional;
 /**
  * Hands the agent its next queued request when it has none in flight. Woken when work is queued;
  * also polls on a slow timer, so a lost wake-up only delays work, never strands it.
+ *
+ * <p>When a request ends, the queue is asked again only if work may be waiting: the dispatch said
+ * more requests were queued behind the one it took, or a wake came while the agent was busy. A
+ * request ending with nothing queued behind it costs no query. The slow timer still covers a wake
+ * that never arrived.
  */
 final class Dispatcher {
 
@@ -34,6 +38,8 @@ final class Dispatcher {
   private final SessionMetrics metrics;
   private boolean polling;
   private boolean pollAgain;
+  /** Work may be queued that the agent could not take while busy: look again when it is free. */
+  private boolean workWaiting;
   private boolean stopped;
   /** The last dispatch failed: it may have committed all the same (its connection was lost while committing). */
   private boolean unsure;
@@ -54,6 +60,25 @@ final class Dispatcher {
     this.metrics = metrics;
   }
 
+  /** Work was queued for the agent. */
+  void wake() {
+    if (session.inFlight() != null) {
+      workWaiting = true;
+      return;
+    }
+    poll();
+  }
+
+  /** The agent's request ended: its next one, if any was queued meanwhile. */
+  void requestEnded() {
+    if (workWaiting || unsure) {
+      workWaiting = false;
+      poll();
+    } else {
+      schedule(idleRedispatch.toMillis());
+    }
+  }
+
   void poll() {
     if (stopped || !session.registered() || session.draining() || session.inFlight() != null) {
       return;
@@ -66,13 +91,14 @@ final class Dispatcher {
     pollAgain = false;
     String agentId = session.agentId();
     long epoch = session.epoch();
-    Future<Optional<RequestRecord>> next = unsure
+    Future<Optional<RequestStore.Dispatched>> next = unsure
       ? requests.dispatchedTo(agentId, epoch, nodeId).compose(found -> {
           unsure = false;
           if (found.isPresent() && !found.get().id().equals(lastSent)) {
             LOG.warn("dispatch: the last dispatch failed but had committed (its connection was lost); sending it now agent={} request={}",
               agentId, found.get().id());
-            return Future.succeededFuture(found);
+            // (whether more are queued is not known here: look when it ends)
+            return Future.succeededFuture(found.map(r -> new RequestStore.Dispatched(r, true)));
           }
           return dispatchNext(agentId, epoch);
         })
@@ -83,7 +109,7 @@ final class Dispatcher {
         // the session went away (or is handing over) while the query ran: the request was never
         // sent, so it goes back to the queue for the agent's next session
         Future<Void> undo = ar.succeeded() && ar.result().isPresent()
-          ? requests.requeue(ar.result().get().id(), session.epoch()).onSuccess(back -> {
+          ? requests.requeue(ar.result().get().request().id(), session.epoch()).onSuccess(back -> {
               if (back) {
                 router.wake(session.agentId());
               }
@@ -105,7 +131,9 @@ final class Dispatcher {
         }
         return;
       }
-      InFlight flight = new InFlight(ar.result().get());
+      // more queued behind it, or a wake came while this query ran (what it announced may be queued)
+      workWaiting = ar.result().get().moreQueued() || pollAgain;
+      InFlight flight = new InFlight(ar.result().get().request());
       lastSent = flight.id();
       session.dispatched(flight);
       metrics.dispatched();
@@ -123,7 +151,7 @@ final class Dispatcher {
   }
 
   /** Through the ledger writer: the dispatch commits together with the other writes queued there. */
-  private Future<Optional<RequestRecord>> dispatchNext(String agentId, long epoch) {
+  private Future<Optional<RequestStore.Dispatched>> dispatchNext(String agentId, long epoch) {
     return writer.write(agentId, tx -> requests.dispatchNext(tx.sql(), agentId, epoch, nodeId))
       .recover(err -> RequestStore.lostDispatchRace(err) ? Future.succeededFuture(Optional.empty()) : Future.failedFuture(err));
   }

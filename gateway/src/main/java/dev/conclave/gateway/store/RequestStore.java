@@ -43,21 +43,28 @@ public final class RequestStore {
       .map(rows -> Rows.first(rows, r -> r.getUUID("id")));
   }
 
+  /** A request just dispatched, and whether more of the agent's requests wait in the queue behind it. */
+  public record Dispatched(RequestRecord request, boolean moreQueued) {
+  }
+
   /**
    * Hands the agent's oldest queued request to the session with {@code epoch} (in the caller's
    * transaction), if that session is still the agent's newest, the agent is Running, and nothing else
-   * is in flight (the partial unique index enforces it: see {@link #lostDispatchRace}).
+   * is in flight (the partial unique index enforces it: see {@link #lostDispatchRace}). Says too
+   * whether others stay queued, so the session knows to ask again when this one ends.
    */
-  public Future<Optional<RequestRecord>> dispatchNext(SqlClient tx, String agentId, long epoch, String node) {
+  public Future<Optional<Dispatched>> dispatchNext(SqlClient tx, String agentId, long epoch, String node) {
     return tx.preparedQuery("UPDATE gateway.requests SET state = 'dispatched', dispatched_at = now(), dispatch_epoch = $2, dispatch_node = $3"
         + " WHERE id = (SELECT id FROM gateway.requests WHERE agent_id = $1 AND state = 'queued' ORDER BY queue_seq LIMIT 1 FOR UPDATE SKIP LOCKED)"
         + " AND NOT EXISTS (SELECT 1 FROM gateway.requests WHERE agent_id = $1 AND state = 'dispatched')"
         + " AND (SELECT epoch FROM gateway.agents WHERE agent_id = $1) = $2"
         // only a Running agent gets new work: a Paused (Maintaining, Evolving, Retiring…) agent's mailbox holds it
         + " AND (SELECT lifecycle FROM gateway.agents WHERE agent_id = $1) = 'running'"
-        + " RETURNING " + COLUMNS)
+        // (the statement's snapshot still shows the dispatched row as queued: hence id <> requests.id)
+        + " RETURNING " + COLUMNS + ", EXISTS (SELECT 1 FROM gateway.requests q WHERE q.agent_id = $1 AND q.state = 'queued'"
+        + " AND q.id <> requests.id) AS more_queued")
       .execute(Tuple.of(agentId, epoch, node))
-      .map(rows -> Rows.first(rows, RequestStore::map));
+      .map(rows -> Rows.first(rows, r -> new Dispatched(map(r), r.getBoolean("more_queued"))));
   }
 
   /**
