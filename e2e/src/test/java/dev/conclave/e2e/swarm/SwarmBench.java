@@ -31,7 +31,8 @@ import java.util.concurrent.TimeUnit;
  * production server), unless {@code -Dswarm.bench.durable=false}. Everything runs on 127.0.0.1 in this
  * JVM except PostgreSQL. Bounded: at most N tasks per phase and {@code swarm.bench.seconds} per phase.
  * Properties: swarm.bench.tasks (10000), swarm.bench.agents (64), swarm.bench.seconds (60),
- * swarm.bench.durable (true).
+ * swarm.bench.durable (true), swarm.bench.warmup (5000: tasks claimed and completed over HTTP before
+ * the measured phase, on tasks of their own; 0 for none).
  */
 public final class SwarmBench {
 
@@ -103,8 +104,6 @@ public final class SwarmBench {
       cpu.print("raw claims, " + clients + " connections", raw.claims(), java.util.Set.of());
     }
 
-    createTasks(http, "http", tasks);
-    TestDatabase.execute(db, "VACUUM ANALYZE swarm.tasks");
     List<String> ids = new ArrayList<>();
     for (int i = 0; i < agents; i++) {
       ids.add("bench-agent-" + i);
@@ -116,6 +115,16 @@ public final class SwarmBench {
         throw new IllegalStateException("register failed: " + status);
       }
     }
+    int warmup = Integer.getInteger("swarm.bench.warmup", 5_000);
+    if (warmup > 0) {
+      // the node's JIT compiler warms up on tasks of its own, as the raw phases' JDBC path did before
+      createTasks(http, "warm", warmup);
+      HttpClaimers.Result warm = http.run(ids, warmup, budget);
+      System.out.printf(Locale.ROOT, "http claim+complete warm-up (not measured): %d tasks in %d ms = %.0f tasks/s%n",
+        warm.completed(), warm.took().toMillis(), warm.perSecond());
+    }
+    createTasks(http, "http", tasks);
+    TestDatabase.execute(db, "VACUUM ANALYZE swarm.tasks");
     DistributionSummary batches = node.runtime().context().metrics().find(MetricNames.SWARM_BATCH_SIZE).summary();
     long batchesBefore = batches == null ? 0 : batches.count();
     double sumBefore = batches == null ? 0 : batches.totalAmount();
