@@ -7,6 +7,7 @@ import dev.conclave.platform.config.ConclaveConfig;
 import dev.conclave.platform.config.HostAndPort;
 import dev.conclave.platform.config.NodeSettings;
 import dev.conclave.platform.errors.Failures;
+import dev.conclave.platform.errors.KnownUpstreamFaults;
 import dev.conclave.platform.metrics.NodeMetrics;
 import dev.conclave.settings.ConfigException;
 import io.vertx.core.Future;
@@ -74,9 +75,12 @@ public final class VertxBootstrap {
   /**
    * What a handler throws and nobody catches is reported like every other failure: a fault as ERROR
    * with a reference, bad input as a rate-limited WARN line (instead of Vert.x's own "Unhandled exception").
+   * A known harmless fault of a library ({@link KnownUpstreamFaults}) is one WARN line saying what it is.
    */
   private static Vertx reporting(Vertx vertx) {
-    vertx.exceptionHandler(t -> Failures.report(UNHANDLED, "a handler", t));
+    vertx.exceptionHandler(t -> KnownUpstreamFaults.describe(t).ifPresentOrElse(
+      known -> UNHANDLED.warn("known upstream fault, harmless: {}", known),
+      () -> Failures.report(UNHANDLED, "a handler", t)));
     return vertx;
   }
 

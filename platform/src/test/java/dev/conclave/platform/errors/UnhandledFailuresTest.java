@@ -47,4 +47,52 @@ class UnhandledFailuresTest {
       badInput.detachAppender(lines);
     }
   }
+
+  /** The frames of the pool-timer race as a node logged them in a partition (FaultScenariosIT, 2026-11-27). */
+  static IllegalStateException poolTimerRace() {
+    IllegalStateException e = new IllegalStateException("Promise already completed");
+    e.setStackTrace(new StackTraceElement[] {
+      new StackTraceElement("io.vertx.core.Promise", "fail", "Promise.java", 110),
+      new StackTraceElement("io.vertx.sqlclient.impl.pool.SqlConnectionPool$1PoolRequest", "lambda$onEnqueue$1", "SqlConnectionPool.java", 304),
+      new StackTraceElement("io.vertx.core.Completable", "succeed", "Completable.java", 31),
+      new StackTraceElement("io.vertx.core.internal.pool.SimpleConnectionPool$Cancel", "run", "SimpleConnectionPool.java", 688),
+      new StackTraceElement("io.vertx.core.internal.pool.SimpleConnectionPool", "cancel", "SimpleConnectionPool.java", 650),
+      new StackTraceElement("io.vertx.sqlclient.impl.pool.SqlConnectionPool$1PoolRequest", "lambda$onEnqueue$2", "SqlConnectionPool.java", 300),
+      new StackTraceElement("io.vertx.core.impl.VertxImpl$InternalTimerHandler", "handle", "VertxImpl.java", 1023)});
+    return e;
+  }
+
+  @Test
+  void onlyThePoolTimerRaceIsKnownAndHarmless() {
+    assertThat(KnownUpstreamFaults.describe(poolTimerRace())).contains(KnownUpstreamFaults.POOL_TIMER_RACE);
+    assertThat(KnownUpstreamFaults.describe(new IllegalStateException("Promise already completed")))
+      .as("the same words from anywhere else are a fault of ours").isEmpty();
+    IllegalStateException other = new IllegalStateException("a bug");
+    other.setStackTrace(poolTimerRace().getStackTrace());
+    assertThat(KnownUpstreamFaults.describe(other)).isEmpty();
+  }
+
+  @Test
+  void thePoolTimerRaceIsOneWarningWithoutAStack() throws InterruptedException {
+    Logger unhandled = (Logger) LoggerFactory.getLogger("dev.conclave.unhandled");
+    ListAppender<ILoggingEvent> lines = new ListAppender<>();
+    lines.start();
+    unhandled.addAppender(lines);
+    try (TestNode node = TestNode.builder().start()) {
+      node.runtime().context().vertx().runOnContext(v -> {
+        throw poolTimerRace();
+      });
+      long deadline = System.currentTimeMillis() + 5_000;
+      while (lines.list.isEmpty() && System.currentTimeMillis() < deadline) {
+        Thread.sleep(20);
+      }
+      assertThat(lines.list).singleElement().satisfies(line -> {
+        assertThat(line.getLevel()).isEqualTo(Level.WARN);
+        assertThat(line.getFormattedMessage()).contains("harmless", "vert.x#6169");
+        assertThat(line.getThrowableProxy()).isNull();
+      });
+    } finally {
+      unhandled.detachAppender(lines);
+    }
+  }
 }
