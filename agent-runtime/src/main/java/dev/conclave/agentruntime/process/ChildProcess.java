@@ -49,8 +49,8 @@ public final class ChildProcess {
 
   /** {@code setsid}, to start each child in a process group of its own; empty where there is none. */
   private static final Optional<Path> SETSID = Executables.onPath("setsid");
-  /** {@code kill}, to signal a process group. */
-  private static final Optional<Path> KILL = Executables.onPath("kill");
+  /** A shell, whose built-in {@code kill} signals a process group (no {@code kill} program needed). */
+  private static final Optional<Path> SHELL = Executables.onPath("sh");
 
   private final Process process;
   private final boolean groupLeader;
@@ -72,7 +72,7 @@ public final class ChildProcess {
    */
   public static ChildProcess start(List<String> command, Path workdir, Map<String, String> env, boolean keepInput,
                                    Function<String, Future<?>> onLine) throws IOException {
-    boolean group = SETSID.isPresent() && KILL.isPresent();
+    boolean group = SETSID.isPresent() && SHELL.isPresent();
     if (group) {
       // through setsid a missing program is setsid's exit code 127, not the IOException callers report
       requireExecutable(command.get(0), workdir);
@@ -230,7 +230,7 @@ public final class ChildProcess {
     if (groupLeader) {
       try {
         // exits non-zero when the group is already gone, which is what was wanted
-        new ProcessBuilder(KILL.get().toString(), force ? "-KILL" : "-TERM", "--", "-" + process.pid())
+        new ProcessBuilder(SHELL.get().toString(), "-c", "kill -s " + (force ? "KILL" : "TERM") + " -- -" + process.pid())
           .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
         return;
       } catch (IOException e) {
