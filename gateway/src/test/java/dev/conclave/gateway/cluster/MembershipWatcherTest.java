@@ -7,7 +7,6 @@ import dev.conclave.gateway.presence.Presence;
 import dev.conclave.gateway.presence.PresenceEntry;
 import dev.conclave.gateway.store.AgentStore;
 import dev.conclave.gateway.store.ApprovalStore;
-import dev.conclave.gateway.store.LedgerStore;
 import dev.conclave.gateway.store.RequestStore;
 import dev.conclave.gateway.streaming.LiveEvents;
 import dev.conclave.gateway.support.StoreFixture;
@@ -46,7 +45,7 @@ class MembershipWatcherTest {
     db = StoreFixture.start(2);
     vertx = db.vertx();
     pool = db.pool();
-    LedgerWriter writer = new LedgerWriter(pool, new LedgerStore(pool, 1024 * 1024), new LiveEvents(vertx), 1);
+    LedgerWriter writer = new LedgerWriter(pool, db.ledger(), new LiveEvents(vertx), 1);
     terminations = new Terminations(writer, new RequestStore(pool), new ApprovalStore(pool), new AgentStore(pool), Clock.systemUTC());
   }
 

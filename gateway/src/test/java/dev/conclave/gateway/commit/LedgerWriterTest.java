@@ -41,7 +41,7 @@ class LedgerWriterTest {
     db = StoreFixture.start(4);
     vertx = db.vertx();
     pool = db.pool();
-    ledger = new LedgerStore(pool, 1024 * 1024);
+    ledger = db.ledger();
   }
 
   @AfterAll

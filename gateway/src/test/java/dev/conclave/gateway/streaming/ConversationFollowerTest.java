@@ -44,7 +44,7 @@ class ConversationFollowerTest {
     db = StoreFixture.start(2);
     vertx = db.vertx();
     pool = db.pool();
-    ledger = new LedgerStore(pool, 1024 * 1024);
+    ledger = db.ledger();
   }
 
   @AfterAll

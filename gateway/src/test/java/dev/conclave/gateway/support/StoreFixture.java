@@ -1,5 +1,6 @@
 package dev.conclave.gateway.support;
 
+import dev.conclave.gateway.store.LedgerStore;
 import dev.conclave.platform.db.PgPools;
 import io.vertx.core.Vertx;
 import io.vertx.sqlclient.Pool;
@@ -33,6 +34,11 @@ public final class StoreFixture implements AutoCloseable {
 
   public Pool pool() {
     return pool;
+  }
+
+  /** The ledger store over this pool, with the node's default bound on a stored event (1 MiB). */
+  public LedgerStore ledger() {
+    return new LedgerStore(pool, 1024 * 1024);
   }
 
   @Override
