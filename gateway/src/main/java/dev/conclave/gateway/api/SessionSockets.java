@@ -2,7 +2,6 @@ package dev.conclave.gateway.api;
 
 import dev.conclave.platform.server.ConnectionGuard;
 import dev.conclave.gateway.clientsession.ClientSession;
-import dev.conclave.gateway.clientsession.SessionDeps;
 import dev.conclave.gateway.streaming.Followers;
 import dev.conclave.platform.access.Audience;
 import dev.conclave.platform.access.Resource;
@@ -11,8 +10,11 @@ import dev.conclave.platform.auth.LiveCredentials;
 import dev.conclave.platform.server.HttpAuthHandler;
 import dev.conclave.platform.server.HttpRoutes;
 import io.vertx.core.http.HttpMethod;
+import io.vertx.core.http.ServerWebSocket;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+
+import java.util.function.BiFunction;
 
 /**
  * {@code GET /api/v1/sessions}: the session protocol (seed 004) over WebSocket, one JSON message per
@@ -25,13 +27,13 @@ public final class SessionSockets {
   private static final Logger LOG = LoggerFactory.getLogger(SessionSockets.class);
   public static final String PATH = "/api/v1/sessions";
 
-  private final SessionDeps deps;
+  private final BiFunction<Caller, ServerWebSocket, ClientSession> sessions;
   private final LiveCredentials live;
   private final Followers followers;
   private final ConnectionGuard guard;
 
-  public SessionSockets(SessionDeps deps, LiveCredentials live, Followers followers, ConnectionGuard guard) {
-    this.deps = deps;
+  public SessionSockets(BiFunction<Caller, ServerWebSocket, ClientSession> sessions, LiveCredentials live, Followers followers, ConnectionGuard guard) {
+    this.sessions = sessions;
     this.live = live;
     this.followers = followers;
     this.guard = guard;
@@ -52,7 +54,7 @@ public final class SessionSockets {
         return;
       }
       ctx.request().toWebSocket().onSuccess(ws -> {
-        ClientSession session = new ClientSession(deps, caller, ws);
+        ClientSession session = sessions.apply(caller, ws);
         Runnable closer = () -> session.close((short) 1001, "node stopping; reconnect and resume with your last event_id");
         Runnable unwatch = live.watch(caller, reason -> session.close((short) 4001, "credentials revoked: " + reason));
         followers.add(closer);

@@ -16,7 +16,11 @@ import dev.conclave.gateway.api.RegistryHttpApi;
 import dev.conclave.gateway.api.SecretsHttpApi;
 import dev.conclave.gateway.api.SessionSockets;
 import dev.conclave.gateway.api.TokenHttpApi;
-import dev.conclave.gateway.clientsession.SessionDeps;
+import dev.conclave.gateway.clientsession.ClientSession;
+import dev.conclave.gateway.clientsession.ConversationFeeds;
+import dev.conclave.gateway.clientsession.RegistryOps;
+import dev.conclave.gateway.clientsession.SessionRecords;
+import dev.conclave.gateway.clientsession.TaskOps;
 import dev.conclave.gateway.commit.LedgerWriter;
 import dev.conclave.gateway.cluster.MembershipWatcher;
 import dev.conclave.gateway.cluster.PresenceReconciler;
@@ -150,8 +154,10 @@ public final class GatewayRole implements RoleModule {
     PrincipalHttpApi principalsHttp = new PrincipalHttpApi(ctx.principals(), ctx.tokens(), grants);
     AgentRegistry registry = new AgentRegistry(registryStore, presence, ctx.access());
     RegistryHttpApi registryHttp = new RegistryHttpApi(registry, lifecycle);
-    SessionSockets sessionSockets = new SessionSockets(new SessionDeps(vertx, mailbox, cancellation, approvals, requests, ledger, conversations,
-      registry, registryStore, lifecycle, new ClientSessionStore(pool)), ctx.tokens().live(), followers, ctx.edge().guard());
+    SessionSockets sessionSockets = new SessionSockets(ClientSession.opener(new RegistryOps(registry, registryStore, lifecycle),
+        new TaskOps(mailbox, cancellation, approvals, requests, conversations.agents()),
+        new SessionRecords(conversations, new ClientSessionStore(pool), lifecycle), new ConversationFeeds(vertx, ledger)),
+      ctx.tokens().live(), followers, ctx.edge().guard());
 
     EdgeContribution edge = new EdgeContribution() {
       @Override

@@ -4,10 +4,9 @@ import dev.conclave.gateway.GatewayErrors;
 import dev.conclave.gateway.ledger.LedgerEvent;
 import dev.conclave.gateway.model.LifecycleState;
 import dev.conclave.platform.auth.Caller;
+import dev.conclave.gateway.store.ClientSessionStore;
 import dev.conclave.platform.errors.ConclaveException;
 import dev.conclave.platform.errors.Failures;
-import dev.conclave.proto.coven.ApproveToolRequest;
-import dev.conclave.proto.coven.ClientSendMessageRequest;
 import io.vertx.core.Future;
 import io.vertx.core.http.ServerWebSocket;
 import io.vertx.core.json.DecodeException;
@@ -20,6 +19,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.function.BiFunction;
 
 /**
  * One UI's session over one WebSocket (seed 004): submissions {@code {"id", "op"}} in, events
@@ -38,10 +38,12 @@ public final class ClientSession {
   private record Task(UUID requestId, String subId) {
   }
 
-  private final SessionDeps deps;
+  private final RegistryOps registryOps;
+  private final TaskOps tasks;
+  private final SessionRecords records;
+  private final ConversationFeeds feeds;
   private final Caller caller;
   private final ServerWebSocket ws;
-  private final RegistryOps registryOps;
   private final Map<UUID, String> subIds = lru(1000);
   private final Map<UUID, Boolean> ended = lru(1000);
   private UUID sessionId;
@@ -55,11 +57,20 @@ public final class ClientSession {
   private boolean closed;
   private Runnable onClose = () -> { };
 
-  public ClientSession(SessionDeps deps, Caller caller, ServerWebSocket ws) {
-    this.deps = deps;
+  public ClientSession(RegistryOps registryOps, TaskOps tasks, SessionRecords records, ConversationFeeds feeds, Caller caller,
+                       ServerWebSocket ws) {
+    this.registryOps = registryOps;
+    this.tasks = tasks;
+    this.records = records;
+    this.feeds = feeds;
     this.caller = caller;
     this.ws = ws;
-    this.registryOps = new RegistryOps(deps, caller);
+  }
+
+  /** What opens a session on an upgraded socket, with the node's shared collaborators. */
+  public static BiFunction<Caller, ServerWebSocket, ClientSession> opener(RegistryOps registryOps, TaskOps tasks, SessionRecords records,
+                                                                         ConversationFeeds feeds) {
+    return (caller, ws) -> new ClientSession(registryOps, tasks, records, feeds, caller, ws);
   }
 
   /** Starts reading submissions; {@code onClose} runs once when the socket is gone. */
@@ -138,10 +149,10 @@ public final class ClientSession {
       case Ops.USER_INPUT -> userInput(id, op);
       case Ops.INTERRUPT -> interrupt();
       case Ops.EXEC_APPROVAL -> approval(op);
-      case Ops.AGENT_QUERY -> registryOps.query(op).map(msg -> send(id, msg));
-      case Ops.REGISTER_AGENT -> registryOps.register(op).map(msg -> send(id, msg));
+      case Ops.AGENT_QUERY -> registryOps.query(caller, op).map(msg -> send(id, msg));
+      case Ops.REGISTER_AGENT -> registryOps.register(caller, op).map(msg -> send(id, msg));
       // a session following the agent's own conversation gets the LifecycleEvent from there
-      case Ops.LIFECYCLE_TRANSITION -> registryOps.transition(op, agentId, "session " + (sessionId == null ? "-" : sessionId))
+      case Ops.LIFECYCLE_TRANSITION -> registryOps.transition(caller, op, agentId, "session " + (sessionId == null ? "-" : sessionId))
         .map(msg -> msg.getString("agent_id").equals(conversationKey) ? null : send(id, msg));
       default -> Future.failedFuture(GatewayErrors.unknownOp(type));
     };
@@ -152,22 +163,21 @@ public final class ClientSession {
   private Future<Void> configure(String id, JsonObject op) {
     Optional<UUID> givenSession = text(op, "session_id").map(Submissions::sessionId);
     Optional<long[]> resumeAt = text(op, "last_event_id").map(Submissions::eventId);
-    return registryOps.resolve(text(op, "agent_id"), op.getValue("agent_query")).compose(a -> deps.conversations().agents().require(caller, a).map(a)).compose(a -> {
+    return registryOps.resolve(caller, text(op, "agent_id"), op.getValue("agent_query")).compose(a -> {
       String key = text(op, "conversation_key").orElse(a);
-      return deps.conversations().require(caller, key).compose(v -> givenSession.isEmpty() ? Future.succeededFuture(Optional.<dev.conclave.gateway.store.ClientSessionStore.Stored>empty())
-        : deps.sessions().find(givenSession.get())).compose(stored -> {
+      return records.authorize(caller, a, key).compose(v -> records.find(givenSession)).compose(stored -> {
         if (stored.isPresent() && !stored.get().principalId().equals(caller.principalId())) {
           return Future.failedFuture(GatewayErrors.sessionNotYours(givenSession.get().toString()));
         }
         boolean resume = stored.isPresent() && resumeAt.isPresent();
         Future<Void> aborted = !resume && task != null ? abort(task, "session reconfigured") : Future.succeededFuture();
         UUID sid = givenSession.orElseGet(UUID::randomUUID);
-        return aborted.compose(v -> deps.sessions().configure(sid, caller.principalId(), a, key, resume)).compose(mine -> {
+        return aborted.compose(v -> records.configure(sid, caller, a, key, resume)).compose(mine -> {
           if (!mine) {
             return Future.failedFuture(GatewayErrors.sessionNotYours(sid.toString()));
           }
           return restoreTask(resume ? stored : Optional.empty()).compose(v -> follow(sid, a, key, resumeAt));
-        }).compose(from -> deps.lifecycle().state(a).map(state -> {
+        }).compose(from -> records.lifecycle(a).map(state -> {
           // session_configured goes first; the events after the start point follow it
           send(id, EventMapping.msg("session_configured")
             .put("session_id", sid.toString()).put("agent_id", a).put("conversation_key", key).put("last_event_id", from + "")
@@ -180,14 +190,14 @@ public final class ClientSession {
     });
   }
 
-  private Future<Void> restoreTask(Optional<dev.conclave.gateway.store.ClientSessionStore.Stored> stored) {
+  private Future<Void> restoreTask(Optional<ClientSessionStore.Stored> stored) {
     task = null;
     if (stored.isEmpty() || stored.get().taskRequestId().isEmpty()) {
       return Future.succeededFuture();
     }
     UUID request = stored.get().taskRequestId().get();
-    return deps.requests().find(request).map(r -> {
-      if (r.isPresent() && !r.get().state().ended()) {
+    return tasks.running(request).map(running -> {
+      if (running) {
         task = new Task(request, stored.get().taskSubId().orElse(""));
       }
       return null;
@@ -210,8 +220,7 @@ public final class ClientSession {
     skipSeq = resumeAt.map(r -> r[1] >= 0 ? r[0] : -1L).orElse(-1L);
     skipUpTo = resumeAt.map(r -> (int) r[1]).orElse(-1);
     SessionFollower[] self = new SessionFollower[1];
-    self[0] = new SessionFollower(deps.vertx(), deps.ledger(), key, e -> deliver(e, self[0]), ws::writeQueueFull,
-      drain -> ws.drainHandler(v -> drain.run()));
+    self[0] = feeds.follow(key, e -> deliver(e, self[0]), ws::writeQueueFull, drain -> ws.drainHandler(v -> drain.run()));
     follower = self[0];
     return follower.start(after);
   }
@@ -221,30 +230,16 @@ public final class ClientSession {
       return Future.failedFuture(GatewayErrors.badSubmission("a user_input's id must be 1 to " + MAX_SUB_ID + " characters"));
     }
     String content = Submissions.userText(op);
-    Future<Void> bookmark = text(op, "last_response_id").map(this::checkBookmark).orElse(Future.succeededFuture());
+    Future<Void> bookmark = text(op, "last_response_id").map(r -> tasks.checkBookmark(conversationKey, r)).orElse(Future.succeededFuture());
     return bookmark.compose(v -> task != null ? abort(task, "aborted by a new user_input") : Future.succeededFuture())
-      .compose(v -> deps.mailbox().send(caller, ClientSendMessageRequest.newBuilder().setConversationKey(conversationKey)
-        .setContent(content).setIdempotencyKey("ui:" + sessionId + ":" + id).build()))
-      .compose(accepted -> {
-        if (accepted.duplicate() || accepted.requestId().isEmpty()) {
-          return Future.failedFuture(GatewayErrors.badSubmission("submission id '" + id + "' was already used in this session"));
-        }
-        UUID request = accepted.requestId().get();
+      .compose(v -> tasks.submit(caller, sessionId, conversationKey, id, content))
+      .compose(request -> {
         subIds.put(request, id);
         if (!ended.containsKey(request)) {
           task = new Task(request, id);
         }
-        return deps.sessions().task(sessionId, request, id);
+        return records.task(sessionId, request, id);
       });
-  }
-
-  private Future<Void> checkBookmark(String responseId) {
-    Optional<UUID> request = ResponseIds.request(responseId);
-    if (request.isEmpty()) {
-      return Future.failedFuture(GatewayErrors.unknownResponseId(responseId));
-    }
-    return deps.requests().find(request.get()).compose(r -> r.isPresent() && r.get().conversationKey().equals(conversationKey)
-      ? Future.succeededFuture() : Future.failedFuture(GatewayErrors.unknownResponseId(responseId)));
   }
 
   private Future<Void> interrupt() {
@@ -254,12 +249,8 @@ public final class ClientSession {
     return abort(task, "interrupted");
   }
 
-  /** Cancels the task's request (at the agent, when it is in flight); one that already ended is left alone. */
   private Future<Void> abort(Task t, String reason) {
-    return deps.requests().find(t.requestId()).compose(r -> r.isEmpty() || r.get().state().ended() ? Future.succeededFuture()
-      : deps.cancellation().cancel(caller, r.get(), reason).<Void>mapEmpty()
-        .recover(err -> err instanceof ConclaveException ce && ce.code().equals("request_finished")
-          ? Future.succeededFuture() : Future.failedFuture(err)));
+    return tasks.abort(caller, t.requestId(), reason);
   }
 
   private Future<Void> approval(JsonObject op) {
@@ -268,12 +259,7 @@ public final class ClientSession {
     if (callId.isEmpty() || decision.isEmpty()) {
       return Future.failedFuture(GatewayErrors.badSubmission("exec_approval needs id (the call_id of the exec_approval_request) and decision"));
     }
-    Submissions.Decision d = Submissions.decision(decision.get());
-    ApproveToolRequest request = ApproveToolRequest.newBuilder().setAgentId(agentId).setToolId(callId.get())
-      .setApproved(d.approved()).setApproveAll(d.forSession()).build();
-    return deps.conversations().agents().require(caller, agentId).compose(v -> deps.approvals().decide(caller, request))
-      .compose(r -> r.getSuccess() || r.getError().startsWith("decision recorded") ? Future.<Void>succeededFuture()
-        : Future.failedFuture(GatewayErrors.approvalRefused(r.getError())));
+    return tasks.approve(caller, agentId, callId.get(), Submissions.decision(decision.get()));
   }
 
   // ---- events -------------------------------------------------------------------------------------
@@ -302,7 +288,7 @@ public final class ClientSession {
     });
   }
 
-  /** The submission id of the user_input that started the event's task: kept in its request's idempotency key. */
+  /** The submission id of the user_input that started the event's task (remembered for the last 1,000 tasks). */
   private Future<String> subIdOf(LedgerEvent e) {
     if (e.requestId().isEmpty()) {
       return Future.succeededFuture("");
@@ -312,8 +298,7 @@ public final class ClientSession {
     if (known != null) {
       return Future.succeededFuture(known);
     }
-    return deps.requests().idempotencyKey(request).map(key -> {
-      String sub = key.filter(k -> k.startsWith("ui:") && k.length() > 40).map(k -> k.substring(40)).orElse(request.toString());
+    return tasks.subIdOf(request).map(sub -> {
       subIds.put(request, sub);
       return sub;
     });

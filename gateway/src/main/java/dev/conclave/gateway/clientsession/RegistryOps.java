@@ -1,8 +1,11 @@
 package dev.conclave.gateway.clientsession;
 
 import dev.conclave.gateway.GatewayErrors;
+import dev.conclave.gateway.lifecycle.Lifecycle;
 import dev.conclave.gateway.model.LifecycleState;
 import dev.conclave.gateway.model.AgentQuery;
+import dev.conclave.gateway.registry.AgentRegistry;
+import dev.conclave.gateway.store.RegistryStore;
 import dev.conclave.platform.access.Audience;
 import dev.conclave.platform.auth.Caller;
 import dev.conclave.platform.errors.ConclaveException;
@@ -16,25 +19,27 @@ import java.util.Optional;
 /**
  * The registry and lifecycle ops of a session ({@code agent_query}, {@code register_agent},
  * {@code lifecycle_transition}): the same services as the HTTP API, answered as session events.
- * They need no configured session.
+ * They need no configured session. One per node, shared by its sessions.
  */
-final class RegistryOps {
+public final class RegistryOps {
 
-  private final SessionDeps deps;
-  private final Caller caller;
+  private final AgentRegistry registry;
+  private final RegistryStore store;
+  private final Lifecycle lifecycle;
 
-  RegistryOps(SessionDeps deps, Caller caller) {
-    this.deps = deps;
-    this.caller = caller;
+  public RegistryOps(AgentRegistry registry, RegistryStore store, Lifecycle lifecycle) {
+    this.registry = registry;
+    this.store = store;
+    this.lifecycle = lifecycle;
   }
 
-  Future<JsonObject> query(JsonObject op) {
-    return deps.registry().query(caller, AgentQuery.fromJson(Submissions.body(op)))
+  Future<JsonObject> query(Caller caller, JsonObject op) {
+    return registry.query(caller, AgentQuery.fromJson(Submissions.body(op)))
       .map(agents -> EventMapping.msg("agent_query_result").put("agents", new JsonArray(agents)));
   }
 
-  Future<JsonObject> register(JsonObject op) {
-    return admin(Ops.REGISTER_AGENT).compose(v -> deps.registry().register(caller, Submissions.body(op)))
+  Future<JsonObject> register(Caller caller, JsonObject op) {
+    return admin(caller, Ops.REGISTER_AGENT).compose(v -> registry.register(caller, Submissions.body(op)))
       .map(entry -> EventMapping.msg("agent_registered").put("agent", entry));
   }
 
@@ -43,7 +48,7 @@ final class RegistryOps {
    * the {@code lifecycle_event}, which a caller following the agent's own conversation also gets
    * from there.
    */
-  Future<JsonObject> transition(JsonObject op, String sessionAgent, String sessionLabel) {
+  Future<JsonObject> transition(Caller caller, JsonObject op, String sessionAgent, String sessionLabel) {
     String to = Submissions.text(op, "to").orElseThrow(() -> GatewayErrors.required("to"));
     LifecycleState state = LifecycleState.parse(to).orElseThrow(() -> GatewayErrors.badLifecycleState(to));
     String target = Submissions.text(op, "agent_id").orElse(sessionAgent);
@@ -51,7 +56,7 @@ final class RegistryOps {
       return Future.failedFuture(GatewayErrors.required("agent_id"));
     }
     String reason = Submissions.text(op, "reason").orElse("operator request (" + sessionLabel + ")");
-    return admin(Ops.LIFECYCLE_TRANSITION).compose(v -> deps.lifecycle().transition(target, state, reason, Optional.of(caller.principalId())))
+    return admin(caller, Ops.LIFECYCLE_TRANSITION).compose(v -> lifecycle.transition(target, state, reason, Optional.of(caller.principalId())))
       .map(t -> {
         JsonObject event = t.lifecycleEvent();
         event.remove("type");
@@ -60,15 +65,15 @@ final class RegistryOps {
   }
 
   /** The agent a {@code configure_session} names: by id (it must be known) or by query (a connected Running match first). */
-  Future<String> resolve(Optional<String> agentId, Object query) {
+  Future<String> resolve(Caller caller, Optional<String> agentId, Object query) {
     if (agentId.isPresent()) {
-      return deps.registryStore().find(agentId.get()).compose(e -> e.isPresent() ? Future.succeededFuture(agentId.get())
+      return store.find(agentId.get()).compose(e -> e.isPresent() ? Future.succeededFuture(agentId.get())
         : Future.failedFuture(GatewayErrors.agentNotFound(agentId.get())));
     }
     if (!(query instanceof JsonObject q)) {
       return Future.failedFuture(GatewayErrors.badSubmission("configure_session needs agent_id, or agent_query (an object)"));
     }
-    return deps.registry().query(caller, AgentQuery.fromJson(q)).compose(RegistryOps::pick);
+    return registry.query(caller, AgentQuery.fromJson(q)).compose(RegistryOps::pick);
   }
 
   private static Future<String> pick(List<JsonObject> agents) {
@@ -78,7 +83,7 @@ final class RegistryOps {
       .orElseGet(() -> Future.failedFuture(GatewayErrors.noAgentMatches()));
   }
 
-  private Future<Void> admin(String op) {
+  private static Future<Void> admin(Caller caller, String op) {
     try {
       Audience.ADMINS.check(caller, "session op " + op);
       return Future.succeededFuture();
