@@ -73,12 +73,10 @@ public final class ChildProcess {
   public static ChildProcess start(List<String> command, Path workdir, Map<String, String> env, boolean keepInput,
                                    Function<String, Future<?>> onLine) throws IOException {
     boolean group = SETSID.isPresent() && SHELL.isPresent();
+    List<String> line = new ArrayList<>();
     if (group) {
       // through setsid a missing program is setsid's exit code 127, not the IOException callers report
       requireExecutable(command.get(0), workdir);
-    }
-    List<String> line = new ArrayList<>();
-    if (group) {
       // setsid execs the command in this same process (a child of the JVM is no group leader), so pid = group id
       line.add(SETSID.get().toString());
     }

@@ -76,7 +76,7 @@ public final class GatewayBench {
     }
     try (EmbeddedPostgresServer pg = EmbeddedPostgresServer.start(data.resolveSibling("bench-pg"), 0, Map.of("fsync", "on",
       "synchronous_commit", "on", "full_page_writes", "on", "shared_preload_libraries", "pg_stat_statements",
-      "pg_stat_statements.track", "all"))) {
+      "pg_stat_statements.track", "all", "pg_stat_statements.track_planning", "on"))) {
       TestDatabase.execute(pg.url(), "CREATE DATABASE gateway_bench");
       return gateway(vertx, s, data, Optional.of(pg));
     }

@@ -2,11 +2,11 @@ package dev.conclave.e2e.cluster;
 
 import dev.conclave.e2e.faults.GatewayOps;
 import dev.conclave.e2e.support.NetnsCluster;
+import dev.conclave.e2e.support.NodeList;
 import dev.conclave.proto.coven.ClientServiceGrpcClient;
 import dev.conclave.proto.coven.Event;
 import dev.conclave.proto.coven.GetEventsRequest;
 import io.vertx.core.Vertx;
-import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import io.vertx.core.net.SocketAddress;
 import io.vertx.grpc.client.GrpcClient;
@@ -23,7 +23,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -249,15 +248,7 @@ class NetnsClusterIT {
       if (r.statusCode() != 200) {
         return Map.of();
       }
-      Map<String, Integer> out = new TreeMap<>();
-      JsonArray list = new JsonObject(r.body()).getJsonArray("nodes");
-      for (int i = 0; i < list.size(); i++) {
-        JsonObject n = list.getJsonObject(i);
-        if ("up".equals(n.getString("status"))) {
-          out.put(n.getString("node"), n.getInteger("agents"));
-        }
-      }
-      return out;
+      return NodeList.up(new JsonObject(r.body()));
     } catch (Exception e) {
       return Map.of();
     }

@@ -2,6 +2,7 @@ package dev.conclave.e2e.faults;
 
 import dev.conclave.e2e.cluster.ResilientAgent;
 import dev.conclave.e2e.support.NetnsCluster;
+import dev.conclave.e2e.support.NodeList;
 import dev.conclave.proto.coven.ClientSendMessageRequest;
 import dev.conclave.proto.coven.ClientServiceGrpcClient;
 import io.vertx.core.json.JsonArray;
@@ -77,17 +78,7 @@ final class PodProbes {
 
   /** The gateway nodes pod {@code i} lists as up, with the agents each holds; empty when it does not answer. */
   Map<String, Integer> nodes(int pod) {
-    Map<String, Integer> out = new TreeMap<>();
-    get(pod, "/api/v1/gateway/nodes").ifPresent(body -> {
-      JsonArray list = body.getJsonArray("nodes");
-      for (int i = 0; i < list.size(); i++) {
-        JsonObject n = list.getJsonObject(i);
-        if ("up".equals(n.getString("status"))) {
-          out.put(n.getString("node"), n.getInteger("agents"));
-        }
-      }
-    });
-    return out;
+    return get(pod, "/api/v1/gateway/nodes").map(NodeList::up).orElse(Map.of());
   }
 
   /** Agent id to the node pod {@code i} believes holds it ("" for not connected); empty when it does not answer. */

@@ -35,15 +35,18 @@ public final class PgFunctionTimes {
   public static void printStatements(PgUrl db, long tasks, int top) throws SQLException {
     try (Connection c = connect(db)) {
       ResultSet rs = c.createStatement().executeQuery(
-        "SELECT calls, total_exec_time, regexp_replace(query, '\\s+', ' ', 'g') FROM pg_stat_statements"
-          + " ORDER BY total_exec_time DESC LIMIT " + top);
-      System.out.printf(Locale.ROOT, "  %9s %10s %10s  %s%n", "calls", "µs/call", "µs/task", "statement (nested ones included)");
+        "SELECT calls, total_exec_time, total_plan_time, plans, regexp_replace(query, '\\s+', ' ', 'g') FROM pg_stat_statements"
+          + " ORDER BY total_exec_time + total_plan_time DESC LIMIT " + top);
+      System.out.printf(Locale.ROOT, "  %9s %10s %10s %9s %10s  %s%n", "calls", "µs/call", "µs/task", "plans", "plan µs/task",
+        "statement (nested ones included)");
       while (rs.next()) {
         long calls = rs.getLong(1);
         double total = rs.getDouble(2);
-        String q = rs.getString(3);
-        System.out.printf(Locale.ROOT, "  %9d %10.1f %10.1f  %s%n", calls, calls == 0 ? 0 : 1000 * total / calls,
-          tasks == 0 ? 0 : 1000 * total / tasks, q.length() > 150 ? q.substring(0, 150) + "…" : q);
+        double plan = rs.getDouble(3);
+        long plans = rs.getLong(4);
+        String q = rs.getString(5);
+        System.out.printf(Locale.ROOT, "  %9d %10.1f %10.1f %9d %10.1f  %s%n", calls, calls == 0 ? 0 : 1000 * total / calls,
+          tasks == 0 ? 0 : 1000 * total / tasks, plans, tasks == 0 ? 0 : 1000 * plan / tasks, q.length() > 150 ? q.substring(0, 150) + "…" : q);
       }
     }
   }

@@ -56,6 +56,7 @@ public final class SwarmBench {
     if (STATEMENTS) {
       pgSettings.put("shared_preload_libraries", "pg_stat_statements");
       pgSettings.put("pg_stat_statements.track", "all");
+      pgSettings.put("pg_stat_statements.track_planning", "on");
     }
     System.out.printf(Locale.ROOT, "swarm bench: tasks=%d agents=%d budget=%ds postgres=%s cores=%d%n", tasks, agents,
       budget.toSeconds(), durable ? "durable (fsync=on, synchronous_commit=on)" : "fsync=off, synchronous_commit=off",
