@@ -128,7 +128,7 @@ public final class GatewayRole implements RoleModule {
     AgentSessions agentSessions = new AgentSessions(vertx, ctx.nodeId(), settings, sessionStores, new SessionMetrics(ctx.metrics()),
       ctx.edge(), ctx.tokens(), ctx.secrets(), ctx.packTools(), ctx.clock(), sessions, presence, router, terminations, lifecycle);
 
-    Mailbox mailbox = new Mailbox(writer, requests, bindings, ctx.access(), router, registryStore, ctx.clock());
+    Mailbox mailbox = new Mailbox(writer, bindings, ctx.access(), router, ctx.clock());
     AgentDirectory directory = new AgentDirectory(agents, presence, ctx.access());
     ConversationAccess conversations = new ConversationAccess(pool, ctx.access());
     Followers followers = new Followers();

@@ -1,12 +1,15 @@
 package dev.conclave.gateway.commit;
 
 import dev.conclave.gateway.ledger.LedgerEntry;
+import dev.conclave.gateway.model.RequestState;
 import dev.conclave.gateway.store.LedgerStore;
 import io.vertx.core.Future;
 import io.vertx.sqlclient.SqlClient;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
+import java.util.UUID;
 
 /**
  * One unit's view of the shared transaction it runs in: the SQL client for its own statements, and
@@ -35,11 +38,38 @@ public final class WriteTx {
   /** Appends entries to a conversation in order; returns the first sequence number. Published after commit. */
   public Future<Long> append(String conversationKey, String agentId, List<LedgerEntry> entries) {
     return ledger.append(sql, conversationKey, agentId, entries).map(firstSeq -> {
-      synchronized (appended) {
-        appended.add(new Appended(conversationKey, firstSeq, List.copyOf(entries)));
-      }
+      appended(conversationKey, firstSeq, entries);
       return firstSeq;
     });
+  }
+
+  /**
+   * Queues a new request with its inbound entry ({@link LedgerStore#enqueueWithInbound}); empty for a
+   * repeated idempotency key. Published after commit, when appended.
+   */
+  public Future<Optional<Long>> enqueueWithInbound(String conversationKey, String agentId, LedgerEntry inbound, LedgerStore.NewRequest request) {
+    return ledger.enqueueWithInbound(sql, conversationKey, agentId, inbound, request).map(seq -> {
+      seq.ifPresent(s -> appended(conversationKey, s, List.of(inbound)));
+      return seq;
+    });
+  }
+
+  /**
+   * Appends an agent's entries for its request in flight, with the request's checks and bookkeeping
+   * in the same statement ({@link LedgerStore#appendForRequest}). Published after commit, when appended.
+   */
+  public Future<LedgerStore.RequestAppend> appendForRequest(String conversationKey, String agentId, List<LedgerEntry> entries, UUID requestId,
+                                                            long epoch, long expectedStored, int counted, Optional<RequestState> end) {
+    return ledger.appendForRequest(sql, conversationKey, agentId, entries, requestId, epoch, expectedStored, counted, end).map(result -> {
+      result.firstSeq().ifPresent(firstSeq -> appended(conversationKey, firstSeq, entries));
+      return result;
+    });
+  }
+
+  private void appended(String conversationKey, long firstSeq, List<LedgerEntry> entries) {
+    synchronized (appended) {
+      appended.add(new Appended(conversationKey, firstSeq, List.copyOf(entries)));
+    }
   }
 
   List<Appended> appended() {

@@ -6,8 +6,7 @@ import dev.conclave.gateway.ledger.Entries;
 import dev.conclave.gateway.ledger.LedgerEntry;
 import dev.conclave.gateway.routing.AgentRouter;
 import dev.conclave.gateway.store.BindingStore;
-import dev.conclave.gateway.store.RegistryStore;
-import dev.conclave.gateway.store.RequestStore;
+import dev.conclave.gateway.store.LedgerStore;
 import dev.conclave.platform.access.AgentAccess;
 import dev.conclave.platform.auth.Caller;
 import dev.conclave.proto.coven.ClientSendMessageRequest;
@@ -33,21 +32,16 @@ public final class Mailbox {
   private static final int MAX_KEY = 300;
 
   private final LedgerWriter writer;
-  private final RequestStore requests;
   private final BindingStore bindings;
   private final AgentAccess access;
   private final AgentRouter router;
-  private final RegistryStore registry;
   private final Clock clock;
 
-  public Mailbox(LedgerWriter writer, RequestStore requests, BindingStore bindings, AgentAccess access,
-                 AgentRouter router, RegistryStore registry, Clock clock) {
+  public Mailbox(LedgerWriter writer, BindingStore bindings, AgentAccess access, AgentRouter router, Clock clock) {
     this.writer = writer;
-    this.requests = requests;
     this.bindings = bindings;
     this.access = access;
     this.router = router;
-    this.registry = registry;
     this.clock = clock;
   }
 
@@ -79,20 +73,18 @@ public final class Mailbox {
         return Future.failedFuture(GatewayErrors.unknownConversation(key));
       }
       String agentId = route.agentId().get();
-      return access.require(caller, agentId).compose(v -> registry.retired(agentId)).compose(retired -> retired
+      return access.require(caller, agentId).compose(v -> route.agentRetired()
         ? Future.failedFuture(GatewayErrors.agentRetired(agentId)) : Future.succeededFuture(route));
     }).compose(route -> {
       String agentId = route.agentId().orElseThrow();
       String from = sender.or(route::senderName).orElse(caller.principalId().toString());
       UUID id = UUID.randomUUID();
       LedgerEntry inbound = Entries.inbound(id, from, caller.principalId(), message.getContent(), clock.instant());
-      return writer.write(agentId, tx -> requests.enqueue(tx.sql(), id, agentId, key, caller.principalId(), from, idem,
-          message.getContent(), Attachments.encode(message.getAttachmentsList()))
-        .compose(inserted -> inserted.isEmpty()
-          ? Future.succeededFuture(-1L)
-          : tx.append(key, agentId, List.of(inbound))))
+      LedgerStore.NewRequest request = new LedgerStore.NewRequest(id, caller.principalId(), from, idem, message.getContent(),
+        Attachments.encode(message.getAttachmentsList()));
+      return writer.write(agentId, tx -> tx.enqueueWithInbound(key, agentId, inbound, request))
         .map(seq -> {
-          if (seq < 0) {
+          if (seq.isEmpty()) {
             return new Accepted(true, Optional.empty(), agentId);
           }
           router.wake(agentId);

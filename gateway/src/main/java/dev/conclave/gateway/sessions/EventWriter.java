@@ -97,23 +97,24 @@ final class EventWriter {
     if (entries.stream().anyMatch(e -> e.kind() == EventKind.TOOL_APPROVAL)) {
       flight.approvalAsked();
     }
-    ledgerWriter.write(session.agentId(), tx -> requests.lockInFlight(tx.sql(), flight.id(), session.epoch()).compose(stored -> {
-      if (stored.isEmpty()) {
+    long expected = flight.persistedEvents();
+    ledgerWriter.write(session.agentId(), tx -> tx.appendForRequest(flight.conversationKey(), session.agentId(), entries, flight.id(),
+        session.epoch(), expected, batch.size(), endState(batch)).compose(done -> {
+      if (done.stored().isEmpty()) {
         return Future.succeededFuture(new Outcome(Result.DISCARDED, 0, entries));
       }
-      if (stored.get() == flight.persistedEvents() + batch.size()) {
+      if (done.firstSeq().isPresent()) {
+        long firstSeq = done.firstSeq().get();
+        return recordDetails(tx.sql(), flight, entries, firstSeq)
+          .compose(v -> expireApprovalsIfTerminal(tx.sql(), flight, batch))
+          .map(v -> new Outcome(Result.WRITTEN, firstSeq, entries));
+      }
+      if (done.stored().get() == expected + batch.size()) {
         return Future.succeededFuture(new Outcome(Result.ALREADY_WRITTEN, 0, entries));
       }
-      if (stored.get() != flight.persistedEvents()) {
-        LOG.error("request event count disagrees; dropping batch agent={} request={} stored={} expected={}",
-          session.agentId(), flight.id(), stored.get(), flight.persistedEvents());
-        return Future.succeededFuture(new Outcome(Result.DISCARDED, 0, entries));
-      }
-      return tx.append(flight.conversationKey(), session.agentId(), entries)
-        .compose(firstSeq -> recordDetails(tx.sql(), flight, entries, firstSeq)
-          .compose(v -> requests.countEvents(tx.sql(), flight.id(), batch.size(), endState(batch)))
-          .compose(v -> expireApprovalsIfTerminal(tx.sql(), flight, batch))
-          .map(v -> new Outcome(Result.WRITTEN, firstSeq, entries)));
+      LOG.error("request event count disagrees; dropping batch agent={} request={} stored={} expected={}",
+        session.agentId(), flight.id(), done.stored().get(), expected);
+      return Future.succeededFuture(new Outcome(Result.DISCARDED, 0, entries));
     })).onComplete(ar -> {
       if (ar.succeeded()) {
         writing = false;

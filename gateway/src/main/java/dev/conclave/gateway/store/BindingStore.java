@@ -47,8 +47,8 @@ public final class BindingStore {
       .map(rows -> Rows.all(rows, BindingStore::map));
   }
 
-  /** Where a client's message goes, and the sender's display name, found in one round trip. */
-  public record Route(Optional<String> agentId, Optional<String> senderName) {
+  /** Where a client's message goes, whether that agent is retired, and the sender's display name, found in one round trip. */
+  public record Route(Optional<String> agentId, boolean agentRetired, Optional<String> senderName) {
   }
 
   /**
@@ -59,14 +59,15 @@ public final class BindingStore {
     int colon = conversationKey.indexOf(':');
     String frontend = colon > 0 ? conversationKey.substring(0, colon) : null;
     String channel = colon > 0 ? conversationKey.substring(colon + 1) : null;
-    return pool.preparedQuery("SELECT (SELECT agent_id FROM gateway.bindings WHERE frontend = $2 AND channel_id = $3) AS bound,"
-        + " (SELECT agent_id FROM gateway.agents WHERE agent_id = $1) AS known,"
-        + " (SELECT display_name FROM auth.principals WHERE id = $4) AS sender")
+    return pool.preparedQuery("SELECT t.agent, (SELECT lifecycle = 'retired' FROM gateway.agents WHERE agent_id = t.agent) AS retired,"
+        + " (SELECT display_name FROM auth.principals WHERE id = $4) AS sender"
+        + " FROM (SELECT COALESCE((SELECT agent_id FROM gateway.bindings WHERE frontend = $2 AND channel_id = $3),"
+        + " (SELECT agent_id FROM gateway.agents WHERE agent_id = $1)) AS agent) t")
       .execute(Tuple.of(conversationKey, frontend, channel, principalId))
       .map(rows -> {
         Row r = rows.iterator().next();
-        Optional<String> agent = Optional.ofNullable(r.getString("bound")).or(() -> Optional.ofNullable(r.getString("known")));
-        return new Route(agent, Optional.ofNullable(r.getString("sender")));
+        return new Route(Optional.ofNullable(r.getString("agent")), Boolean.TRUE.equals(r.getBoolean("retired")),
+          Optional.ofNullable(r.getString("sender")));
       });
   }
 

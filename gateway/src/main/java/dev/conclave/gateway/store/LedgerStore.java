@@ -4,6 +4,7 @@ import dev.conclave.gateway.GatewayErrors;
 import dev.conclave.gateway.ledger.EventKind;
 import dev.conclave.gateway.ledger.LedgerEntry;
 import dev.conclave.gateway.ledger.LedgerEvent;
+import dev.conclave.gateway.model.RequestState;
 import io.vertx.core.Future;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.sqlclient.Pool;
@@ -23,16 +24,54 @@ import java.util.UUID;
  */
 public final class LedgerStore {
 
-  private static final String APPEND =
-    "WITH c AS ("
-      + " INSERT INTO gateway.conversations AS c (conversation_key, agent_id, last_seq) VALUES ($1, $2, $3)"
-      + " ON CONFLICT (conversation_key) DO UPDATE SET last_seq = c.last_seq + $3"
-      + " RETURNING last_seq)"
-      + " INSERT INTO gateway.events (conversation_key, seq, request_id, kind, author, text, payload, raw, actor_principal_id, created_at)"
+  /**
+   * Advances a conversation's counter by {@code $3} (creating the conversation, of agent {@code $2},
+   * on its first event), once for each row {@code from} yields; returns the new {@code last_seq}.
+   * Taking the conversation row's lock is what orders one conversation's appends.
+   */
+  private static String advance(String from) {
+    return "INSERT INTO gateway.conversations AS c (conversation_key, agent_id, last_seq) SELECT $1::text, $2::text, $3::bigint" + from
+      + " ON CONFLICT (conversation_key) DO UPDATE SET last_seq = c.last_seq + $3 RETURNING last_seq";
+  }
+
+  /** Inserts the {@code $3} entries ({@code $4}…{@code $11}, one array per column) after a CTE {@code c} that advanced the counter. */
+  private static final String INSERT_EVENTS =
+    " INSERT INTO gateway.events (conversation_key, seq, request_id, kind, author, text, payload, raw, actor_principal_id, created_at)"
       + " SELECT $1, c.last_seq - $3 + u.ord, u.request_id, u.kind, u.author, u.text, u.payload, u.raw, u.actor, u.at"
       + " FROM c, unnest($4::uuid[], $5::text[], $6::text[], $7::text[], $8::bytea[], $9::bytea[], $10::uuid[], $11::timestamptz[])"
       + " WITH ORDINALITY AS u(request_id, kind, author, text, payload, raw, actor, at, ord)"
       + " RETURNING seq";
+
+  private static final String APPEND = "WITH c AS (" + advance("") + ")" + INSERT_EVENTS;
+
+  /**
+   * {@link #APPEND} of a new request's inbound event, with the request's insert in the same
+   * statement: request {@code $12} of principal {@code $13} (sender {@code $14}, idempotency key
+   * {@code $15}, content {@code $16}, attachments {@code $17}) is queued for agent {@code $2} in
+   * conversation {@code $1}, and the event appended, unless the (principal, idempotency key) pair was
+   * used before: then nothing is written. Answers the event's sequence number (null: a duplicate).
+   */
+  private static final String ENQUEUE_WITH_INBOUND =
+    "WITH q AS (INSERT INTO gateway.requests (id, agent_id, conversation_key, principal_id, sender, idempotency_key, content, attachments, state)"
+      + " VALUES ($12, $2, $1, $13, $14, $15, $16, $17, 'queued') ON CONFLICT (principal_id, idempotency_key) DO NOTHING RETURNING id),"
+      + " c AS (" + advance(" FROM q") + "),"
+      + " e AS (" + INSERT_EVENTS + ")"
+      + " SELECT min(seq) AS first_seq FROM e";
+
+  /**
+   * {@link #APPEND} for an agent's events of its request in flight, with the request's checks and
+   * bookkeeping in the same statement: it appends only while request {@code $12} is dispatched to
+   * session epoch {@code $13} with {@code $14} agent events stored (locking it), then counts
+   * {@code $15} more and, with a state {@code $16}, ends it. Answers what was stored before (null:
+   * not in flight for that epoch) and the first new sequence number (null: nothing appended).
+   */
+  private static final String APPEND_FOR_REQUEST =
+    "WITH r AS (SELECT agent_events FROM gateway.requests WHERE id = $12 AND state = 'dispatched' AND dispatch_epoch = $13 FOR UPDATE),"
+      + " c AS (" + advance(" FROM r WHERE r.agent_events = $14") + "),"
+      + " e AS (" + INSERT_EVENTS + "),"
+      + " n AS (UPDATE gateway.requests SET agent_events = agent_events + $15, state = COALESCE($16::text, state),"
+      + " finished_at = CASE WHEN $16::text IS NULL THEN finished_at ELSE now() END WHERE id = $12 AND EXISTS (SELECT 1 FROM c))"
+      + " SELECT (SELECT agent_events FROM r) AS stored, (SELECT min(seq) FROM e) AS first_seq";
 
   private static final String COLUMNS = "conversation_key, seq, request_id, kind, author, text, payload, actor_principal_id, created_at";
 
@@ -55,11 +94,84 @@ public final class LedgerStore {
 
   /** Appends entries in order (inside the caller's transaction); returns the first sequence number. */
   public Future<Long> append(SqlClient tx, String conversationKey, String agentId, List<LedgerEntry> entries) {
+    Object[] params;
     try {
-      entries.forEach(this::checkSize);
+      params = params(conversationKey, agentId, entries, 0);
     } catch (RuntimeException tooLarge) {
       return Future.failedFuture(tooLarge);
     }
+    return tx.preparedQuery(APPEND).execute(Tuple.from(params)).map(rows -> {
+      long min = Long.MAX_VALUE;
+      for (Row r : rows) {
+        min = Math.min(min, r.getLong("seq"));
+      }
+      return min;
+    });
+  }
+
+  /**
+   * What {@link #appendForRequest} found and did: the request's agent events stored before it (empty
+   * when the request is no longer in flight for the epoch) and the first sequence number appended
+   * (empty when nothing was).
+   */
+  public record RequestAppend(Optional<Long> stored, Optional<Long> firstSeq) {
+  }
+
+  /**
+   * Appends an agent's entries for its request in flight, in one statement with the checks and the
+   * bookkeeping (inside the caller's transaction): only if the request is still dispatched to
+   * {@code epoch} with exactly {@code expectedStored} agent events stored, and then it counts
+   * {@code counted} more agent events and, with {@code end}, ends the request.
+   */
+  public Future<RequestAppend> appendForRequest(SqlClient tx, String conversationKey, String agentId, List<LedgerEntry> entries,
+                                                UUID requestId, long epoch, long expectedStored, int counted, Optional<RequestState> end) {
+    Object[] params;
+    try {
+      params = params(conversationKey, agentId, entries, 5);
+    } catch (RuntimeException tooLarge) {
+      return Future.failedFuture(tooLarge);
+    }
+    params[11] = requestId;
+    params[12] = epoch;
+    params[13] = expectedStored;
+    params[14] = (long) counted;
+    params[15] = end.map(RequestState::id).orElse(null);
+    return tx.preparedQuery(APPEND_FOR_REQUEST).execute(Tuple.from(params)).map(rows -> {
+      Row r = rows.iterator().next();
+      return new RequestAppend(Optional.ofNullable(r.getLong("stored")), Optional.ofNullable(r.getLong("first_seq")));
+    });
+  }
+
+  /** A request to queue: what a client sent, and who sent it. */
+  public record NewRequest(UUID id, UUID principalId, String sender, String idempotencyKey, String content, Optional<byte[]> attachments) {
+  }
+
+  /**
+   * Queues a new request and appends its inbound entry in one statement (inside the caller's
+   * transaction); answers the entry's sequence number, or empty when the request's (principal,
+   * idempotency key) was used before, and then nothing is written.
+   */
+  public Future<Optional<Long>> enqueueWithInbound(SqlClient tx, String conversationKey, String agentId, LedgerEntry inbound,
+                                                   NewRequest request) {
+    Object[] params;
+    try {
+      params = params(conversationKey, agentId, List.of(inbound), 6);
+    } catch (RuntimeException tooLarge) {
+      return Future.failedFuture(tooLarge);
+    }
+    params[11] = request.id();
+    params[12] = request.principalId();
+    params[13] = request.sender();
+    params[14] = request.idempotencyKey();
+    params[15] = request.content();
+    params[16] = request.attachments().map(Buffer::buffer).orElse(null);
+    return tx.preparedQuery(ENQUEUE_WITH_INBOUND).execute(Tuple.from(params))
+      .map(rows -> Optional.ofNullable(rows.iterator().next().getLong("first_seq")));
+  }
+
+  /** The parameters {@code $1}…{@code $11} of an append, and {@code extra} empty slots after them; refuses entries too large. */
+  private Object[] params(String conversationKey, String agentId, List<LedgerEntry> entries, int extra) {
+    entries.forEach(this::checkSize);
     int n = entries.size();
     UUID[] requestIds = new UUID[n];
     String[] kinds = new String[n];
@@ -80,15 +192,10 @@ public final class LedgerStore {
       actors[i] = e.actorPrincipalId().orElse(null);
       ats[i] = Rows.utc(e.at());
     }
-    return tx.preparedQuery(APPEND)
-      .execute(Tuple.from(new Object[] {conversationKey, agentId, (long) n, requestIds, kinds, authors, texts, payloads, raws, actors, ats}))
-      .map(rows -> {
-        long min = Long.MAX_VALUE;
-        for (Row r : rows) {
-          min = Math.min(min, r.getLong("seq"));
-        }
-        return min;
-      });
+    Object[] params = new Object[11 + extra];
+    Object[] base = {conversationKey, agentId, (long) n, requestIds, kinds, authors, texts, payloads, raws, actors, ats};
+    System.arraycopy(base, 0, params, 0, base.length);
+    return params;
   }
 
   /** Events with {@code seq > after}, in order, at most {@code limit}. */

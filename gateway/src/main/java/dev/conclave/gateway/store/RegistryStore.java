@@ -48,13 +48,6 @@ public final class RegistryStore {
       .map(rows -> Rows.first(rows, RegistryStore::map));
   }
 
-  /** Whether the agent is Retired (a retired agent takes no work, so nothing is queued for it). */
-  public Future<Boolean> retired(String agentId) {
-    return pool.preparedQuery("SELECT 1 FROM gateway.agents WHERE agent_id = $1 AND lifecycle = 'retired'")
-      .execute(Tuple.of(agentId))
-      .map(rows -> rows.size() > 0);
-  }
-
   /** The agent's state, locked for the rest of {@code tx}; empty for an unknown agent. */
   public Future<Optional<LifecycleState>> lockState(SqlClient tx, String agentId) {
     return tx.preparedQuery("SELECT lifecycle FROM gateway.agents WHERE agent_id = $1 FOR UPDATE")

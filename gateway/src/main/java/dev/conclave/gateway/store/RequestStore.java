@@ -33,16 +33,6 @@ public final class RequestStore {
     this.pool = pool;
   }
 
-  /** Inserts a queued request; empty when (principal, idempotency key) was used before. */
-  public Future<Optional<UUID>> enqueue(SqlClient tx, UUID id, String agentId, String conversationKey, UUID principalId,
-                                        String sender, String idempotencyKey, String content, Optional<byte[]> attachments) {
-    return tx.preparedQuery("INSERT INTO gateway.requests (id, agent_id, conversation_key, principal_id, sender, idempotency_key, content, attachments, state)"
-        + " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'queued') ON CONFLICT (principal_id, idempotency_key) DO NOTHING RETURNING id")
-      .execute(Tuple.from(new Object[] {id, agentId, conversationKey, principalId, sender, idempotencyKey, content,
-        attachments.map(Buffer::buffer).orElse(null)}))
-      .map(rows -> Rows.first(rows, r -> r.getUUID("id")));
-  }
-
   /** A request just dispatched, and whether more of the agent's requests wait in the queue behind it. */
   public record Dispatched(RequestRecord request, boolean moreQueued) {
   }
@@ -97,26 +87,6 @@ public final class RequestStore {
         + " WHERE id = $1 AND state = 'dispatched' AND dispatch_epoch = $2")
       .execute(Tuple.of(id, epoch))
       .map(r -> r.rowCount() == 1);
-  }
-
-  /**
-   * Locks the request if it is still in flight for {@code epoch} and returns how many agent events
-   * are persisted for it; empty means its events must be dropped.
-   */
-  public Future<Optional<Long>> lockInFlight(SqlClient tx, UUID id, long epoch) {
-    return tx.preparedQuery("SELECT agent_events FROM gateway.requests WHERE id = $1 AND state = 'dispatched' AND dispatch_epoch = $2 FOR UPDATE")
-      .execute(Tuple.of(id, epoch))
-      .map(rows -> Rows.first(rows, r -> r.getLong("agent_events")));
-  }
-
-  /**
-   * Counts {@code n} more stored agent events of an in-flight request that the caller locked with
-   * {@link #lockInFlight}, and with {@code end} ends it in the same statement.
-   */
-  public Future<Void> countEvents(SqlClient tx, UUID id, int n, Optional<RequestState> end) {
-    return tx.preparedQuery("UPDATE gateway.requests SET agent_events = agent_events + $2, state = COALESCE($3::text, state),"
-        + " finished_at = CASE WHEN $3::text IS NULL THEN finished_at ELSE now() END WHERE id = $1")
-      .execute(Tuple.of(id, (long) n, end.map(RequestState::id).orElse(null))).mapEmpty();
   }
 
   /** A request this call cancelled, and the state it was in. */
