@@ -27,8 +27,15 @@ CREATE OR REPLACE FUNCTION swarm._claim_criteria(p_req jsonb, a swarm.agents,
 LANGUAGE plpgsql IMMUTABLE AS $$
 DECLARE
   f jsonb := coalesce(swarm._obj(p_req, 'filter', 'filter'), '{}'::jsonb);
-  v_skills text[] := swarm._skills(coalesce(swarm._str_array(f, 'skills', 'filter.skills'), '{}'));
+  v_skills text[];
 BEGIN
+  IF f = '{}'::jsonb THEN
+    -- no filter, the usual claim: the agent's own skills, no other restriction (and nothing to decode)
+    skills := a.skills;
+    exclude := '{}';
+    RETURN;
+  END IF;
+  v_skills := swarm._skills(coalesce(swarm._str_array(f, 'skills', 'filter.skills'), '{}'));
   priorities := swarm._enum_array(f, 'priorities', 'filter.priorities', ARRAY['critical', 'high', 'medium', 'low']);
   types := swarm._enum_array(f, 'types', 'filter.types', ARRAY['code', 'test', 'browser_test', 'documentation', 'review', 'custom']);
   max_minutes := swarm._int(f, 'maxMinutes', 'filter.maxMinutes');

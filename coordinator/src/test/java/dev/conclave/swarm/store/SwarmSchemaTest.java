@@ -4,6 +4,7 @@ import dev.conclave.platform.db.Migrations;
 import dev.conclave.platform.db.PgUrl;
 import dev.conclave.platform.db.SchemaMigration;
 import dev.conclave.platform.testing.TestDatabase;
+import org.flywaydb.core.Flyway;
 import org.junit.jupiter.api.Test;
 
 import java.sql.Connection;
@@ -69,6 +70,50 @@ class SwarmSchemaTest {
       s.execute("UPDATE swarm.flyway_schema_history SET checksum = 42 WHERE version = '1'");
     }
     assertThatThrownBy(() -> Migrations.apply(db, SCHEMAS)).hasMessageContaining("checksum");
+  }
+
+  @Test
+  void theDomainMigrationKeepsTheTasksTheirClaimOrderAndEveryRule() throws SQLException {
+    PgUrl db = TestDatabase.freshDatabase();
+    Migrations.apply(db, List.of(new SchemaMigration("auth")));
+    // a database from before V13: the same rules as CHECK constraints, and tasks in it
+    Flyway.configure().dataSource(db.jdbcUrl(), db.user(), db.password().orElse(null))
+      .schemas("swarm").defaultSchema("swarm").createSchemas(true).locations(SwarmSchema.MIGRATION.location())
+      .target("12").load().migrate();
+    try (Connection c = connect(db); Statement s = c.createStatement()) {
+      s.execute("SELECT swarm.create_tasks('[{\"id\": \"low\", \"title\": \"l\", \"priority\": \"low\"},"
+        + " {\"id\": \"critical\", \"title\": \"c\", \"priority\": \"critical\"},"
+        + " {\"id\": \"high\", \"title\": \"h\", \"priority\": \"high\"}]'::jsonb)");
+    }
+    assertThat(single(db, "SELECT count(*) FROM pg_constraint WHERE contype = 'c' AND conrelid = 'swarm.tasks'::regclass"))
+      .isEqualTo(5);
+
+    Migrations.apply(db, SCHEMAS);
+
+    try (Connection c = connect(db); Statement s = c.createStatement()) {
+      try (ResultSet rs = s.executeQuery("SELECT id FROM swarm.tasks WHERE status = 'ready' ORDER BY priority_rank, created_at, seq")) {
+        List<String> order = new ArrayList<>();
+        while (rs.next()) {
+          order.add(rs.getString(1));
+        }
+        assertThat(order).containsExactly("critical", "high", "low");
+      }
+      assertThat(single(db, "SELECT count(*) FROM pg_indexes WHERE schemaname = 'swarm' AND indexname = 'tasks_claimable'"))
+        .isEqualTo(1);
+      // the rules hold as before: a word outside the vocabulary, or a negative count, is refused
+      for (String bad : List.of("UPDATE swarm.tasks SET status = 'done' WHERE id = 'low'",
+        "UPDATE swarm.tasks SET priority = 'urgent' WHERE id = 'low'",
+        "UPDATE swarm.tasks SET type = 'chore' WHERE id = 'low'",
+        "UPDATE swarm.tasks SET unmet_deps = -1 WHERE id = 'low'",
+        "UPDATE swarm.tasks SET max_retries = -1 WHERE id = 'low'",
+        "INSERT INTO swarm.events (kind, event, entity_id, at, data) VALUES ('other', 'x', 'low', now(), '{}')")) {
+        assertThatThrownBy(() -> s.execute(bad)).as(bad)
+          .isInstanceOfSatisfying(SQLException.class, e -> assertThat(e.getSQLState()).isEqualTo("23514"));
+      }
+    }
+    // and none of them is a table CHECK constraint any more (each would be read again for every statement)
+    assertThat(single(db, "SELECT count(*) FROM pg_constraint WHERE contype = 'c' AND conrelid IN "
+      + "('swarm.tasks'::regclass, 'swarm.agents'::regclass, 'swarm.events'::regclass)")).isZero();
   }
 
   private static List<String> functions(PgUrl db) throws SQLException {
