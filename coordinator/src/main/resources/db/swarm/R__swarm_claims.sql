@@ -72,6 +72,7 @@ DECLARE
   v_err jsonb;
   a swarm.agents;
   t swarm.tasks;
+  v_event bigint;
 BEGIN
   SELECT * INTO a FROM swarm.agents WHERE id = v_agent_id FOR NO KEY UPDATE;
   v_err := swarm._agent_error(a, v_agent_id, p_principal, p_admin);
@@ -127,8 +128,9 @@ BEGIN
    WHERE id = v_id
   RETURNING * INTO t;
   UPDATE swarm.agents SET status = 'busy', current_task = v_id WHERE id = v_agent_id;
-  PERFORM swarm._emit('task', 'claimed', v_id, p_now,
-                      jsonb_build_object('agentId', v_agent_id, 'priority', t.priority, 'retryCount', t.retry_count));
+  -- (an assignment rather than PERFORM: see swarm._emit)
+  v_event := swarm._emit('task', 'claimed', v_id, p_now,
+                         jsonb_build_object('agentId', v_agent_id, 'priority', t.priority, 'retryCount', t.retry_count));
   RETURN swarm._ok(jsonb_build_object('success', true, 'task', swarm.task_json(t),
                                       'relatedLearnings', swarm.related_learnings(t)));
 END $$;

@@ -89,6 +89,7 @@ DECLARE
   v_results jsonb[] := '{}';
   v_captured text[] := '{}';
   v_events jsonb := '[]'::jsonb;
+  v_setting text;
 BEGIN
   IF p_capture_events THEN
     PERFORM set_config('swarm.capture', 'on', true), set_config('swarm.captured', '', true);
@@ -104,7 +105,8 @@ BEGIN
     IF p_capture_events THEN
       -- moved out after each request, so the setting stays short
       v_captured := v_captured || current_setting('swarm.captured');
-      PERFORM set_config('swarm.captured', '', true);
+      -- (an assignment rather than PERFORM: see swarm._emit)
+      v_setting := set_config('swarm.captured', '', true);
     END IF;
   END LOOP;
   IF p_capture_events THEN

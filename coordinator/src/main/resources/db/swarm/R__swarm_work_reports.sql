@@ -221,16 +221,20 @@ DECLARE
   v_passed boolean;
   v_response jsonb;
   v_err jsonb;
+  v_checked text[];
+  v_count integer;
+  v_event bigint;
   a swarm.agents;
   t swarm.tasks;
 BEGIN
   IF v_result IS NULL THEN
     PERFORM swarm._invalid('result', 'is required');
   END IF;
-  PERFORM swarm._req_str(v_result, 'summary', 'result.summary');
-  PERFORM swarm._str_array(v_result, 'filesCreated', 'result.filesCreated'),
-          swarm._str_array(v_result, 'filesModified', 'result.filesModified'),
-          swarm._str_array(v_result, 'filesDeleted', 'result.filesDeleted');
+  -- (assignments rather than PERFORM on this path: see swarm._emit)
+  v_checked := ARRAY[swarm._req_str(v_result, 'summary', 'result.summary')];
+  v_checked := swarm._str_array(v_result, 'filesCreated', 'result.filesCreated')
+            || swarm._str_array(v_result, 'filesModified', 'result.filesModified')
+            || swarm._str_array(v_result, 'filesDeleted', 'result.filesDeleted');
   v_learnings := coalesce(swarm._str_array(v_result, 'learnings', 'result.learnings'), '{}');
   PERFORM swarm._quality_metrics(v_metrics);
 
@@ -257,9 +261,9 @@ BEGIN
          result = v_result, quality = v_response, completed_by = v_agent_id,
          completed_at = CASE WHEN v_passed THEN p_now END, updated_at = p_now
    WHERE id = v_task_id;
-  PERFORM swarm._release_task_leases(v_task_id, p_now, 'task_completed');
+  v_count := swarm._release_task_leases(v_task_id, p_now, 'task_completed');
   IF v_passed THEN
-    PERFORM swarm._unblock_dependents(v_task_id, p_now);
+    v_count := swarm._unblock_dependents(v_task_id, p_now);
   END IF;
   INSERT INTO swarm.learnings (task_id, agent_id, content, created_at)
   SELECT v_task_id, v_agent_id, btrim(l), p_now FROM unnest(v_learnings) l WHERE btrim(l) <> ''
@@ -269,7 +273,7 @@ BEGIN
          current_task = CASE WHEN current_task = v_task_id THEN NULL ELSE current_task END,
          tasks_completed = tasks_completed + CASE WHEN v_passed THEN 1 ELSE 0 END
    WHERE id = v_agent_id;
-  PERFORM swarm._emit('task', CASE WHEN v_passed THEN 'completed' ELSE 'needs_review' END, v_task_id, p_now,
+  v_event := swarm._emit('task', CASE WHEN v_passed THEN 'completed' ELSE 'needs_review' END, v_task_id, p_now,
     jsonb_build_object('agentId', v_agent_id, 'qualityGatePassed', v_passed,
                        'regressions', v_gate -> 'regressions', 'nextAction', v_gate ->> 'nextAction'));
   RETURN swarm._ok(v_response);

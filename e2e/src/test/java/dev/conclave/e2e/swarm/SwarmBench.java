@@ -38,6 +38,8 @@ public final class SwarmBench {
 
   /** {@code -Dswarm.bench.statements=true}: also load pg_stat_statements and print where statement time goes. */
   private static final boolean STATEMENTS = Boolean.getBoolean("swarm.bench.statements");
+  /** {@code -Dswarm.bench.plans=true}: also load auto_explain and print the plans of the claim+complete phase. */
+  private static final boolean PLANS = Boolean.getBoolean("swarm.bench.plans");
 
   private SwarmBench() {
   }
@@ -53,10 +55,18 @@ public final class SwarmBench {
       : Map.of("fsync", "off", "synchronous_commit", "off", "full_page_writes", "off"));
     // where PostgreSQL's time goes, per swarm function (PgFunctionTimes)
     pgSettings.put("track_functions", "pl");
+    List<String> libraries = new ArrayList<>();
     if (STATEMENTS) {
-      pgSettings.put("shared_preload_libraries", "pg_stat_statements");
+      libraries.add("pg_stat_statements");
       pgSettings.put("pg_stat_statements.track", "all");
       pgSettings.put("pg_stat_statements.track_planning", "on");
+    }
+    if (PLANS) {
+      libraries.add("auto_explain");
+      pgSettings.putAll(PgPlans.settings(pgLog(dir.resolve("pg"))));
+    }
+    if (!libraries.isEmpty()) {
+      pgSettings.put("shared_preload_libraries", String.join(",", libraries));
     }
     System.out.printf(Locale.ROOT, "swarm bench: tasks=%d agents=%d budget=%ds postgres=%s cores=%d%n", tasks, agents,
       budget.toSeconds(), durable ? "durable (fsync=on, synchronous_commit=on)" : "fsync=off, synchronous_commit=off",
@@ -130,6 +140,7 @@ public final class SwarmBench {
     long batchesBefore = batches == null ? 0 : batches.count();
     double sumBefore = batches == null ? 0 : batches.totalAmount();
     PgFunctionTimes.reset(db, STATEMENTS);
+    long plansFrom = PLANS ? PgPlans.mark(pgLog(pgDir)) : 0;
     CpuSplit cpu = CpuSplit.start(pgDir);
     HttpClaimers.Result result = http.run(ids, tasks, budget);
     cpu.print("claim+complete", result.completed(), http.threads());
@@ -147,6 +158,15 @@ public final class SwarmBench {
       System.out.println("PostgreSQL statements by execution time during claim+complete (pg_stat_statements, track = all):");
       PgFunctionTimes.printStatements(db, result.completed(), 25);
     }
+    if (PLANS) {
+      System.out.println("PostgreSQL plans during claim+complete (auto_explain, 1 % of statements, nested ones included):");
+      PgPlans.print(pgLog(pgDir), plansFrom, 14);
+    }
+  }
+
+  /** Where PostgreSQL writes its log when the plans are asked for (beside its data directory). */
+  private static Path pgLog(Path pgDir) {
+    return pgDir.resolveSibling("pglog");
   }
 
   /**
