@@ -14,6 +14,7 @@ import io.vertx.sqlclient.Tuple;
 
 import java.time.Instant;
 import java.time.OffsetDateTime;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
@@ -96,7 +97,7 @@ public final class LedgerStore {
   public Future<Long> append(SqlClient tx, String conversationKey, String agentId, List<LedgerEntry> entries) {
     Object[] params;
     try {
-      params = params(conversationKey, agentId, entries, 0);
+      params = params(conversationKey, agentId, entries);
     } catch (RuntimeException tooLarge) {
       return Future.failedFuture(tooLarge);
     }
@@ -127,15 +128,11 @@ public final class LedgerStore {
                                                 UUID requestId, long epoch, long expectedStored, int counted, Optional<RequestState> end) {
     Object[] params;
     try {
-      params = params(conversationKey, agentId, entries, 5);
+      params = params(conversationKey, agentId, entries,
+        requestId, epoch, expectedStored, (long) counted, end.map(RequestState::id).orElse(null));
     } catch (RuntimeException tooLarge) {
       return Future.failedFuture(tooLarge);
     }
-    params[11] = requestId;
-    params[12] = epoch;
-    params[13] = expectedStored;
-    params[14] = (long) counted;
-    params[15] = end.map(RequestState::id).orElse(null);
     return tx.preparedQuery(APPEND_FOR_REQUEST).execute(Tuple.from(params)).map(rows -> {
       Row r = rows.iterator().next();
       return new RequestAppend(Optional.ofNullable(r.getLong("stored")), Optional.ofNullable(r.getLong("first_seq")));
@@ -155,22 +152,20 @@ public final class LedgerStore {
                                                    NewRequest request) {
     Object[] params;
     try {
-      params = params(conversationKey, agentId, List.of(inbound), 6);
+      params = params(conversationKey, agentId, List.of(inbound), request.id(), request.principalId(), request.sender(),
+        request.idempotencyKey(), request.content(), request.attachments().map(Buffer::buffer).orElse(null));
     } catch (RuntimeException tooLarge) {
       return Future.failedFuture(tooLarge);
     }
-    params[11] = request.id();
-    params[12] = request.principalId();
-    params[13] = request.sender();
-    params[14] = request.idempotencyKey();
-    params[15] = request.content();
-    params[16] = request.attachments().map(Buffer::buffer).orElse(null);
     return tx.preparedQuery(ENQUEUE_WITH_INBOUND).execute(Tuple.from(params))
       .map(rows -> Optional.ofNullable(rows.iterator().next().getLong("first_seq")));
   }
 
-  /** The parameters {@code $1}…{@code $11} of an append, and {@code extra} empty slots after them; refuses entries too large. */
-  private Object[] params(String conversationKey, String agentId, List<LedgerEntry> entries, int extra) {
+  /**
+   * The parameters {@code $1}…{@code $11} of an append, then the statement's own ones ({@code $12}…,
+   * in order); refuses entries too large.
+   */
+  private Object[] params(String conversationKey, String agentId, List<LedgerEntry> entries, Object... more) {
     entries.forEach(this::checkSize);
     int n = entries.size();
     UUID[] requestIds = new UUID[n];
@@ -192,9 +187,9 @@ public final class LedgerStore {
       actors[i] = e.actorPrincipalId().orElse(null);
       ats[i] = Rows.utc(e.at());
     }
-    Object[] params = new Object[11 + extra];
     Object[] base = {conversationKey, agentId, (long) n, requestIds, kinds, authors, texts, payloads, raws, actors, ats};
-    System.arraycopy(base, 0, params, 0, base.length);
+    Object[] params = Arrays.copyOf(base, base.length + more.length);
+    System.arraycopy(more, 0, params, base.length, more.length);
     return params;
   }
 
