@@ -54,6 +54,7 @@ public final class AgentMemoryBench {
       Thread.sleep(5_000);
       Memory idle = measure(node.pid());
       System.out.println("bench: idle node: " + idle);
+      Map<String, Long> idleClasses = classBytes(jcmd(node.pid(), "GC.class_histogram"));
 
       long start = System.nanoTime();
       for (int from = 0; from < agents; from += STEP) {
@@ -70,7 +71,9 @@ public final class AgentMemoryBench {
       System.out.println("bench: with " + agents + " agents: " + loaded);
       // where the heap goes: the largest classes by bytes, live objects only (the histogram forces a full GC)
       System.out.println("bench: heap histogram with " + agents + " agents, top 25 classes by bytes:");
-      jcmd(node.pid(), "GC.class_histogram").lines().skip(1).limit(27).forEach(l -> System.out.println("bench:   " + l));
+      String histogram = jcmd(node.pid(), "GC.class_histogram");
+      histogram.lines().skip(1).limit(27).forEach(l -> System.out.println("bench:   " + l));
+      printShares(idleClasses, classBytes(histogram), agents);
 
       double n = agents;
       double rss = (loaded.rssKiB() - idle.rssKiB()) / n;
@@ -128,6 +131,38 @@ public final class AgentMemoryBench {
       }
     }
     throw new IllegalStateException(field + " not in /proc/" + pid + "/status");
+  }
+
+  /** Bytes per class in a {@code GC.class_histogram} (live objects only). */
+  private static Map<String, Long> classBytes(String histogram) {
+    Map<String, Long> out = new java.util.HashMap<>();
+    Pattern row = Pattern.compile("^\\s*\\d+:\\s+\\d+\\s+(\\d+)\\s+(\\S+)");
+    histogram.lines().forEach(l -> {
+      Matcher m = row.matcher(l);
+      if (m.find()) {
+        out.merge(m.group(2), Long.parseLong(m.group(1)), Long::sum);
+      }
+    });
+    return out;
+  }
+
+  /**
+   * Whose objects the agents' heap growth is, by the class's package (an array by its element's):
+   * the node's own code, Netty and Vert.x, other libraries, and the JDK's types (strings, maps, arrays
+   * of primitives and of Object), whose owner the histogram cannot tell.
+   */
+  private static void printShares(Map<String, Long> idle, Map<String, Long> loaded, int agents) {
+    Map<String, Long> growth = new java.util.TreeMap<>();
+    loaded.forEach((cls, bytes) -> {
+      String element = cls.replaceFirst("^\\[+L", "").replaceFirst(";$", "");
+      String owner = element.startsWith("dev.conclave.") ? "the node's own classes (dev.conclave)"
+        : element.startsWith("io.netty.") || element.startsWith("io.vertx.") ? "Netty and Vert.x"
+        : element.startsWith("java.") || element.startsWith("jdk.") || element.startsWith("sun.") || element.startsWith("[")
+          ? "JDK types (owner unknown: strings, maps, arrays)" : "other libraries";
+      growth.merge(owner, bytes - idle.getOrDefault(cls, 0L), Long::sum);
+    });
+    System.out.println("bench: heap growth per agent by whose classes the objects are:");
+    growth.forEach((owner, bytes) -> System.out.printf(Locale.ROOT, "bench:   %-52s %8.2f KiB%n", owner, bytes / 1024.0 / agents));
   }
 
   private static String jcmd(long pid, String... command) throws IOException, InterruptedException {
