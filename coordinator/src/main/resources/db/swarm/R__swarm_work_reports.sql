@@ -230,9 +230,9 @@ BEGIN
   IF v_result IS NULL THEN
     PERFORM swarm._invalid('result', 'is required');
   END IF;
-  -- (assignments rather than PERFORM on this path: see swarm._emit)
-  v_checked := ARRAY[swarm._req_str(v_result, 'summary', 'result.summary')];
-  v_checked := swarm._str_array(v_result, 'filesCreated', 'result.filesCreated')
+  -- the result's checks, each raising on a bad field (an assignment rather than PERFORM: see swarm._emit)
+  v_checked := ARRAY[swarm._req_str(v_result, 'summary', 'result.summary')]
+            || swarm._str_array(v_result, 'filesCreated', 'result.filesCreated')
             || swarm._str_array(v_result, 'filesModified', 'result.filesModified')
             || swarm._str_array(v_result, 'filesDeleted', 'result.filesDeleted');
   v_learnings := coalesce(swarm._str_array(v_result, 'learnings', 'result.learnings'), '{}');
