@@ -43,6 +43,7 @@ import dev.conclave.gateway.registry.AgentRegistry;
 import dev.conclave.gateway.routing.AgentRouter;
 import dev.conclave.gateway.sessions.AgentSessions;
 import dev.conclave.gateway.sessions.LocalSessions;
+import dev.conclave.gateway.sessions.IdleHandoff;
 import dev.conclave.gateway.sessions.NodeCommandHandler;
 import dev.conclave.gateway.sessions.SessionDrain;
 import dev.conclave.gateway.sessions.SessionMetrics;
@@ -128,7 +129,7 @@ public final class GatewayRole implements RoleModule {
     AgentSessions agentSessions = new AgentSessions(vertx, ctx.nodeId(), settings, sessionStores, new SessionMetrics(ctx.metrics()),
       ctx.edge(), ctx.tokens(), ctx.secrets(), ctx.packTools(), ctx.clock(), sessions, presence, router, terminations, lifecycle);
 
-    Mailbox mailbox = new Mailbox(writer, bindings, ctx.access(), router, ctx.clock());
+    Mailbox mailbox = new Mailbox(new IdleHandoff(sessions, writer), bindings, ctx.access(), router, ctx.clock());
     AgentDirectory directory = new AgentDirectory(agents, presence, ctx.access());
     ConversationAccess conversations = new ConversationAccess(pool, ctx.access());
     Followers followers = new Followers();

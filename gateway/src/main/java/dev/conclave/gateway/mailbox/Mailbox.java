@@ -20,7 +20,7 @@ import java.util.UUID;
 /**
  * Accepts clients' messages into agents' mailboxes. Acceptance is durable before it is answered:
  * the request and its ledger entry commit in one transaction (shared with other writes by the
- * {@link LedgerWriter}), and the (principal, idempotency key)
+ * {@link LedgerWriter}, and with the agent's dispatch when its session here is idle: {@link Handoff}), and the (principal, idempotency key)
  * unique constraint decides duplicates atomically, however many connections race.
  */
 public final class Mailbox {
@@ -31,13 +31,13 @@ public final class Mailbox {
 
   private static final int MAX_KEY = 300;
 
-  private final LedgerWriter writer;
+  private final Handoff writer;
   private final BindingStore bindings;
   private final AgentAccess access;
   private final AgentRouter router;
   private final Clock clock;
 
-  public Mailbox(LedgerWriter writer, BindingStore bindings, AgentAccess access, AgentRouter router, Clock clock) {
+  public Mailbox(Handoff writer, BindingStore bindings, AgentAccess access, AgentRouter router, Clock clock) {
     this.writer = writer;
     this.bindings = bindings;
     this.access = access;
@@ -83,11 +83,13 @@ public final class Mailbox {
       LedgerStore.NewRequest request = new LedgerStore.NewRequest(id, caller.principalId(), from, idem, message.getContent(),
         Attachments.encode(message.getAttachmentsList()));
       return writer.write(agentId, tx -> tx.enqueueWithInbound(key, agentId, inbound, request))
-        .map(seq -> {
-          if (seq.isEmpty()) {
+        .map(written -> {
+          if (written.result().isEmpty()) {
             return new Accepted(true, Optional.empty(), agentId);
           }
-          router.wake(agentId);
+          if (!written.agentPolled()) {
+            router.wake(agentId);
+          }
           return new Accepted(false, Optional.of(id), agentId);
         });
     });

@@ -1,7 +1,9 @@
 package dev.conclave.gateway.sessions;
 
 import dev.conclave.gateway.GatewayErrors;
+import dev.conclave.gateway.commit.LedgerWriter;
 import dev.conclave.gateway.lifecycle.Lifecycle;
+import dev.conclave.gateway.mailbox.Handoff;
 import dev.conclave.gateway.mailbox.Terminations;
 import dev.conclave.gateway.presence.Presence;
 import dev.conclave.platform.auth.AuthErrors;
@@ -227,6 +229,11 @@ public final class AgentSession {
   /** Work was queued for this agent. */
   void wake() {
     dispatcher.wake();
+  }
+
+  /** A client's message for this agent, written with the agent's next dispatch when it is idle. */
+  <T> Future<Handoff.Written<T>> acceptAndDispatch(LedgerWriter.Unit<T> accept) {
+    return dispatcher.acceptAndDispatch(accept);
   }
 
   void dispatched(InFlight flight) {

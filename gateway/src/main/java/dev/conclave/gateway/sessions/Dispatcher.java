@@ -5,9 +5,12 @@ import dev.conclave.proto.coven.FileAttachment;
 import dev.conclave.proto.coven.SendMessage;
 import dev.conclave.proto.coven.ServerMessage;
 import dev.conclave.gateway.mailbox.Attachments;
+import dev.conclave.gateway.mailbox.Handoff;
 import dev.conclave.gateway.routing.AgentRouter;
 import dev.conclave.gateway.store.RequestStore;
+import io.vertx.core.AsyncResult;
 import io.vertx.core.Future;
+import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -23,6 +26,10 @@ import java.util.Optional;
  * more requests were queued behind the one it took, or a wake came while the agent was busy. A
  * request ending with nothing queued behind it costs no query. The slow timer still covers a wake
  * that never arrived.
+ *
+ * <p>A client's message for an idle agent on this node does not wake it: {@link #acceptAndDispatch}
+ * runs the message's write and the dispatch in one transaction, so the request reaches the agent
+ * after one commit instead of two.
  */
 final class Dispatcher {
 
@@ -103,51 +110,88 @@ final class Dispatcher {
           return dispatchNext(agentId, epoch);
         })
       : dispatchNext(agentId, epoch);
-    next.onComplete(ar -> {
-      polling = false;
-      if (stopped || session.draining()) {
-        // the session went away (or is handing over) while the query ran: the request was never
-        // sent, so it goes back to the queue for the agent's next session
-        Future<Void> undo = ar.succeeded() && ar.result().isPresent()
-          ? requests.requeue(ar.result().get().request().id(), session.epoch()).onSuccess(back -> {
-              if (back) {
-                router.wake(session.agentId());
-              }
-            }).mapEmpty()
-          : Future.succeededFuture();
-        undo.onComplete(v -> becameIdle());
-        return;
-      }
-      if (ar.failed()) {
-        LOG.warn("dispatch failed; retrying agent={} error={}", session.agentId(), ar.cause().getMessage());
-        unsure = true;
-        schedule(1000);
-        return;
-      }
-      if (ar.result().isEmpty()) {
-        schedule(idleRedispatch.toMillis());
-        if (pollAgain) {
-          poll();
+    next.onComplete(this::settle);
+  }
+
+  /**
+   * Runs {@code accept} (a client's message for this agent) through the ledger writer; when the agent
+   * is idle, with the dispatch of its next request in the same transaction, as {@link #poll} would
+   * have run it once woken. Completes with the accept's result once committed; a dispatch that lost
+   * a race to another session leaves the accept to commit alone.
+   */
+  <T> Future<Handoff.Written<T>> acceptAndDispatch(LedgerWriter.Unit<T> accept) {
+    String agentId = session.agentId();
+    if (stopped || unsure || polling || !session.registered() || session.draining() || session.inFlight() != null) {
+      return writer.write(agentId, accept).map(r -> new Handoff.Written<>(r, false));
+    }
+    polling = true;
+    pollAgain = false;
+    long epoch = session.epoch();
+    Promise<Handoff.Written<T>> written = Promise.promise();
+    writer.write(agentId, tx -> accept.run(tx).compose(r -> requests.dispatchNext(tx.sql(), agentId, epoch, nodeId)
+        .map(d -> new Accepted<>(r, d))))
+      .recover(err -> RequestStore.lostDispatchRace(err)
+        ? writer.write(agentId, accept).map(r -> new Accepted<T>(r, Optional.empty()))
+        : Future.failedFuture(err))
+      .onComplete(ar -> {
+        settle(ar.map(Accepted::dispatched));
+        if (ar.succeeded()) {
+          written.complete(new Handoff.Written<>(ar.result().result(), true));
+        } else {
+          written.fail(ar.cause());
         }
-        return;
+      });
+    return written.future();
+  }
+
+  private record Accepted<T>(T result, Optional<RequestStore.Dispatched> dispatched) {
+  }
+
+  /** What a dispatch query found: sends it to the agent, or waits. */
+  private void settle(AsyncResult<Optional<RequestStore.Dispatched>> ar) {
+    polling = false;
+    if (stopped || session.draining()) {
+      // the session went away (or is handing over) while the query ran: the request was never
+      // sent, so it goes back to the queue for the agent's next session
+      Future<Void> undo = ar.succeeded() && ar.result().isPresent()
+        ? requests.requeue(ar.result().get().request().id(), session.epoch()).onSuccess(back -> {
+            if (back) {
+              router.wake(session.agentId());
+            }
+          }).mapEmpty()
+        : Future.succeededFuture();
+      undo.onComplete(v -> becameIdle());
+      return;
+    }
+    if (ar.failed()) {
+      LOG.warn("dispatch failed; retrying agent={} error={}", session.agentId(), ar.cause().getMessage());
+      unsure = true;
+      schedule(1000);
+      return;
+    }
+    if (ar.result().isEmpty()) {
+      schedule(idleRedispatch.toMillis());
+      if (pollAgain) {
+        poll();
       }
-      // more queued behind it, or a wake came while this query ran (what it announced may be queued)
-      workWaiting = ar.result().get().moreQueued() || pollAgain;
-      InFlight flight = new InFlight(ar.result().get().request());
-      lastSent = flight.id();
-      session.dispatched(flight);
-      metrics.dispatched();
-      SendMessage.Builder msg = SendMessage.newBuilder()
-        .setRequestId(flight.id().toString())
-        .setThreadId(flight.conversationKey())
-        .setSender(flight.request().sender())
-        .setContent(flight.request().content());
-      for (FileAttachment a : Attachments.decode(flight.request().attachments())) {
-        msg.addAttachments(a);
-      }
-      LOG.debug("request dispatched agent={} request={}", session.agentId(), flight.id());
-      session.send(ServerMessage.newBuilder().setSendMessage(msg).build());
-    });
+      return;
+    }
+    // more queued behind it, or a wake came while this query ran (what it announced may be queued)
+    workWaiting = ar.result().get().moreQueued() || pollAgain;
+    InFlight flight = new InFlight(ar.result().get().request());
+    lastSent = flight.id();
+    session.dispatched(flight);
+    metrics.dispatched();
+    SendMessage.Builder msg = SendMessage.newBuilder()
+      .setRequestId(flight.id().toString())
+      .setThreadId(flight.conversationKey())
+      .setSender(flight.request().sender())
+      .setContent(flight.request().content());
+    for (FileAttachment a : Attachments.decode(flight.request().attachments())) {
+      msg.addAttachments(a);
+    }
+    LOG.debug("request dispatched agent={} request={}", session.agentId(), flight.id());
+    session.send(ServerMessage.newBuilder().setSendMessage(msg).build());
   }
 
   /** Through the ledger writer: the dispatch commits together with the other writes queued there. */

@@ -192,4 +192,40 @@ class MailboxTest {
       assertThat(next.getSendMessage().getRequestId()).as("the dropped request is not delivered twice").isEqualTo(queued);
     }
   }
+
+  @Test
+  void aMessageForAnIdleAgentHereIsQueuedAndDispatchedInOneTransaction() throws InterruptedException {
+    try (RawAgent agent = gw.connect("oneshot", gw.agentToken("oneshot"))) {
+      // (the first may meet the dispatcher's look at the queue that follows registration)
+      String warmUp = admin.sendOk("oneshot", "zero", "oneshot-0");
+      assertThat(agent.next().getSendMessage().getRequestId()).isEqualTo(warmUp);
+      agent.respond(warmUp, MessageResponse.newBuilder().setDone(Done.getDefaultInstance()));
+      for (int i = 1; i <= 3; i++) {
+        Thread.sleep(200); // idle: the request ended, and the session knows it
+        String id = admin.sendOk("oneshot", "message " + i, "oneshot-" + i);
+        assertThat(agent.next().getSendMessage().getRequestId()).isEqualTo(id);
+        assertThat(sameTransaction(id)).as("message %d: its inbound event and its dispatch commit together", i).isTrue();
+        agent.respond(id, MessageResponse.newBuilder().setDone(Done.getDefaultInstance()));
+      }
+
+      Thread.sleep(200);
+      String first = admin.sendOk("oneshot", "busy one", "oneshot-busy-1");
+      assertThat(agent.next().getSendMessage().getRequestId()).isEqualTo(first);
+      String second = admin.sendOk("oneshot", "busy two", "oneshot-busy-2");
+      assertThat(agent.poll(300)).as("nothing else while the first is in flight").isNull();
+      agent.respond(first, MessageResponse.newBuilder().setDone(Done.getDefaultInstance()));
+      assertThat(agent.next().getSendMessage().getRequestId()).as("queued while busy, dispatched once free").isEqualTo(second);
+      assertThat(sameTransaction(second)).as("a message for a busy agent is dispatched later, on its own").isFalse();
+    }
+  }
+
+  /** Whether the request's last change (its dispatch) committed with its inbound ledger event. */
+  private static boolean sameTransaction(String requestId) {
+    var rows = GatewayFixture.await(gw.node().runtime().context().pool()
+      .preparedQuery("SELECT r.xmin::text = e.xmin::text AS same FROM gateway.requests r"
+        + " JOIN gateway.events e ON e.request_id = r.id AND e.kind = 'inbound' WHERE r.id = $1 AND r.state = 'dispatched'")
+      .execute(io.vertx.sqlclient.Tuple.of(java.util.UUID.fromString(requestId))));
+    assertThat(rows.size()).as("the request is dispatched, with its inbound event").isEqualTo(1);
+    return rows.iterator().next().getBoolean("same");
+  }
 }

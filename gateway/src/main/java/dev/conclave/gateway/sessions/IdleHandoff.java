@@ -1,0 +1,37 @@
+package dev.conclave.gateway.sessions;
+
+import dev.conclave.gateway.commit.LedgerWriter;
+import dev.conclave.gateway.mailbox.Handoff;
+import io.vertx.core.Future;
+import io.vertx.core.Promise;
+
+import java.util.Optional;
+
+/**
+ * The {@link Handoff} of this node: a message for an agent whose session is here goes to that
+ * session's dispatcher, which adds the agent's next dispatch to the message's transaction when the
+ * agent is idle. For any other agent it is a plain ledger write.
+ */
+public final class IdleHandoff implements Handoff {
+
+  private final LocalSessions sessions;
+  private final LedgerWriter writer;
+
+  public IdleHandoff(LocalSessions sessions, LedgerWriter writer) {
+    this.sessions = sessions;
+    this.writer = writer;
+  }
+
+  @Override
+  public <T> Future<Written<T>> write(String agentId, LedgerWriter.Unit<T> accept) {
+    Optional<AgentSession> local = sessions.get(agentId);
+    if (local.isEmpty()) {
+      return writer.write(agentId, accept).map(r -> new Written<>(r, false));
+    }
+    AgentSession session = local.get();
+    Promise<Written<T>> written = Promise.promise();
+    // the dispatcher's state belongs to the session's event loop
+    session.runOnContext(() -> session.acceptAndDispatch(accept).onComplete(written));
+    return written.future();
+  }
+}
