@@ -20,6 +20,7 @@ public final class Entries {
   public static final String GATEWAY_AUTHOR = "gateway";
   public static final String DISCONNECTED = "agent disconnected";
   public static final String RETIRED = "agent retired: it takes no more work";
+  public static final String EVENTS_OUT_OF_STEP = "the gateway lost track of this request's events; send it again";
 
   private Entries() {
   }

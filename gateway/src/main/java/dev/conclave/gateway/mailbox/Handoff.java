@@ -11,10 +11,11 @@ import io.vertx.core.Future;
 public interface Handoff {
 
   /**
-   * The result of the mailbox write, and whether the agent's session looked for its next request in
-   * that transaction (then nobody needs to wake it; otherwise the writer wakes it as usual).
+   * The result of the mailbox write, and whether the agent was handed its next request in that
+   * transaction (then nobody needs to wake it; otherwise the writer wakes it as usual, which also
+   * covers a session that was just replaced by a newer one).
    */
-  record Written<T>(T result, boolean agentPolled) {
+  record Written<T>(T result, boolean dispatched) {
   }
 
   /** Runs {@code accept} through the ledger writer, in the lane of {@code agentId}. */

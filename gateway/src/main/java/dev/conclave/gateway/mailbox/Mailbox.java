@@ -87,7 +87,7 @@ public final class Mailbox {
           if (written.result().isEmpty()) {
             return new Accepted(true, Optional.empty(), agentId);
           }
-          if (!written.agentPolled()) {
+          if (!written.dispatched()) {
             router.wake(agentId);
           }
           return new Accepted(false, Optional.of(id), agentId);

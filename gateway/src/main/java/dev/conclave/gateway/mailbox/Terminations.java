@@ -59,6 +59,17 @@ public final class Terminations {
       .map(Terminations::logged);
   }
 
+  /**
+   * Ends, with a recoverable error, a request in flight whose stored events are out of step with
+   * what its session wrote (only a fault elsewhere leads here): its client gets a terminal event,
+   * and the agent's one in-flight slot is free for its next request.
+   */
+  public Future<Integer> outOfStep(String agentId, UUID requestId, long epoch) {
+    return writer.write(agentId, tx -> requests.endInFlight(tx.sql(), requestId, epoch)
+      .compose(ended -> errors(tx, ended, Entries.EVENTS_OUT_OF_STEP, true)))
+      .map(ended -> logged(ended, Entries.EVENTS_OUT_OF_STEP));
+  }
+
   /** Ends, with a recoverable error, every request in flight on a node that is gone. */
   public Future<Integer> nodeLost(String node) {
     return writer.write(node, tx -> requests.endInFlightOnNode(tx.sql(), node).compose(ended -> errors(tx, ended)))

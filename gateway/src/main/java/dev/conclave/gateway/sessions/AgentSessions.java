@@ -73,7 +73,7 @@ public final class AgentSessions {
   // ---- the parts of a session, made as the session is constructed --------------------------------
 
   EventWriter eventWriter(AgentSession session) {
-    return new EventWriter(session, vertx, stores.ledgerWriter(), stores.requests(), stores.usage(), stores.approvals(), metrics);
+    return new EventWriter(session, vertx, stores.ledgerWriter(), stores.requests(), stores.usage(), stores.approvals(), metrics, terminations);
   }
 
   Dispatcher dispatcher(AgentSession session) {

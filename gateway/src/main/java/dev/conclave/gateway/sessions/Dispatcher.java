@@ -136,7 +136,7 @@ final class Dispatcher {
       .onComplete(ar -> {
         settle(ar.map(Accepted::dispatched));
         if (ar.succeeded()) {
-          written.complete(new Handoff.Written<>(ar.result().result(), true));
+          written.complete(new Handoff.Written<>(ar.result().result(), ar.result().dispatched().isPresent()));
         } else {
           written.fail(ar.cause());
         }

@@ -4,6 +4,7 @@ import dev.conclave.gateway.commit.LedgerWriter;
 import dev.conclave.gateway.ledger.Entries;
 import dev.conclave.gateway.ledger.EventKind;
 import dev.conclave.gateway.ledger.LedgerEntry;
+import dev.conclave.gateway.mailbox.Terminations;
 import dev.conclave.gateway.model.RequestState;
 import dev.conclave.gateway.store.ApprovalStore;
 import dev.conclave.gateway.store.RequestStore;
@@ -38,7 +39,7 @@ final class EventWriter {
   private static final int MAX_BATCH = 256;
   private static final int MAX_ATTEMPTS = 4;
 
-  private enum Result { WRITTEN, ALREADY_WRITTEN, DISCARDED }
+  private enum Result { WRITTEN, ALREADY_WRITTEN, DISCARDED, OUT_OF_STEP }
 
   private record Pending(MessageResponse response, LedgerEntry entry) {
   }
@@ -53,11 +54,12 @@ final class EventWriter {
   private final UsageStore usage;
   private final ApprovalStore approvals;
   private final SessionMetrics metrics;
+  private final Terminations terminations;
   private final ArrayDeque<Pending> queue = new ArrayDeque<>();
   private boolean writing;
 
   EventWriter(AgentSession session, Vertx vertx, LedgerWriter ledgerWriter, RequestStore requests, UsageStore usage,
-              ApprovalStore approvals, SessionMetrics metrics) {
+              ApprovalStore approvals, SessionMetrics metrics, Terminations terminations) {
     this.session = session;
     this.vertx = vertx;
     this.ledgerWriter = ledgerWriter;
@@ -65,6 +67,7 @@ final class EventWriter {
     this.usage = usage;
     this.approvals = approvals;
     this.metrics = metrics;
+    this.terminations = terminations;
   }
 
   boolean idle() {
@@ -112,9 +115,9 @@ final class EventWriter {
       if (done.stored().get() == expected + batch.size()) {
         return Future.succeededFuture(new Outcome(Result.ALREADY_WRITTEN, 0, entries));
       }
-      LOG.error("request event count disagrees; dropping batch agent={} request={} stored={} expected={}",
+      LOG.error("request event count disagrees; dropping batch and ending the request agent={} request={} stored={} expected={}",
         session.agentId(), flight.id(), done.stored().get(), expected);
-      return Future.succeededFuture(new Outcome(Result.DISCARDED, 0, entries));
+      return Future.succeededFuture(new Outcome(Result.OUT_OF_STEP, 0, entries));
     })).onComplete(ar -> {
       if (ar.succeeded()) {
         writing = false;
@@ -135,7 +138,10 @@ final class EventWriter {
   private void applied(InFlight flight, List<Pending> batch, Outcome outcome) {
     Pending last = batch.get(batch.size() - 1);
     boolean terminal = last.entry().kind().terminal();
-    if (outcome.result() == Result.DISCARDED) {
+    if (outcome.result() == Result.OUT_OF_STEP) {
+      endOutOfStep(flight);
+    }
+    if (outcome.result() == Result.DISCARDED || outcome.result() == Result.OUT_OF_STEP) {
       flight.discard();
       batch.forEach(p -> metrics.dropped(SessionMetrics.DropReason.CANCELLED_REQUEST, session.agentId(), flight.id().toString()));
       queue.clear();
@@ -154,6 +160,22 @@ final class EventWriter {
     } else {
       flush();
     }
+  }
+
+  /**
+   * The request's stored events are not the ones this session wrote: it ends with an error its
+   * client sees, and the agent's later events for it are dropped. Once it has ended, the session
+   * looks for the agent's next request.
+   */
+  private void endOutOfStep(InFlight flight) {
+    terminations.outOfStep(session.agentId(), flight.id(), session.epoch()).onComplete(ar -> session.runOnContext(() -> {
+      if (ar.failed()) {
+        LOG.error("could not end a request whose events are out of step agent={} request={}", session.agentId(), flight.id(), ar.cause());
+        session.failUnavailable("the gateway could not store this agent's events; reconnect");
+        return;
+      }
+      session.wake();
+    }));
   }
 
   /** With approve_all in force, each new approval request is decided at once, on the record. */

@@ -121,6 +121,14 @@ public final class RequestStore {
       .map(rows -> Rows.all(rows, r -> new Ended(r.getUUID("id"), r.getString("agent_id"), r.getString("conversation_key"))));
   }
 
+  /** Ends, as an error, one request still in flight on the session {@code epoch}; empty when it is not. */
+  public Future<List<Ended>> endInFlight(SqlClient tx, UUID id, long epoch) {
+    return tx.preparedQuery("UPDATE gateway.requests SET state = 'error', finished_at = now()"
+        + " WHERE id = $1 AND state = 'dispatched' AND dispatch_epoch = $2 RETURNING id, agent_id, conversation_key")
+      .execute(Tuple.of(id, epoch))
+      .map(rows -> Rows.all(rows, r -> new Ended(r.getUUID("id"), r.getString("agent_id"), r.getString("conversation_key"))));
+  }
+
   /** Ends, as errors, the agent's queued requests (it was retired and will never take them); returns them. */
   public Future<List<Ended>> endQueuedOfAgent(SqlClient tx, String agentId) {
     return tx.preparedQuery("UPDATE gateway.requests SET state = 'error', finished_at = now()"

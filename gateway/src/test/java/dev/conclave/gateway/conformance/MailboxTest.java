@@ -228,4 +228,33 @@ class MailboxTest {
     assertThat(rows.size()).as("the request is dispatched, with its inbound event").isEqualTo(1);
     return rows.iterator().next().getBoolean("same");
   }
+
+  @Test
+  void aRequestWhoseStoredEventsAreOutOfStepEndsWithAnErrorAndTheAgentGetsItsNextRequest() {
+    String token = gw.agentToken("stepper");
+    try (EventTap tap = admin.stream("stepper", null); RawAgent agent = gw.connect("stepper", token)) {
+      String first = admin.sendOk("stepper", "first", "stepper-1");
+      assertThat(agent.next().getSendMessage().getRequestId()).isEqualTo(first);
+      // only a fault elsewhere does this: events of the request stored behind its session's back
+      GatewayFixture.await(gw.node().runtime().context().pool()
+        .preparedQuery("UPDATE gateway.requests SET agent_events = agent_events + 3 WHERE id = $1")
+        .execute(io.vertx.sqlclient.Tuple.of(java.util.UUID.fromString(first))));
+      agent.respond(first, MessageResponse.newBuilder().setText("this one is refused"));
+
+      List<ClientStreamEvent> events = tap.until(ClientStreamEvent::hasError);
+      ClientStreamEvent error = events.get(events.size() - 1);
+      assertThat(error.getError().getMessage()).isEqualTo(dev.conclave.gateway.ledger.Entries.EVENTS_OUT_OF_STEP);
+      assertThat(error.getError().getRecoverable()).isTrue();
+      assertThat(events).as("nothing of the refused batch is shown").noneMatch(e -> e.hasText());
+
+      String second = admin.sendOk("stepper", "second", "stepper-2");
+      agent.respond(first, MessageResponse.newBuilder().setDone(Done.getDefaultInstance()));
+      assertThat(agent.next().getSendMessage().getRequestId()).as("the agent's slot is free again").isEqualTo(second);
+      var kinds = GatewayFixture.await(gw.node().runtime().context().pool()
+        .preparedQuery("SELECT string_agg(kind, ',' ORDER BY seq) AS kinds FROM gateway.events WHERE request_id = $1")
+        .execute(io.vertx.sqlclient.Tuple.of(java.util.UUID.fromString(first))));
+      assertThat(kinds.iterator().next().getString("kinds")).as("the first request's ledger: its message and one terminal")
+        .isEqualTo("inbound,error");
+    }
+  }
 }
