@@ -456,6 +456,11 @@ public final class AgentSession {
     });
   }
 
+  /** Runs {@code action} on this session's event loop after the task running now (and the reads it is handling). */
+  void later(Runnable action) {
+    context.runOnContext(v -> action.run());
+  }
+
   void runOnContext(Runnable action) {
     if (Context.isOnEventLoopThread() && Vertx.currentContext() == context) {
       action.run();

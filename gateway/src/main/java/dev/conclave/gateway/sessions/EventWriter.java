@@ -25,7 +25,8 @@ import java.util.Optional;
 
 /**
  * Persists the in-flight request's events in order, in batches, through the {@link LedgerWriter}
- * (which publishes them live once committed).
+ * (which publishes them live once committed). A batch starts once the messages read with its first
+ * event have been handled, so what an agent sends back to back (its chunks and done) is one batch.
  *
  * <p>Backpressure: while too many events wait, the session stops reading the agent's stream, so a
  * slow database slows the agent down instead of filling memory. Exactly once: each batch checks, in
@@ -57,6 +58,8 @@ final class EventWriter {
   private final Terminations terminations;
   private final ArrayDeque<Pending> queue = new ArrayDeque<>();
   private boolean writing;
+  /** A flush is queued behind the reads in progress. */
+  private boolean flushQueued;
 
   EventWriter(AgentSession session, Vertx vertx, LedgerWriter ledgerWriter, RequestStore requests, UsageStore usage,
               ApprovalStore approvals, SessionMetrics metrics, Terminations terminations) {
@@ -71,7 +74,7 @@ final class EventWriter {
   }
 
   boolean idle() {
-    return !writing && queue.isEmpty();
+    return !writing && !flushQueued && queue.isEmpty();
   }
 
   void accept(MessageResponse response, LedgerEntry entry) {
@@ -79,7 +82,20 @@ final class EventWriter {
     if (queue.size() >= PAUSE_AT) {
       session.pauseInbound();
     }
-    flush();
+    if (!writing && !flushQueued) {
+      // after the messages read together with this one: an agent's burst (chunks and done, sent
+      // back to back) becomes one batch, one statement, instead of its first event alone and then the rest
+      flushQueued = true;
+      session.later(() -> {
+        flushQueued = false;
+        flush();
+        InFlight flight = session.inFlight();
+        if (idle() && flight != null && flight.discarded() && flight.terminalReceived()) {
+          // discarded meanwhile, and its terminal came while this flush was queued (ResponseIntake)
+          session.requestEnded(flight);
+        }
+      });
+    }
   }
 
   private void flush() {
