@@ -34,12 +34,14 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
   private final EmbeddedPostgres postgres;
   private final Path directory;
   private final String password;
+  private final Path socketDirectory;
   private final AtomicBoolean closed = new AtomicBoolean();
 
-  private EmbeddedPostgresServer(EmbeddedPostgres postgres, Path directory, String password) {
+  private EmbeddedPostgresServer(EmbeddedPostgres postgres, Path directory, String password, Path socketDirectory) {
     this.postgres = postgres;
     this.directory = directory;
     this.password = password;
+    this.socketDirectory = socketDirectory;
   }
 
   /**
@@ -88,7 +90,7 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
       if (trusting) {
         access.lock(postgres, password);
       }
-      return new EmbeddedPostgresServer(postgres, directory, password);
+      return new EmbeddedPostgresServer(postgres, directory, password, access.socketDirectory());
     } catch (IOException e) {
       throw new UncheckedIOException("embedded PostgreSQL did not start in " + directory + ": " + e.getMessage(), e);
     }
@@ -104,7 +106,7 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
 
   /** The URL with the superuser's password: only it gets in. */
   public PgUrl url() {
-    return PgUrl.local(port(), password);
+    return PgUrl.local(port(), password).withSocketDirectory(socketDirectory);
   }
 
   /** Where the superuser's password is kept (0600), for people and tools that connect by hand. */
@@ -139,7 +141,8 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
   public static Optional<PgUrl> runningUrl(Path directory) {
     return runningPort(directory).map(port -> PgUrl.local(port, EmbeddedPostgresAccess.password(directory)
       .orElseThrow(() -> new IllegalStateException("the embedded PostgreSQL in " + directory + " runs, but "
-        + EmbeddedPostgresAccess.passwordFile(directory) + " is missing"))));
+        + EmbeddedPostgresAccess.passwordFile(directory) + " is missing")))
+      .withSocketDirectory(new EmbeddedPostgresAccess(directory).socketDirectory()));
   }
 
   private static void stopOrphan(Path directory) {

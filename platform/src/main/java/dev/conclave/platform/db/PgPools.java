@@ -2,6 +2,7 @@ package dev.conclave.platform.db;
 
 import io.vertx.core.Vertx;
 import io.vertx.pgclient.PgBuilder;
+import io.vertx.pgclient.PgConnectOptions;
 import io.vertx.sqlclient.Pool;
 import io.vertx.sqlclient.PoolOptions;
 
@@ -31,6 +32,19 @@ public final class PgPools {
       .setIdleTimeout(5)
       .setIdleTimeoutUnit(TimeUnit.MINUTES)
       .setPoolCleanerPeriod(30_000);
-    return PgBuilder.pool().with(options).connectingTo(url.connectOptions()).using(vertx).build();
+    return PgBuilder.pool().with(options).connectingTo(connectOptions(vertx, url)).using(vertx).build();
+  }
+
+  /**
+   * Through the server's Unix socket when it has one here and this Vert.x runs on the native
+   * transport (Vert.x reaches domain sockets only through it); otherwise by TCP.
+   */
+  static PgConnectOptions connectOptions(Vertx vertx, PgUrl url) {
+    PgConnectOptions options = url.connectOptions();
+    if (vertx.isNativeTransportEnabled()) {
+      // (a host that starts with '/' is the socket's directory, the port names the file in it)
+      url.socketFile().ifPresent(file -> options.setHost(file.getParent().toString()));
+    }
+    return options;
   }
 }

@@ -63,6 +63,37 @@ class EmbeddedPostgresServerTest {
     }
   }
 
+  @Test
+  void theNodesPoolReachesItThroughItsUnixSocketOnTheNativeTransportAndByTcpOtherwise() throws Exception {
+    dir = Files.createTempDirectory("conclave-epg").resolve("pg");
+    try (EmbeddedPostgresServer pg = EmbeddedPostgresServer.start(dir, 0, Map.of())) {
+      io.vertx.core.Vertx epoll = io.vertx.core.Vertx.builder().with(new io.vertx.core.VertxOptions().setPreferNativeTransport(true)).build();
+      io.vertx.core.Vertx nio = io.vertx.core.Vertx.vertx();
+      try {
+        if (System.getProperty("os.name").equals("Linux") && System.getProperty("os.arch").equals("amd64")) {
+          assertThat(epoll.isNativeTransportEnabled()).as("epoll loads on Linux x86-64: %s", epoll.unavailableNativeTransportCause()).isTrue();
+        }
+        assertThat(clientAddress(epoll, pg.url())).isEqualTo(epoll.isNativeTransportEnabled() ? "unix socket" : "127.0.0.1");
+        assertThat(clientAddress(nio, pg.url())).as("Vert.x reaches Unix sockets only with the native transport").isEqualTo("127.0.0.1");
+      } finally {
+        epoll.close().toCompletionStage().toCompletableFuture().get(30, java.util.concurrent.TimeUnit.SECONDS);
+        nio.close().toCompletionStage().toCompletableFuture().get(30, java.util.concurrent.TimeUnit.SECONDS);
+      }
+    }
+  }
+
+  /** How the server sees a connection from a node's pool: its client address, or none on a Unix socket. */
+  private static String clientAddress(io.vertx.core.Vertx vertx, PgUrl url) throws Exception {
+    io.vertx.sqlclient.Pool pool = PgPools.create(vertx, url, 1, 10);
+    try {
+      return pool.query("SELECT coalesce(host(inet_client_addr()), 'unix socket') AS client").execute()
+        .toCompletionStage().toCompletableFuture().get(30, java.util.concurrent.TimeUnit.SECONDS)
+        .iterator().next().getString("client");
+    } finally {
+      pool.close();
+    }
+  }
+
   // ---- only the password gets in ----------------------------------------------------------
 
   @Test
