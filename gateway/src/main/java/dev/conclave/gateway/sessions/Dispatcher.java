@@ -86,8 +86,13 @@ final class Dispatcher {
     }
   }
 
+  /** Whether the agent may be handed a request now: its session is live and has none in flight. */
+  private boolean mayDispatch() {
+    return !stopped && session.registered() && !session.draining() && session.inFlight() == null;
+  }
+
   void poll() {
-    if (stopped || !session.registered() || session.draining() || session.inFlight() != null) {
+    if (!mayDispatch()) {
       return;
     }
     if (polling) {
@@ -121,7 +126,7 @@ final class Dispatcher {
    */
   <T> Future<Handoff.Written<T>> acceptAndDispatch(LedgerWriter.Unit<T> accept) {
     String agentId = session.agentId();
-    if (stopped || unsure || polling || !session.registered() || session.draining() || session.inFlight() != null) {
+    if (unsure || polling || !mayDispatch()) {
       return writer.write(agentId, accept).map(r -> new Handoff.Written<>(r, false));
     }
     polling = true;

@@ -89,12 +89,19 @@ final class EventWriter {
       session.later(() -> {
         flushQueued = false;
         flush();
-        InFlight flight = session.inFlight();
-        if (idle() && flight != null && flight.discarded() && flight.terminalReceived()) {
-          // discarded meanwhile, and its terminal came while this flush was queued (ResponseIntake)
-          session.requestEnded(flight);
-        }
+        // (discarded meanwhile, and its terminal came while this flush was queued)
+        endIfDiscardedAndFinished(session.inFlight());
       });
+    }
+  }
+
+  /**
+   * Ends a request the gateway discarded and the agent has finished, once nothing of it is queued or
+   * being written here: the one place that frees the session after a discard.
+   */
+  void endIfDiscardedAndFinished(InFlight flight) {
+    if (idle() && flight != null && flight.discardedAndFinished()) {
+      session.requestEnded(flight);
     }
   }
 
@@ -171,7 +178,7 @@ final class EventWriter {
     if (queue.size() < PAUSE_AT / 2) {
       session.resumeInbound();
     }
-    if (terminal || (flight.discarded() && flight.terminalReceived())) {
+    if (terminal || flight.discardedAndFinished()) {
       session.requestEnded(flight);
     } else {
       flush();

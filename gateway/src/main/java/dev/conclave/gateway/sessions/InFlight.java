@@ -86,6 +86,14 @@ final class InFlight {
     terminalReceived = true;
   }
 
+  /**
+   * The gateway ended the request and the agent has finished it too: once nothing of it is still
+   * being written, the session is free for the agent's next request.
+   */
+  boolean discardedAndFinished() {
+    return discarded && terminalReceived;
+  }
+
   /** True only the first time: the agent is asked to cancel a request once. */
   boolean askCancelOnce() {
     if (cancelAsked) {

@@ -61,9 +61,7 @@ final class ResponseIntake {
     }
     if (flight.discarded()) {
       metrics.dropped(SessionMetrics.DropReason.CANCELLED_REQUEST, agentId, id);
-      if (flight.terminalReceived() && writer.idle()) {
-        session.requestEnded(flight);
-      }
+      writer.endIfDiscardedAndFinished(flight);
       return;
     }
     if (r.getEventCase() == MessageResponse.EventCase.TEXT) {
