@@ -6,6 +6,8 @@ import dev.conclave.gateway.streaming.LiveEvents;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.sqlclient.Pool;
+import io.vertx.sqlclient.SqlConnection;
+import io.vertx.sqlclient.Transaction;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -162,7 +164,7 @@ public final class LedgerWriter {
     private Future<Void> commit(List<Queued<?>> batch) {
       List<WriteTx> txs = new ArrayList<>(batch.size());
       List<Future<?>> results = new ArrayList<>(batch.size());
-      return pool.withTransaction(sql -> {
+      return inTransaction(sql -> {
         // one unit after the other: a unit checks and then acts in several statements (lock the
         // request, append, end it), and another unit's statements in between, in the same
         // transaction, would not be held off by its row locks
@@ -190,6 +192,28 @@ public final class LedgerWriter {
           batch.get(i).complete(results.get(i).result());
         }
         return null;
+      });
+    }
+
+    /**
+     * {@link Pool#withTransaction}, but the units' statements go out behind BEGIN without waiting for
+     * its answer (the client pipelines them on the connection): one round trip fewer per
+     * transaction. BEGIN fails only with its connection, and then so does every statement behind it.
+     */
+    private Future<Void> inTransaction(java.util.function.Function<SqlConnection, Future<Void>> work) {
+      return pool.getConnection().compose(conn -> {
+        Future<Transaction> begun = conn.begin();
+        Transaction tx = conn.transaction();
+        Future<Void> done;
+        try {
+          done = work.apply(conn);
+        } catch (RuntimeException e) {
+          done = Future.failedFuture(e);
+        }
+        return done.compose(
+            v -> begun.transform(b -> b.succeeded() ? tx.commit() : tx.rollback().transform(r -> Future.<Void>failedFuture(b.cause()))),
+            err -> tx.rollback().transform(r -> Future.<Void>failedFuture(err)))
+          .onComplete(ar -> conn.close());
       });
     }
 

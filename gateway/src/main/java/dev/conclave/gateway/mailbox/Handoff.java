@@ -18,6 +18,10 @@ public interface Handoff {
   record Written<T>(T result, boolean dispatched) {
   }
 
-  /** Runs {@code accept} through the ledger writer, in the lane of {@code agentId}. */
+  /**
+   * Runs {@code accept} through the ledger writer, in the lane of {@code agentId}. {@code accept}
+   * must send all its statements when it is run, without waiting for an answer first: the dispatch
+   * is sent right behind them on the same connection, and must run after them to see the request.
+   */
   <T> Future<Written<T>> write(String agentId, LedgerWriter.Unit<T> accept);
 }

@@ -133,8 +133,14 @@ final class Dispatcher {
     pollAgain = false;
     long epoch = session.epoch();
     Promise<Handoff.Written<T>> written = Promise.promise();
-    writer.write(agentId, tx -> accept.run(tx).compose(r -> requests.dispatchNext(tx.sql(), agentId, epoch, nodeId)
-        .map(d -> new Accepted<>(r, d))))
+    writer.write(agentId, tx -> {
+        // both statements go out at once (pipelined on the connection); the dispatch runs after the
+        // accept all the same, and sees its request. A failed accept fails the unit, and the
+        // transaction with the dispatch in it rolls back
+        Future<T> accepted = accept.run(tx);
+        Future<Optional<RequestStore.Dispatched>> dispatched = requests.dispatchNext(tx.sql(), agentId, epoch, nodeId);
+        return Future.all(accepted, dispatched).map(both -> new Accepted<>(accepted.result(), dispatched.result()));
+      })
       .recover(err -> RequestStore.lostDispatchRace(err)
         ? writer.write(agentId, accept).map(r -> new Accepted<T>(r, Optional.empty()))
         : Future.failedFuture(err))

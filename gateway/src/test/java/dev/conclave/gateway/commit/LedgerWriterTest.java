@@ -115,6 +115,7 @@ class LedgerWriterTest {
       }));
     GatewayFixture.await(appended.future());
 
+    // (the append went out right behind BEGIN, before BEGIN was answered: it is in the transaction all the same)
     assertThat(stored("visible")).as("another connection sees nothing while the transaction is open").isEmpty();
     assertThat(published).as("nothing published before the commit").isEmpty();
     assertThat(write.isComplete()).isFalse();
