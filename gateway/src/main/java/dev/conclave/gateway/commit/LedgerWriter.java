@@ -24,8 +24,9 @@ import java.util.function.Consumer;
  * <p>Group commit: each lane runs one transaction at a time; the units that arrive while one runs
  * share the next (up to {@link #MAX_UNITS}), run one after another in it (never interleaved: each
  * unit's checks see every earlier unit's writes, as if it ran alone), and one commit (one WAL flush)
- * serves them all. An idle lane starts a unit at once, so a lone write waits
- * for nothing. A conversation's appends take its row lock, so they get consecutive sequence numbers,
+ * serves them all. Units written {@linkplain #writeAtOnce at once} send their statements without
+ * waiting for answers, so a run of them reaches PostgreSQL as one pipelined flight. An idle lane
+ * starts a unit at once, so a lone write waits for nothing. A conversation's appends take its row lock, so they get consecutive sequence numbers,
  * and nobody sees an event before its transaction committed: followers are told only afterwards, in
  * sequence order.
  *
@@ -47,7 +48,7 @@ public final class LedgerWriter {
 
   private static final Logger LOG = LoggerFactory.getLogger(LedgerWriter.class);
 
-  private record Queued<T>(String key, Unit<T> unit, Promise<T> promise) {
+  private record Queued<T>(String key, Unit<T> unit, boolean atOnce, Promise<T> promise) {
     void complete(Object result) {
       @SuppressWarnings("unchecked")
       T t = (T) result;
@@ -88,8 +89,23 @@ public final class LedgerWriter {
    * after what the unit appended was published.
    */
   public <T> Future<T> write(String key, Unit<T> unit) {
+    return add(key, unit, false);
+  }
+
+  /**
+   * {@link #write}, for a unit that sends all its statements as soon as it is run, without waiting
+   * for an answer in between (one statement, or several that depend on nothing they return). The
+   * next unit of its transaction then runs right behind it instead of after its answers: their
+   * statements go out together, pipelined on the connection, and PostgreSQL still runs them in
+   * order, so each unit sees every earlier unit's writes as before.
+   */
+  public <T> Future<T> writeAtOnce(String key, Unit<T> unit) {
+    return add(key, unit, true);
+  }
+
+  private <T> Future<T> add(String key, Unit<T> unit, boolean atOnce) {
     Promise<T> promise = Promise.promise();
-    lanes[Math.floorMod(key.hashCode(), lanes.length)].add(new Queued<>(key, unit, promise));
+    lanes[Math.floorMod(key.hashCode(), lanes.length)].add(new Queued<>(key, unit, atOnce, promise));
     return promise.future();
   }
 
@@ -167,23 +183,24 @@ public final class LedgerWriter {
       return inTransaction(sql -> {
         // one unit after the other: a unit checks and then acts in several statements (lock the
         // request, append, end it), and another unit's statements in between, in the same
-        // transaction, would not be held off by its row locks
-        Future<Void> chain = Future.succeededFuture();
+        // transaction, would not be held off by its row locks. A unit written "at once" has sent
+        // all its statements once it has been run, so the next one may follow at once
+        Future<Void> gate = Future.succeededFuture();
         for (Queued<?> q : batch) {
-          chain = chain.compose(v -> {
-            WriteTx tx = new WriteTx(sql, ledger);
-            txs.add(tx);
-            Future<?> r;
-            try {
-              r = q.unit().run(tx);
-            } catch (RuntimeException e) {
-              r = Future.failedFuture(e);
-            }
-            results.add(r);
-            return r.mapEmpty();
+          WriteTx tx = new WriteTx(sql, ledger);
+          txs.add(tx);
+          Promise<Object> result = Promise.promise();
+          results.add(result.future());
+          Future<Void> started = gate.map(v -> {
+            runUnit(q, tx).onComplete(ar -> result.handle(ar.map(r -> (Object) r)));
+            return null;
           });
+          started.onFailure(result::tryFail);
+          gate = q.atOnce() ? started : result.future().mapEmpty();
         }
-        return chain;
+        // (join, not all: the transaction ends only once every unit that ran has completed, so no
+        // statement of a unit still running can come after the ROLLBACK, outside the transaction)
+        return Future.join(results).mapEmpty();
       }).map(committed -> {
         transactions.incrementAndGet();
         units.addAndGet(batch.size());
@@ -193,6 +210,14 @@ public final class LedgerWriter {
         }
         return null;
       });
+    }
+
+    private static Future<?> runUnit(Queued<?> q, WriteTx tx) {
+      try {
+        return q.unit().run(tx);
+      } catch (RuntimeException e) {
+        return Future.failedFuture(e);
+      }
     }
 
     /**

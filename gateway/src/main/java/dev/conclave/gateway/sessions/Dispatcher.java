@@ -127,13 +127,13 @@ final class Dispatcher {
   <T> Future<Handoff.Written<T>> acceptAndDispatch(LedgerWriter.Unit<T> accept) {
     String agentId = session.agentId();
     if (unsure || polling || !mayDispatch()) {
-      return writer.write(agentId, accept).map(r -> new Handoff.Written<>(r, false));
+      return writer.writeAtOnce(agentId, accept).map(r -> new Handoff.Written<>(r, false));
     }
     polling = true;
     pollAgain = false;
     long epoch = session.epoch();
     Promise<Handoff.Written<T>> written = Promise.promise();
-    writer.write(agentId, tx -> {
+    writer.writeAtOnce(agentId, tx -> {
         // both statements go out at once (pipelined on the connection); the dispatch runs after the
         // accept all the same, and sees its request. A failed accept fails the unit, and the
         // transaction with the dispatch in it rolls back
@@ -142,7 +142,7 @@ final class Dispatcher {
         return Future.all(accepted, dispatched).map(both -> new Accepted<>(accepted.result(), dispatched.result()));
       })
       .recover(err -> RequestStore.lostDispatchRace(err)
-        ? writer.write(agentId, accept).map(r -> new Accepted<T>(r, Optional.empty()))
+        ? writer.writeAtOnce(agentId, accept).map(r -> new Accepted<T>(r, Optional.empty()))
         : Future.failedFuture(err))
       .onComplete(ar -> {
         settle(ar.map(Accepted::dispatched));
@@ -207,7 +207,7 @@ final class Dispatcher {
 
   /** Through the ledger writer: the dispatch commits together with the other writes queued there. */
   private Future<Optional<RequestStore.Dispatched>> dispatchNext(String agentId, long epoch) {
-    return writer.write(agentId, tx -> requests.dispatchNext(tx.sql(), agentId, epoch, nodeId))
+    return writer.writeAtOnce(agentId, tx -> requests.dispatchNext(tx.sql(), agentId, epoch, nodeId))
       .recover(err -> RequestStore.lostDispatchRace(err) ? Future.succeededFuture(Optional.empty()) : Future.failedFuture(err));
   }
 

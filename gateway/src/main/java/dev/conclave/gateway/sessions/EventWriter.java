@@ -124,7 +124,7 @@ final class EventWriter {
       flight.approvalAsked();
     }
     long expected = flight.persistedEvents();
-    ledgerWriter.write(session.agentId(), tx -> tx.appendForRequest(flight.conversationKey(), session.agentId(), entries, flight.id(),
+    LedgerWriter.Unit<Outcome> unit = tx -> tx.appendForRequest(flight.conversationKey(), session.agentId(), entries, flight.id(),
         session.epoch(), expected, batch.size(), endState(batch)).compose(done -> {
       if (done.stored().isEmpty()) {
         return Future.succeededFuture(new Outcome(Result.DISCARDED, 0, entries));
@@ -141,21 +141,25 @@ final class EventWriter {
       LOG.error("request event count disagrees; dropping batch and ending the request agent={} request={} stored={} expected={}",
         session.agentId(), flight.id(), done.stored().get(), expected);
       return Future.succeededFuture(new Outcome(Result.OUT_OF_STEP, 0, entries));
-    })).onComplete(ar -> {
-      if (ar.succeeded()) {
-        writing = false;
-        applied(flight, batch, ar.result());
-      } else if (attempt < MAX_ATTEMPTS) {
-        long delay = 100L << (2 * attempt);
-        LOG.warn("persisting agent events failed; retrying agent={} request={} attempt={} in={}ms error={}",
-          session.agentId(), flight.id(), attempt, delay, ar.cause().getMessage());
-        vertx.setTimer(delay, t -> persist(flight, batch, attempt + 1));
-      } else {
-        writing = false;
-        LOG.error("persisting agent events failed; closing the stream agent={} request={}", session.agentId(), flight.id(), ar.cause());
-        session.failUnavailable("the gateway could not store this agent's events; reconnect");
-      }
     });
+    // a batch of text and done (the usual one) is the append alone: its statement can go out with the
+    // other writes of its transaction; usage, tools and approvals add statements that wait for the append
+    (needsDetails(flight, batch, entries) ? ledgerWriter.write(session.agentId(), unit) : ledgerWriter.writeAtOnce(session.agentId(), unit))
+      .onComplete(ar -> {
+        if (ar.succeeded()) {
+          writing = false;
+          applied(flight, batch, ar.result());
+        } else if (attempt < MAX_ATTEMPTS) {
+          long delay = 100L << (2 * attempt);
+          LOG.warn("persisting agent events failed; retrying agent={} request={} attempt={} in={}ms error={}",
+            session.agentId(), flight.id(), attempt, delay, ar.cause().getMessage());
+          vertx.setTimer(delay, t -> persist(flight, batch, attempt + 1));
+        } else {
+          writing = false;
+          LOG.error("persisting agent events failed; closing the stream agent={} request={}", session.agentId(), flight.id(), ar.cause());
+          session.failUnavailable("the gateway could not store this agent's events; reconnect");
+        }
+      });
   }
 
   private void applied(InFlight flight, List<Pending> batch, Outcome outcome) {
@@ -224,12 +228,19 @@ final class EventWriter {
     }
   }
 
+  /** The kinds of entry that {@link #recordDetails} records more about, each in a statement of its own. */
+  private static final java.util.Set<EventKind> WITH_DETAILS =
+    java.util.EnumSet.of(EventKind.USAGE, EventKind.TOOL_USE, EventKind.TOOL_STATE, EventKind.TOOL_APPROVAL);
+
   private Future<Void> recordDetails(SqlClient tx, InFlight flight, List<LedgerEntry> entries, long firstSeq) {
     Future<Void> chain = Future.succeededFuture();
     String agentId = session.agentId();
     String key = flight.conversationKey();
     for (int i = 0; i < entries.size(); i++) {
       LedgerEntry e = entries.get(i);
+      if (!WITH_DETAILS.contains(e.kind())) {
+        continue;
+      }
       long seq = firstSeq + i;
       switch (e.kind()) {
         case USAGE -> chain = chain.compose(v -> usage.recordUsage(tx, agentId, key, flight.id(), e.view().getUsage()));
@@ -242,11 +253,21 @@ final class EventWriter {
             ? approvals.recordAutoApproved(tx, flight.id(), a.getToolId(), agentId, key, a.getToolName(), a.getInputJson(), seq)
             : approvals.recordPending(tx, flight.id(), a.getToolId(), agentId, key, a.getToolName(), a.getInputJson(), seq));
         }
-        default -> {
-        }
+        default -> throw new IllegalStateException("no details are recorded for " + e.kind());
       }
     }
     return chain;
+  }
+
+  /** Whether storing the batch takes statements after the append ({@link #recordDetails}, {@link #expireApprovalsIfTerminal}). */
+  private static boolean needsDetails(InFlight flight, List<Pending> batch, List<LedgerEntry> entries) {
+    return entries.stream().anyMatch(e -> WITH_DETAILS.contains(e.kind()))
+      || expiresApprovals(flight, batch);
+  }
+
+  /** A batch that ends the request expires its approvals still pending; one that never asked for any has none. */
+  private static boolean expiresApprovals(InFlight flight, List<Pending> batch) {
+    return batch.get(batch.size() - 1).entry().kind().terminal() && flight.approvalsAsked();
   }
 
   /** The state the request ends in when the batch ends with its terminal event. */
@@ -262,9 +283,8 @@ final class EventWriter {
     });
   }
 
-  /** A request that ends expires its approvals still pending; one that never asked for any has none. */
   private Future<Void> expireApprovalsIfTerminal(SqlClient tx, InFlight flight, List<Pending> batch) {
-    if (!batch.get(batch.size() - 1).entry().kind().terminal() || !flight.approvalsAsked()) {
+    if (!expiresApprovals(flight, batch)) {
       return Future.succeededFuture();
     }
     return approvals.expireOf(tx, flight.id());

@@ -26,7 +26,7 @@ public final class IdleHandoff implements Handoff {
   public <T> Future<Written<T>> write(String agentId, LedgerWriter.Unit<T> accept) {
     Optional<AgentSession> local = sessions.get(agentId);
     if (local.isEmpty()) {
-      return writer.write(agentId, accept).map(r -> new Written<>(r, false));
+      return writer.writeAtOnce(agentId, accept).map(r -> new Written<>(r, false));
     }
     AgentSession session = local.get();
     Promise<Written<T>> written = Promise.promise();

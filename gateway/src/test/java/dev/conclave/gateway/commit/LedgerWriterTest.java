@@ -180,6 +180,74 @@ class LedgerWriterTest {
     assertThat(GatewayFixture.await(writer.write("agent-batch", appendOne("batch", "after")))).isEqualTo(5L);
   }
 
+  @Test
+  void unitsWrittenAtOnceGoOutTogetherYetRunInOrderAndAUnitThatWaitsHoldsBackTheUnitsBehindIt() {
+    GatewayFixture.await(pool.query("CREATE TABLE IF NOT EXISTS public.writer_at_once (id int PRIMARY KEY, n int NOT NULL)").execute()
+      .compose(v -> pool.query("INSERT INTO public.writer_at_once VALUES (1, 0) ON CONFLICT (id) DO UPDATE SET n = 0").execute()));
+    LedgerWriter writer = writer(new ConcurrentLinkedQueue<>());
+    Promise<Void> holdLane = Promise.promise();
+    Future<Integer> blocker = writer.write("agent-at-once", tx -> holdLane.future().map(0));
+    // the first unit has sent its statement, but answers only when released
+    Promise<Void> releaseFirst = Promise.promise();
+    java.util.concurrent.atomic.AtomicBoolean secondRan = new java.util.concurrent.atomic.AtomicBoolean();
+    java.util.concurrent.atomic.AtomicBoolean afterWaiterRan = new java.util.concurrent.atomic.AtomicBoolean();
+    Future<Integer> first = writer.writeAtOnce("agent-at-once", tx -> increment(tx).compose(n -> releaseFirst.future().map(n)));
+    Future<Integer> second = writer.writeAtOnce("agent-at-once", tx -> {
+      secondRan.set(true);
+      return increment(tx);
+    });
+    // a plain unit, held the same way: what comes after it waits until it completes
+    Promise<Void> releaseWaiter = Promise.promise();
+    Future<Integer> waiter = writer.write("agent-at-once", tx -> increment(tx).compose(n -> releaseWaiter.future().map(n)));
+    Future<Integer> afterWaiter = writer.writeAtOnce("agent-at-once", tx -> {
+      afterWaiterRan.set(true);
+      return increment(tx);
+    });
+    holdLane.complete();
+
+    GatewayFixture.await(vertx.timer(300));
+    assertThat(secondRan).as("the unit behind one written at once ran before that one completed").isTrue();
+    assertThat(afterWaiterRan).as("nothing runs past a plain unit until it completes").isFalse();
+    assertThat(second.isComplete()).as("nothing completes before the transaction commits").isFalse();
+
+    releaseFirst.complete();
+    releaseWaiter.complete();
+    GatewayFixture.await(Future.all(List.of(blocker, first, second, waiter, afterWaiter)));
+    assertThat(List.of(first, second, waiter, afterWaiter)).extracting(Future::result)
+      .as("each saw every earlier unit's write: PostgreSQL ran them in order").containsExactly(1, 2, 3, 4);
+    assertThat(writer.transactions()).as("the four shared one transaction").isEqualTo(2);
+  }
+
+  @Test
+  void aFailingUnitWrittenAtOnceFailsAloneAndLeavesNothingOfItsTransactionHalfVisible() {
+    ConcurrentLinkedQueue<LedgerWriter.Published> published = new ConcurrentLinkedQueue<>();
+    LedgerWriter writer = writer(published);
+    Promise<Void> release = Promise.promise();
+    Future<Integer> blocker = writer.write("agent-at-once-batch", tx -> release.future().map(0));
+    Future<Long> a = writer.writeAtOnce("agent-at-once-batch", appendOne("at-once-batch", "a"));
+    // both statements sent at once: the append, then one that fails
+    Future<Long> bad = writer.writeAtOnce("agent-at-once-batch", tx -> {
+      Future<Long> appended = tx.append("at-once-batch", "agent-at-once-batch", List.of(inbound("bad")));
+      Future<?> failing = tx.sql().query("SELECT 1 / 0").execute();
+      return Future.all(appended, failing).map(v -> appended.result());
+    });
+    Future<Long> c = writer.writeAtOnce("agent-at-once-batch", appendOne("at-once-batch", "c"));
+    release.complete();
+
+    GatewayFixture.await(Future.join(List.of(blocker, a, bad, c)).otherwiseEmpty());
+    assertThat(List.of(blocker, a, c)).allSatisfy(f -> assertThat(f.succeeded()).isTrue());
+    assertThat(bad.failed()).isTrue();
+    assertThat(bad.cause().getMessage()).contains("division by zero");
+    assertThat(stored("at-once-batch")).extracting(LedgerWriterTest::text).as("the good appends once each, the bad one not at all")
+      .containsExactly("a", "c");
+    assertThat(published).extracting(p -> p.entry().text().orElseThrow()).containsExactly("a", "c");
+  }
+
+  private static Future<Integer> increment(WriteTx tx) {
+    return tx.sql().query("UPDATE public.writer_at_once SET n = n + 1 WHERE id = 1 RETURNING n").execute()
+      .map(rows -> rows.iterator().next().getInteger("n"));
+  }
+
   private static List<Long> range(long from, long to) {
     return java.util.stream.LongStream.rangeClosed(from, to).boxed().toList();
   }
