@@ -128,8 +128,7 @@ class LedgerWriterTest {
 
   @Test
   void unitsSharingATransactionRunOneAfterAnotherSoACheckThenActSeesEveryEarlierUnitsWrite() {
-    GatewayFixture.await(pool.query("CREATE TABLE IF NOT EXISTS public.writer_counter (id int PRIMARY KEY, n int NOT NULL)").execute()
-      .compose(v -> pool.query("INSERT INTO public.writer_counter VALUES (1, 0) ON CONFLICT (id) DO UPDATE SET n = 0").execute()));
+    resetCounter("writer_counter");
     LedgerWriter writer = writer(new ConcurrentLinkedQueue<>());
     // hold the lane, so the next units queue and share one transaction
     Promise<Void> release = Promise.promise();
@@ -182,8 +181,7 @@ class LedgerWriterTest {
 
   @Test
   void unitsWrittenAtOnceGoOutTogetherYetRunInOrderAndAUnitThatWaitsHoldsBackTheUnitsBehindIt() {
-    GatewayFixture.await(pool.query("CREATE TABLE IF NOT EXISTS public.writer_at_once (id int PRIMARY KEY, n int NOT NULL)").execute()
-      .compose(v -> pool.query("INSERT INTO public.writer_at_once VALUES (1, 0) ON CONFLICT (id) DO UPDATE SET n = 0").execute()));
+    resetCounter("writer_at_once");
     LedgerWriter writer = writer(new ConcurrentLinkedQueue<>());
     Promise<Void> holdLane = Promise.promise();
     Future<Integer> blocker = writer.write("agent-at-once", tx -> holdLane.future().map(0));
@@ -241,6 +239,12 @@ class LedgerWriterTest {
     assertThat(stored("at-once-batch")).extracting(LedgerWriterTest::text).as("the good appends once each, the bad one not at all")
       .containsExactly("a", "c");
     assertThat(published).extracting(p -> p.entry().text().orElseThrow()).containsExactly("a", "c");
+  }
+
+  /** A one-row table {@code public.<table>} whose counter {@code n} (row 1) starts at 0. */
+  private static void resetCounter(String table) {
+    GatewayFixture.await(pool.query("CREATE TABLE IF NOT EXISTS public." + table + " (id int PRIMARY KEY, n int NOT NULL)").execute()
+      .compose(v -> pool.query("INSERT INTO public." + table + " VALUES (1, 0) ON CONFLICT (id) DO UPDATE SET n = 0").execute()));
   }
 
   private static Future<Integer> increment(WriteTx tx) {
