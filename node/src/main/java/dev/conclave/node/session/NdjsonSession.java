@@ -18,7 +18,8 @@ import java.util.concurrent.TimeUnit;
  * {@code /api/v1/sessions} as a text frame; every event frame is printed as one stdout line. The
  * client remembers the session id and the last {@code event_id}; when the connection drops it
  * reconnects (to the next node in its list) and resumes, so the output has no gap and no duplicate.
- * Blocking by design: it is a CLI.
+ * When no node takes the session back it calls its {@code onGiveUp}, once. Blocking by design: it is
+ * a CLI.
  */
 final class NdjsonSession {
 
@@ -30,6 +31,7 @@ final class NdjsonSession {
   private final String token;
   private final JsonObject configure;
   private final PrintStream out;
+  private final Runnable onGiveUp;
   private final Object lock = new Object();
   private WebSocket ws;
   private int node;
@@ -38,18 +40,19 @@ final class NdjsonSession {
   private volatile boolean finishing;
   private volatile long lastFrameAt = System.nanoTime();
 
-  NdjsonSession(Vertx vertx, List<URI> nodes, String token, JsonObject configure, PrintStream out) {
+  NdjsonSession(Vertx vertx, List<URI> nodes, String token, JsonObject configure, PrintStream out, Runnable onGiveUp) {
     this.vertx = vertx;
     this.client = vertx.createWebSocketClient();
     this.nodes = nodes;
     this.token = token;
     this.configure = configure;
     this.out = out;
+    this.onGiveUp = onGiveUp;
   }
 
   /** Connects (trying each node) and configures the session; false when no node took it. */
   boolean connect() {
-    for (int attempt = 0; attempt < RECONNECT_ATTEMPTS; attempt++) {
+    for (int attempt = 0; attempt < RECONNECT_ATTEMPTS && !finishing; attempt++) {
       URI uri = nodes.get(node % nodes.size());
       try {
         WebSocket socket = open(uri).toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
@@ -121,9 +124,9 @@ final class NdjsonSession {
     System.err.println("conclave session: connection closed (" + socket.closeStatusCode() + " " + socket.closeReason() + "); resuming");
     node++;
     vertx.executeBlocking(() -> {
-      if (!connect()) {
+      if (!connect() && !finishing) {
         System.err.println("conclave session: no node took the session back; giving up");
-        System.exit(3);
+        onGiveUp.run();
       }
       return null;
     });
@@ -157,6 +160,11 @@ final class NdjsonSession {
     while (System.nanoTime() - lastFrameAt < lingerMs * 1_000_000L) {
       sleep(50);
     }
+    close();
+  }
+
+  /** Closes the connection now; the session does not reconnect after this. */
+  void close() {
     finishing = true;
     WebSocket socket;
     synchronized (lock) {

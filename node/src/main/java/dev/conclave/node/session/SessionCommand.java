@@ -68,7 +68,7 @@ public final class SessionCommand implements Callable<Integer> {
       : List.of(URI.create("http://127.0.0.1:" + NodeSettings.HTTP_PORT.get(System.getenv())));
     Vertx vertx = Vertx.vertx();
     try {
-      NdjsonSession session = new NdjsonSession(vertx, nodes, token, configure, System.out);
+      NdjsonSession session = new NdjsonSession(vertx, nodes, token, configure, System.out, () -> System.exit(3));
       if (!session.connect()) {
         System.err.println("conclave session: no node answered at " + nodes);
         return 3;

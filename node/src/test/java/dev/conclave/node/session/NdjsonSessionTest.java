@@ -3,6 +3,7 @@ package dev.conclave.node.session;
 import dev.conclave.gateway.support.GatewayFixture;
 import dev.conclave.gateway.support.RawAgent;
 import dev.conclave.platform.db.PgUrl;
+import dev.conclave.platform.testing.FreePorts;
 import dev.conclave.platform.testing.TestDatabase;
 import dev.conclave.platform.testing.TestNode;
 import dev.conclave.proto.coven.Done;
@@ -16,6 +17,8 @@ import java.io.PrintStream;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -25,20 +28,25 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class NdjsonSessionTest {
 
+  private static final String SECRET = "ndjson-session-secret-0123456789abcdef012345";
+
   @Test
   void linesInEventsOutAndAResumeOnAnotherNodeWhenTheFirstStops() throws Exception {
     PgUrl db = TestDatabase.freshDatabase();
-    String secret = "ndjson-session-secret-0123456789abcdef012345";
-    try (GatewayFixture second = GatewayFixture.start(TestNode.builder().database(db).env("CONCLAVE_AUTH_SECRET", secret))) {
-      GatewayFixture first = GatewayFixture.start(TestNode.builder().database(db).env("CONCLAVE_AUTH_SECRET", secret));
-      String admin = first.node().adminToken();
+    int hzFirst = FreePorts.next();
+    int hzSecond = FreePorts.next();
+    String members = "127.0.0.1:" + hzFirst + ",127.0.0.1:" + hzSecond;
+    // one Hazelcast cluster: the node the session is on wakes the agent's node at once
+    CompletableFuture<GatewayFixture> starting = CompletableFuture.supplyAsync(() -> GatewayFixture.start(clustered(db, members, hzFirst)));
+    try (GatewayFixture second = GatewayFixture.start(clustered(db, members, hzSecond)); GatewayFixture first = starting.join()) {
       ByteArrayOutputStream bytes = new ByteArrayOutputStream();
       PrintStream out = new PrintStream(bytes, true, StandardCharsets.UTF_8);
+      AtomicBoolean gaveUp = new AtomicBoolean();
       Vertx vertx = Vertx.vertx();
+      NdjsonSession session = new NdjsonSession(vertx, List.of(URI.create("http://127.0.0.1:" + first.node().httpPort()),
+        URI.create("http://127.0.0.1:" + second.node().httpPort())), first.node().adminToken(),
+        new JsonObject().put("type", "configure_session").put("agent_id", "nd-agent"), out, () -> gaveUp.set(true));
       try (RawAgent agent = second.connect("nd-agent", second.agentToken("nd-agent"))) {
-        NdjsonSession session = new NdjsonSession(vertx, List.of(URI.create("http://127.0.0.1:" + first.node().httpPort()),
-          URI.create("http://127.0.0.1:" + second.node().httpPort())), admin,
-          new JsonObject().put("type", "configure_session").put("agent_id", "nd-agent"), out);
         assertThat(session.connect()).isTrue();
         session.submit("{\"id\":\"n1\",\"op\":{\"type\":\"user_input\",\"items\":[{\"type\":\"text\",\"text\":\"hi\"}]}}");
         String req = agent.next().getSendMessage().getRequestId();
@@ -50,8 +58,10 @@ class NdjsonSessionTest {
         waitFor(bytes, "task_complete");
         session.finish(300);
       } finally {
+        session.close();
         vertx.close();
       }
+      assertThat(gaveUp).isFalse();
       List<JsonObject> lines = bytes.toString(StandardCharsets.UTF_8).lines().map(JsonObject::new).toList();
       List<String> types = lines.stream().map(l -> l.getJsonObject("msg").getString("type")).toList();
       assertThat(types).containsExactly("session_configured", "task_started", "user_message", "agent_message_delta", "session_configured",
@@ -60,6 +70,15 @@ class NdjsonSessionTest {
       assertThat(lines.get(8).getString("id")).isEqualTo("n1");
       assertThat(lines.get(6).getJsonObject("msg").getString("message")).isEqualTo("one two");
     }
+  }
+
+  private static TestNode.Builder clustered(PgUrl db, String members, int hazelcastPort) {
+    return TestNode.builder().database(db)
+      .env("CONCLAVE_AUTH_SECRET", SECRET)
+      .env("CONCLAVE_CLUSTER_MEMBERS", members)
+      .env("CONCLAVE_CLUSTER_HOST", "127.0.0.1")
+      .env("CONCLAVE_CLUSTER_PORT", Integer.toString(hazelcastPort))
+      .env("CONCLAVE_EVENTBUS_PORT", Integer.toString(FreePorts.next()));
   }
 
   private static void waitFor(ByteArrayOutputStream bytes, String text) throws InterruptedException {
