@@ -7,7 +7,6 @@ import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.sqlclient.Pool;
 import io.vertx.sqlclient.SqlConnection;
-import io.vertx.sqlclient.Transaction;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -25,14 +24,17 @@ import java.util.function.Consumer;
  * share the next (up to {@link #MAX_UNITS}), run one after another in it (never interleaved: each
  * unit's checks see every earlier unit's writes, as if it ran alone), and one commit (one WAL flush)
  * serves them all. Units written {@linkplain #writeAtOnce at once} send their statements without
- * waiting for answers, so a run of them reaches PostgreSQL as one pipelined flight. An idle lane
- * starts a unit at once, so a lone write waits for nothing. A conversation's appends take its row lock, so they get consecutive sequence numbers,
+ * waiting for answers, so a run of them reaches PostgreSQL as one pipelined flight, BEGIN before it
+ * and, once the last unit has sent its statements, COMMIT behind it. An idle lane starts a unit at
+ * once, so a lone write waits for nothing. A conversation's appends take its row lock, so they get consecutive sequence numbers,
  * and nobody sees an event before its transaction committed: followers are told only afterwards, in
  * sequence order.
  *
- * <p>Failure: when a shared transaction fails (a database error, or one unit failing), it rolls back
- * whole, nothing of it is published, and each of its units runs again alone in its own transaction;
- * a unit that fails alone fails its caller. So a unit may run twice and must touch nothing but the
+ * <p>Failure: when a shared transaction fails (a database error, or a unit that waits between
+ * statements failing), it rolls back whole, nothing of it is published, and each of its units runs
+ * again alone in its own transaction; a unit that fails alone fails its caller. A unit written at
+ * once whose future fails without a statement of it failing (it refused its input before sending
+ * anything) fails alone, and the transaction commits the others. So a unit may run twice and must touch nothing but the
  * database through its {@link WriteTx} before it completes; callers act on the result afterwards.
  */
 public final class LedgerWriter {
@@ -97,7 +99,9 @@ public final class LedgerWriter {
    * for an answer in between (one statement, or several that depend on nothing they return). The
    * next unit of its transaction then runs right behind it instead of after its answers: their
    * statements go out together, pipelined on the connection, and PostgreSQL still runs them in
-   * order, so each unit sees every earlier unit's writes as before.
+   * order, so each unit sees every earlier unit's writes as before. The transaction's COMMIT may go
+   * out before the unit's answers have come back, so what the unit does with them must not fail: a
+   * statement sent after an answer is refused ({@link TransactionSql}).
    */
   public <T> Future<T> writeAtOnce(String key, Unit<T> unit) {
     return add(key, unit, true);
@@ -176,18 +180,25 @@ public final class LedgerWriter {
       });
     }
 
-    /** Runs the units in one transaction; after the commit publishes and completes them. */
+    /**
+     * Runs the units in one transaction; after the commit publishes and completes them. Succeeds when
+     * the transaction committed; a unit that failed without failing it (one written at once that
+     * failed before sending a statement, say) then fails alone, and the others complete.
+     */
     private Future<Void> commit(List<Queued<?>> batch) {
       List<WriteTx> txs = new ArrayList<>(batch.size());
       List<Future<?>> results = new ArrayList<>(batch.size());
-      return inTransaction(sql -> {
+      return pool.getConnection().compose(conn -> {
+        // BEGIN is not waited for: the units' statements go out right behind it, pipelined on the
+        // connection. BEGIN fails only with its connection, and then so does everything behind it
+        Future<?> begun = conn.query("BEGIN").execute();
         // one unit after the other: a unit checks and then acts in several statements (lock the
         // request, append, end it), and another unit's statements in between, in the same
         // transaction, would not be held off by its row locks. A unit written "at once" has sent
         // all its statements once it has been run, so the next one may follow at once
         Future<Void> gate = Future.succeededFuture();
         for (Queued<?> q : batch) {
-          WriteTx tx = new WriteTx(sql, ledger);
+          WriteTx tx = new WriteTx(new TransactionSql(conn), ledger);
           txs.add(tx);
           Promise<Object> result = Promise.promise();
           results.add(result.future());
@@ -198,18 +209,59 @@ public final class LedgerWriter {
           started.onFailure(result::tryFail);
           gate = q.atOnce() ? started : result.future().mapEmpty();
         }
-        // (join, not all: the transaction ends only once every unit that ran has completed, so no
-        // statement of a unit still running can come after the ROLLBACK, outside the transaction)
-        return Future.join(results).mapEmpty();
+        return gate.transform(sent -> {
+          // every statement of the transaction has been sent: none may follow the end of it, where
+          // it would run outside the transaction
+          txs.forEach(WriteTx::seal);
+          return sent.succeeded() ? end(conn, begun, results) : rollback(conn, results, sent.cause());
+        }).onComplete(ar -> conn.close());
       }).map(committed -> {
         transactions.incrementAndGet();
         units.addAndGet(batch.size());
         publish(txs);
         for (int i = 0; i < batch.size(); i++) {
-          batch.get(i).complete(results.get(i).result());
+          Future<?> result = results.get(i);
+          if (result.succeeded()) {
+            batch.get(i).complete(result.result());
+          } else {
+            batch.get(i).promise().tryFail(result.cause());
+          }
         }
         return null;
       });
+    }
+
+    /**
+     * Ends a transaction whose statements have all been sent: COMMIT goes out right behind them, not
+     * after their answers, so the transaction waits for one round trip to PostgreSQL fewer. A
+     * statement that failed has aborted the transaction, and PostgreSQL then rolls it back at the
+     * COMMIT (answering it without an error); the {@code SELECT 1} just before the COMMIT tells which
+     * happened, as every statement in an aborted transaction fails.
+     */
+    private Future<Void> end(SqlConnection conn, Future<?> begun, List<Future<?>> results) {
+      Future<?> open = conn.query("SELECT 1").execute();
+      Future<?> committed = conn.query("COMMIT").execute();
+      return Future.join(Future.join(results), Future.join(List.of(begun, open, committed))).transform(all -> {
+        if (begun.succeeded() && open.succeeded() && committed.succeeded()) {
+          return Future.succeededFuture();
+        }
+        // rolled back (or its outcome lost with the connection): the cause a unit saw says why
+        for (Future<?> r : results) {
+          if (r.failed()) {
+            return Future.failedFuture(r.cause());
+          }
+        }
+        return Future.failedFuture(begun.failed() ? begun.cause() : open.failed() ? open.cause() : committed.cause());
+      });
+    }
+
+    /**
+     * Rolls back a transaction in which a unit that waits between statements failed: ROLLBACK goes
+     * out behind what was sent, and the transaction ends once every unit that ran has completed.
+     */
+    private Future<Void> rollback(SqlConnection conn, List<Future<?>> results, Throwable cause) {
+      Future<?> rolledBack = conn.query("ROLLBACK").execute();
+      return Future.join(Future.join(results), rolledBack).transform(ar -> Future.failedFuture(cause));
     }
 
     private static Future<?> runUnit(Queued<?> q, WriteTx tx) {
@@ -218,28 +270,6 @@ public final class LedgerWriter {
       } catch (RuntimeException e) {
         return Future.failedFuture(e);
       }
-    }
-
-    /**
-     * {@link Pool#withTransaction}, but the units' statements go out behind BEGIN without waiting for
-     * its answer (the client pipelines them on the connection): one round trip fewer per
-     * transaction. BEGIN fails only with its connection, and then so does every statement behind it.
-     */
-    private Future<Void> inTransaction(java.util.function.Function<SqlConnection, Future<Void>> work) {
-      return pool.getConnection().compose(conn -> {
-        Future<Transaction> begun = conn.begin();
-        Transaction tx = conn.transaction();
-        Future<Void> done;
-        try {
-          done = work.apply(conn);
-        } catch (RuntimeException e) {
-          done = Future.failedFuture(e);
-        }
-        return done.compose(
-            v -> begun.transform(b -> b.succeeded() ? tx.commit() : tx.rollback().transform(r -> Future.<Void>failedFuture(b.cause()))),
-            err -> tx.rollback().transform(r -> Future.<Void>failedFuture(err)))
-          .onComplete(ar -> conn.close());
-      });
     }
 
     private void publish(List<WriteTx> txs) {

@@ -21,16 +21,21 @@ public final class WriteTx {
   record Appended(String conversationKey, long firstSeq, List<LedgerEntry> entries) {
   }
 
-  private final SqlClient sql;
+  private final TransactionSql sql;
   private final LedgerStore ledger;
   private final List<Appended> appended = new ArrayList<>();
 
-  WriteTx(SqlClient sql, LedgerStore ledger) {
+  WriteTx(TransactionSql sql, LedgerStore ledger) {
     this.sql = sql;
     this.ledger = ledger;
   }
 
-  /** The transaction, for the unit's other statements. */
+  /** The transaction's end is being sent: a statement of this unit's after it is refused. */
+  void seal() {
+    sql.seal();
+  }
+
+  /** The transaction, for the unit's other statements (until its end is sent). */
   public SqlClient sql() {
     return sql;
   }

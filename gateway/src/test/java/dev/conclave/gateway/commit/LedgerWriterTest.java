@@ -241,6 +241,70 @@ class LedgerWriterTest {
     assertThat(published).extracting(p -> p.entry().text().orElseThrow()).containsExactly("a", "c");
   }
 
+  @Test
+  void theCommitGoesOutBehindTheStatementsOfUnitsWrittenAtOnceWithoutWaitingForTheirAnswers() {
+    ConcurrentLinkedQueue<LedgerWriter.Published> published = new ConcurrentLinkedQueue<>();
+    LedgerWriter writer = writer(published);
+    Promise<Void> release = Promise.promise();
+    // the unit's statement is answered, but the unit completes only when released
+    Future<Long> write = writer.writeAtOnce("agent-early", tx -> tx.append("early", "agent-early", List.of(inbound("early")))
+      .compose(seq -> release.future().map(seq)));
+
+    long deadline = System.currentTimeMillis() + 10_000;
+    while (stored("early").isEmpty() && System.currentTimeMillis() < deadline) {
+      GatewayFixture.await(vertx.timer(20));
+    }
+    assertThat(stored("early")).extracting(LedgerWriterTest::text).as("committed while the unit still runs").containsExactly("early");
+    assertThat(published).as("published only once every unit of the transaction has completed").isEmpty();
+    assertThat(write.isComplete()).isFalse();
+
+    release.complete();
+    assertThat(GatewayFixture.await(write)).isEqualTo(1L);
+    assertThat(published).extracting(LedgerWriter.Published::seq).containsExactly(1L);
+  }
+
+  @Test
+  void aStatementAUnitWrittenAtOnceSendsAfterAnAnswerIsRefusedAndNeverRunsOutsideTheTransaction() {
+    ConcurrentLinkedQueue<LedgerWriter.Published> published = new ConcurrentLinkedQueue<>();
+    LedgerWriter writer = writer(published);
+    Promise<Void> release = Promise.promise();
+    Future<Integer> blocker = writer.write("agent-late", tx -> release.future().map(0));
+    Future<Long> a = writer.writeAtOnce("agent-late", appendOne("late", "a"));
+    // breaks the promise of a unit written at once: its second append waits for the first's answer
+    Future<Long> late = writer.writeAtOnce("agent-late", tx -> tx.append("late", "agent-late", List.of(inbound("first of two")))
+      .compose(seq -> tx.append("late", "agent-late", List.of(inbound("second of two")))));
+    Future<Long> c = writer.writeAtOnce("agent-late", appendOne("late", "c"));
+    release.complete();
+
+    GatewayFixture.await(Future.join(List.of(blocker, a, late, c)).otherwiseEmpty());
+    assertThat(late.failed()).isTrue();
+    assertThat(late.cause()).isInstanceOf(IllegalStateException.class).hasMessageContaining("after its transaction's end was sent");
+    assertThat(List.of(a, c)).allSatisfy(f -> assertThat(f.succeeded()).isTrue());
+    assertThat(stored("late")).extracting(LedgerWriterTest::text).as("what was sent in time committed; the late statement never ran")
+      .containsExactly("a", "first of two", "c");
+    assertThat(published).extracting(p -> p.entry().text().orElseThrow()).containsExactly("a", "first of two", "c");
+    assertThat(writer.transactions()).as("no unit ran again").isEqualTo(2);
+  }
+
+  @Test
+  void aUnitWrittenAtOnceThatFailsBeforeSendingAnythingFailsAloneAndTheOthersCommitOnce() {
+    ConcurrentLinkedQueue<LedgerWriter.Published> published = new ConcurrentLinkedQueue<>();
+    LedgerWriter writer = writer(published);
+    Promise<Void> release = Promise.promise();
+    Future<Integer> blocker = writer.write("agent-refused", tx -> release.future().map(0));
+    Future<Long> a = writer.writeAtOnce("agent-refused", appendOne("refused", "a"));
+    Future<Long> refused = writer.writeAtOnce("agent-refused", tx -> Future.failedFuture(new IllegalArgumentException("entry too large")));
+    Future<Long> c = writer.writeAtOnce("agent-refused", appendOne("refused", "c"));
+    release.complete();
+
+    GatewayFixture.await(Future.join(List.of(blocker, a, refused, c)).otherwiseEmpty());
+    assertThat(refused.failed()).isTrue();
+    assertThat(refused.cause()).hasMessage("entry too large");
+    assertThat(List.of(a, c)).extracting(Future::result).containsExactly(1L, 2L);
+    assertThat(stored("refused")).extracting(LedgerWriterTest::text).containsExactly("a", "c");
+    assertThat(writer.transactions()).as("the others committed in their shared transaction, once").isEqualTo(2);
+  }
+
   /** A one-row table {@code public.<table>} whose counter {@code n} (row 1) starts at 0. */
   private static void resetCounter(String table) {
     GatewayFixture.await(pool.query("CREATE TABLE IF NOT EXISTS public." + table + " (id int PRIMARY KEY, n int NOT NULL)").execute()

@@ -1,0 +1,62 @@
+package dev.conclave.gateway.commit;
+
+import io.vertx.core.Future;
+import io.vertx.sqlclient.PrepareOptions;
+import io.vertx.sqlclient.PreparedQuery;
+import io.vertx.sqlclient.Query;
+import io.vertx.sqlclient.Row;
+import io.vertx.sqlclient.RowSet;
+import io.vertx.sqlclient.SqlClient;
+import io.vertx.sqlclient.SqlConnection;
+
+/**
+ * A unit's SQL client in a shared transaction: the writer's connection, until the writer has sent
+ * the transaction's end. A statement after that would run outside the transaction, so it is refused
+ * at once instead (a unit written "at once" that sends a statement after an answer breaks its
+ * promise, and this is where it shows).
+ */
+final class TransactionSql implements SqlClient {
+
+  private final SqlConnection conn;
+  private volatile boolean sealed;
+
+  TransactionSql(SqlConnection conn) {
+    this.conn = conn;
+  }
+
+  /** The transaction's end is being sent: no statement may follow. */
+  void seal() {
+    sealed = true;
+  }
+
+  @Override
+  public Query<RowSet<Row>> query(String sql) {
+    check();
+    return conn.query(sql);
+  }
+
+  @Override
+  public PreparedQuery<RowSet<Row>> preparedQuery(String sql) {
+    check();
+    return conn.preparedQuery(sql);
+  }
+
+  @Override
+  public PreparedQuery<RowSet<Row>> preparedQuery(String sql, PrepareOptions options) {
+    check();
+    return conn.preparedQuery(sql, options);
+  }
+
+  /** The connection is the writer's to close. */
+  @Override
+  public Future<Void> close() {
+    return Future.failedFuture(new IllegalStateException("a unit does not close the ledger writer's connection"));
+  }
+
+  private void check() {
+    if (sealed) {
+      throw new IllegalStateException("a statement after its transaction's end was sent: a unit written at once"
+        + " must send all its statements when it is run, without waiting for an answer in between");
+    }
+  }
+}
