@@ -50,7 +50,21 @@ public final class LedgerWriter {
 
   private static final Logger LOG = LoggerFactory.getLogger(LedgerWriter.class);
 
-  private record Queued<T>(String key, Unit<T> unit, boolean atOnce, Promise<T> promise) {
+  /** How a unit sends its statements. */
+  private enum Shape {
+    /** Any number, each maybe after the answer of another. */
+    WAITS,
+    /** All as soon as it is run. */
+    AT_ONCE,
+    /** Exactly one, as soon as it is run. */
+    ONE_STATEMENT;
+
+    boolean atOnce() {
+      return this != WAITS;
+    }
+  }
+
+  private record Queued<T>(String key, Unit<T> unit, Shape shape, Promise<T> promise) {
     void complete(Object result) {
       @SuppressWarnings("unchecked")
       T t = (T) result;
@@ -91,7 +105,7 @@ public final class LedgerWriter {
    * after what the unit appended was published.
    */
   public <T> Future<T> write(String key, Unit<T> unit) {
-    return add(key, unit, false);
+    return add(key, unit, Shape.WAITS);
   }
 
   /**
@@ -104,12 +118,22 @@ public final class LedgerWriter {
    * statement sent after an answer is refused ({@link TransactionSql}).
    */
   public <T> Future<T> writeAtOnce(String key, Unit<T> unit) {
-    return add(key, unit, true);
+    return add(key, unit, Shape.AT_ONCE);
   }
 
-  private <T> Future<T> add(String key, Unit<T> unit, boolean atOnce) {
+  /**
+   * {@link #writeAtOnce}, for a unit of exactly one statement. When it has its transaction to
+   * itself (the lane was idle), it needs no transaction block: the statement goes alone and commits
+   * as it completes, one message to PostgreSQL instead of four (BEGIN, the statement, the check and
+   * COMMIT). A second statement of the unit is refused.
+   */
+  public <T> Future<T> writeStatement(String key, Unit<T> unit) {
+    return add(key, unit, Shape.ONE_STATEMENT);
+  }
+
+  private <T> Future<T> add(String key, Unit<T> unit, Shape shape) {
     Promise<T> promise = Promise.promise();
-    lanes[Math.floorMod(key.hashCode(), lanes.length)].add(new Queued<>(key, unit, atOnce, promise));
+    lanes[Math.floorMod(key.hashCode(), lanes.length)].add(new Queued<>(key, unit, shape, promise));
     return promise.future();
   }
 
@@ -186,6 +210,9 @@ public final class LedgerWriter {
      * failed before sending a statement, say) then fails alone, and the others complete.
      */
     private Future<Void> commit(List<Queued<?>> batch) {
+      if (batch.size() == 1 && batch.get(0).shape() == Shape.ONE_STATEMENT) {
+        return statementAlone(batch.get(0));
+      }
       List<WriteTx> txs = new ArrayList<>(batch.size());
       List<Future<?>> results = new ArrayList<>(batch.size());
       return pool.getConnection().compose(conn -> {
@@ -198,7 +225,7 @@ public final class LedgerWriter {
         // all its statements once it has been run, so the next one may follow at once
         Future<Void> gate = Future.succeededFuture();
         for (Queued<?> q : batch) {
-          WriteTx tx = new WriteTx(new TransactionSql(conn), ledger);
+          WriteTx tx = new WriteTx(new TransactionSql(conn, q.shape() == Shape.ONE_STATEMENT), ledger);
           txs.add(tx);
           Promise<Object> result = Promise.promise();
           results.add(result.future());
@@ -207,7 +234,7 @@ public final class LedgerWriter {
             return null;
           });
           started.onFailure(result::tryFail);
-          gate = q.atOnce() ? started : result.future().mapEmpty();
+          gate = q.shape().atOnce() ? started : result.future().mapEmpty();
         }
         return gate.transform(sent -> {
           // every statement of the transaction has been sent: none may follow the end of it, where
@@ -232,6 +259,27 @@ public final class LedgerWriter {
     }
 
     /**
+     * A unit of one statement with a transaction to itself: the statement alone, which PostgreSQL
+     * commits as it completes (or, failing, leaves no trace of).
+     */
+    private Future<Void> statementAlone(Queued<?> q) {
+      return pool.getConnection().compose(conn -> {
+        WriteTx tx = new WriteTx(new TransactionSql(conn, true), ledger);
+        return runUnit(q, tx).<Void>transform(ar -> {
+          tx.seal();
+          if (ar.failed()) {
+            return Future.failedFuture(ar.cause());
+          }
+          transactions.incrementAndGet();
+          units.incrementAndGet();
+          publish(List.of(tx));
+          q.complete(ar.result());
+          return Future.succeededFuture();
+        }).onComplete(ar -> conn.close());
+      });
+    }
+
+    /**
      * Ends a transaction whose statements have all been sent: COMMIT goes out right behind them, not
      * after their answers, so the transaction waits for one round trip to PostgreSQL fewer. A
      * statement that failed has aborted the transaction, and PostgreSQL then rolls it back at the
@@ -239,7 +287,8 @@ public final class LedgerWriter {
      * happened, as every statement in an aborted transaction fails.
      */
     private Future<Void> end(SqlConnection conn, Future<?> begun, List<Future<?>> results) {
-      Future<?> open = conn.query("SELECT 1").execute();
+      // (prepared: planned once per connection, not at every transaction as a simple query would be)
+      Future<?> open = conn.preparedQuery("SELECT 1").execute();
       Future<?> committed = conn.query("COMMIT").execute();
       return Future.join(Future.join(results), Future.join(List.of(begun, open, committed))).transform(all -> {
         if (begun.succeeded() && open.succeeded() && committed.succeeded()) {

@@ -13,15 +13,18 @@ import io.vertx.sqlclient.SqlConnection;
  * A unit's SQL client in a shared transaction: the writer's connection, until the writer has sent
  * the transaction's end. A statement after that would run outside the transaction, so it is refused
  * at once instead (a unit written "at once" that sends a statement after an answer breaks its
- * promise, and this is where it shows).
+ * promise, and this is where it shows); so is a second statement of a unit written as one.
  */
 final class TransactionSql implements SqlClient {
 
   private final SqlConnection conn;
+  private final boolean oneStatement;
   private volatile boolean sealed;
 
-  TransactionSql(SqlConnection conn) {
+  /** @param oneStatement the unit declared one statement: a second one is refused too */
+  TransactionSql(SqlConnection conn, boolean oneStatement) {
     this.conn = conn;
+    this.oneStatement = oneStatement;
   }
 
   /** The transaction's end is being sent: no statement may follow. */
@@ -55,8 +58,11 @@ final class TransactionSql implements SqlClient {
 
   private void check() {
     if (sealed) {
-      throw new IllegalStateException("a statement after its transaction's end was sent: a unit written at once"
-        + " must send all its statements when it is run, without waiting for an answer in between");
+      throw new IllegalStateException(oneStatement
+        ? "a second statement of a unit written as one statement: it may run outside any transaction"
+        : "a statement after its transaction's end was sent: a unit written at once"
+          + " must send all its statements when it is run, without waiting for an answer in between");
     }
+    sealed = oneStatement;
   }
 }

@@ -207,7 +207,7 @@ final class Dispatcher {
 
   /** Through the ledger writer: the dispatch commits together with the other writes queued there. */
   private Future<Optional<RequestStore.Dispatched>> dispatchNext(String agentId, long epoch) {
-    return writer.writeAtOnce(agentId, tx -> requests.dispatchNext(tx.sql(), agentId, epoch, nodeId))
+    return writer.writeStatement(agentId, tx -> requests.dispatchNext(tx.sql(), agentId, epoch, nodeId))
       .recover(err -> RequestStore.lostDispatchRace(err) ? Future.succeededFuture(Optional.empty()) : Future.failedFuture(err));
   }
 

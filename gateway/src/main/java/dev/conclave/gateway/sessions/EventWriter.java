@@ -142,9 +142,10 @@ final class EventWriter {
         session.agentId(), flight.id(), done.stored().get(), expected);
       return Future.succeededFuture(new Outcome(Result.OUT_OF_STEP, 0, entries));
     });
-    // a batch of text and done (the usual one) is the append alone: its statement can go out with the
-    // other writes of its transaction; usage, tools and approvals add statements that wait for the append
-    (needsDetails(flight, batch, entries) ? ledgerWriter.write(session.agentId(), unit) : ledgerWriter.writeAtOnce(session.agentId(), unit))
+    // a batch of text and done (the usual one) is the append alone, one statement: it can go out with
+    // the other writes of its transaction, or alone without a transaction block; usage, tools and
+    // approvals add statements that wait for the append
+    (needsDetails(flight, batch, entries) ? ledgerWriter.write(session.agentId(), unit) : ledgerWriter.writeStatement(session.agentId(), unit))
       .onComplete(ar -> {
         if (ar.succeeded()) {
           writing = false;

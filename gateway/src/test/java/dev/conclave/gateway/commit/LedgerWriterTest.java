@@ -305,6 +305,39 @@ class LedgerWriterTest {
     assertThat(writer.transactions()).as("the others committed in their shared transaction, once").isEqualTo(2);
   }
 
+  @Test
+  void aUnitOfOneStatementAloneGoesWithoutATransactionBlockAndInASharedTransactionLikeAnyOther() {
+    ConcurrentLinkedQueue<LedgerWriter.Published> published = new ConcurrentLinkedQueue<>();
+    LedgerWriter writer = writer(published);
+    // the first command of a transaction is the only one whose statement and transaction start together
+    LedgerWriter.Unit<Boolean> firstCommand = tx -> tx.sql().query("SELECT statement_timestamp() = transaction_timestamp() AS first").execute()
+      .map(rows -> rows.iterator().next().getBoolean("first"));
+    assertThat(GatewayFixture.await(writer.writeStatement("agent-one", firstCommand))).as("alone: no BEGIN before it").isTrue();
+    assertThat(GatewayFixture.await(writer.writeStatement("agent-one", appendOne("one", "alone")))).isEqualTo(1L);
+    assertThat(stored("one")).extracting(LedgerWriterTest::text).containsExactly("alone");
+    assertThat(published).extracting(p -> p.entry().text().orElseThrow()).containsExactly("alone");
+
+    Promise<Void> release = Promise.promise();
+    Future<Integer> blocker = writer.write("agent-one", tx -> release.future().map(0));
+    Future<Boolean> shared = writer.writeStatement("agent-one", firstCommand);
+    Future<Long> second = writer.writeStatement("agent-one", appendOne("one", "shared"));
+    release.complete();
+    assertThat(GatewayFixture.await(shared)).as("in a shared transaction: BEGIN came first").isFalse();
+    assertThat(GatewayFixture.await(second)).isEqualTo(2L);
+    GatewayFixture.await(blocker);
+    assertThat(writer.transactions()).as("two alone, the blocker's, and the one the two behind it shared").isEqualTo(4);
+  }
+
+  @Test
+  void aSecondStatementOfAUnitWrittenAsOneIsRefused() {
+    LedgerWriter writer = writer(new ConcurrentLinkedQueue<>());
+    Future<Long> two = writer.writeStatement("agent-two", tx -> tx.append("two", "agent-two", List.of(inbound("first")))
+      .compose(seq -> tx.append("two", "agent-two", List.of(inbound("second")))));
+    GatewayFixture.await(two.otherwiseEmpty());
+    assertThat(two.cause()).isInstanceOf(IllegalStateException.class).hasMessageContaining("second statement");
+    assertThat(stored("two")).extracting(LedgerWriterTest::text).as("the second never ran").containsExactly("first");
+  }
+
   /** A one-row table {@code public.<table>} whose counter {@code n} (row 1) starts at 0. */
   private static void resetCounter(String table) {
     GatewayFixture.await(pool.query("CREATE TABLE IF NOT EXISTS public." + table + " (id int PRIMARY KEY, n int NOT NULL)").execute()
