@@ -135,27 +135,35 @@ final class Dispatcher {
     Promise<Handoff.Written<T>> written = Promise.promise();
     writer.writeAtOnce(agentId, tx -> {
         // both statements go out at once (pipelined on the connection); the dispatch runs after the
-        // accept all the same, and sees its request. A failed accept fails the unit, and the
-        // transaction with the dispatch in it rolls back
+        // accept all the same, and sees its request. An accept whose statement fails fails the unit,
+        // and the transaction with the dispatch in it rolls back
         Future<T> accepted = accept.run(tx);
         Future<Optional<RequestStore.Dispatched>> dispatched = requests.dispatchNext(tx.sql(), agentId, epoch, nodeId);
-        return Future.all(accepted, dispatched).map(both -> new Accepted<>(accepted.result(), dispatched.result()));
+        if (accepted.failed()) {
+          // refused before sending anything (too large, say): the dispatch commits without it, and
+          // the caller hears why
+          return dispatched.map(d -> new Accepted<>(accepted, d));
+        }
+        return Future.join(accepted, dispatched).map(both -> new Accepted<>(accepted, dispatched.result()));
       })
       .recover(err -> RequestStore.lostDispatchRace(err)
-        ? writer.writeAtOnce(agentId, accept).map(r -> new Accepted<T>(r, Optional.empty()))
+        ? writer.writeAtOnce(agentId, accept).map(r -> new Accepted<T>(Future.succeededFuture(r), Optional.empty()))
         : Future.failedFuture(err))
       .onComplete(ar -> {
         settle(ar.map(Accepted::dispatched));
-        if (ar.succeeded()) {
-          written.complete(new Handoff.Written<>(ar.result().result(), ar.result().dispatched().isPresent()));
-        } else {
+        if (ar.failed()) {
           written.fail(ar.cause());
+        } else if (ar.result().accept().failed()) {
+          written.fail(ar.result().accept().cause());
+        } else {
+          written.complete(new Handoff.Written<>(ar.result().accept().result(), ar.result().dispatched().isPresent()));
         }
       });
     return written.future();
   }
 
-  private record Accepted<T>(T result, Optional<RequestStore.Dispatched> dispatched) {
+  /** The accept's outcome, and what the dispatch in its transaction found. */
+  private record Accepted<T>(AsyncResult<T> accept, Optional<RequestStore.Dispatched> dispatched) {
   }
 
   /** What a dispatch query found: sends it to the agent, or waits. */

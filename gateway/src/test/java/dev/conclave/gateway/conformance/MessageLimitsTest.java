@@ -155,6 +155,9 @@ class MessageLimitsTest {
       assertThat(out.status()).isEqualTo(GrpcStatus.RESOURCE_EXHAUSTED);
       assertThat(out.message()).contains("event_too_large").contains(String.valueOf(MAX_EVENT));
       assertThat(storedEvents("big-event")).isZero();
+      // the idle agent's next message goes to it at once, as if the refused one had never come
+      String next = admin.sendOk("big-event", "a small one", "big-event-2");
+      assertThat(agent.next(2_000).getSendMessage().getRequestId()).isEqualTo(next);
     }
   }
 
