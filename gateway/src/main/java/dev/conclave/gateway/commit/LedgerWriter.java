@@ -242,20 +242,23 @@ public final class LedgerWriter {
           txs.forEach(WriteTx::seal);
           return sent.succeeded() ? end(conn, begun, results) : rollback(conn, results, sent.cause());
         }).onComplete(ar -> conn.close());
-      }).map(committed -> {
-        transactions.incrementAndGet();
-        units.addAndGet(batch.size());
-        publish(txs);
-        for (int i = 0; i < batch.size(); i++) {
-          Future<?> result = results.get(i);
-          if (result.succeeded()) {
-            batch.get(i).complete(result.result());
-          } else {
-            batch.get(i).promise().tryFail(result.cause());
-          }
+      }).map(v -> committed(batch, txs, results));
+    }
+
+    /** After a commit: publishes what the units appended, then completes each unit with its result. */
+    private Void committed(List<Queued<?>> batch, List<WriteTx> txs, List<Future<?>> results) {
+      transactions.incrementAndGet();
+      units.addAndGet(batch.size());
+      publish(txs);
+      for (int i = 0; i < batch.size(); i++) {
+        Future<?> result = results.get(i);
+        if (result.succeeded()) {
+          batch.get(i).complete(result.result());
+        } else {
+          batch.get(i).promise().tryFail(result.cause());
         }
-        return null;
-      });
+      }
+      return null;
     }
 
     /**
@@ -263,20 +266,18 @@ public final class LedgerWriter {
      * commits as it completes (or, failing, leaves no trace of).
      */
     private Future<Void> statementAlone(Queued<?> q) {
+      List<WriteTx> txs = new ArrayList<>(1);
+      List<Future<?>> results = new ArrayList<>(1);
       return pool.getConnection().compose(conn -> {
         WriteTx tx = new WriteTx(new TransactionSql(conn, true), ledger);
-        return runUnit(q, tx).<Void>transform(ar -> {
+        txs.add(tx);
+        Future<?> result = runUnit(q, tx);
+        results.add(result);
+        return result.onComplete(ar -> {
           tx.seal();
-          if (ar.failed()) {
-            return Future.failedFuture(ar.cause());
-          }
-          transactions.incrementAndGet();
-          units.incrementAndGet();
-          publish(List.of(tx));
-          q.complete(ar.result());
-          return Future.succeededFuture();
-        }).onComplete(ar -> conn.close());
-      });
+          conn.close();
+        });
+      }).map(v -> committed(List.of(q), txs, results));
     }
 
     /**
