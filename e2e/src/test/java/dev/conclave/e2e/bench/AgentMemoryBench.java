@@ -1,6 +1,7 @@
 package dev.conclave.e2e.bench;
 
 import dev.conclave.e2e.support.NodeProcess;
+import dev.conclave.platform.testing.FreePorts;
 import dev.conclave.platform.testing.TestDatabase;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
@@ -24,12 +25,23 @@ import java.util.regex.Pattern;
  * heartbeating), and measures again: resident set size, heap used after a full GC, and the JVM's
  * committed native memory outside the heap (NMT). Prints the totals and the growth per agent.
  *
+ * <p>With {@code -Dbench.server=bare} the agents connect to a {@link BareStreamServer} instead: the
+ * same HTTP/2 and gRPC server settings holding the streams and nothing else, the floor that Vert.x
+ * and Netty set whatever the node keeps per agent. {@code -Dbench.heapdump=FILE} writes a heap dump
+ * with the agents connected.
+ *
  * <p>Run (see BENCHMARKS.md):
- * {@code mvn -B -ntp -q -pl e2e -am package -DskipTests exec:java -Dexec.mainClass=dev.conclave.e2e.bench.AgentMemoryBench [-Dbench.agents=10000]}
+ * {@code mvn -B -ntp -q -pl e2e -am package -DskipTests exec:java -Dexec.mainClass=dev.conclave.e2e.bench.AgentMemoryBench [-Dbench.agents=10000] [-Dbench.server=bare]}
  */
 public final class AgentMemoryBench {
 
   private static final int STEP = 500;
+  /**
+   * Native memory tracking, and no dead objects left in place by the serial collector's full GC
+   * (by default it leaves up to 5 % of the old generation as dead "wood", filled with int[], which
+   * the heap's used size and even a live class histogram then count: 1 to 2 KiB per agent here).
+   */
+  private static final List<String> MEASURED_JVM = List.of("-XX:NativeMemoryTracking=summary", "-XX:MarkSweepDeadRatio=0");
 
   private record Memory(long rssKiB, long heapUsedKiB, long nativeKiB, long heapCommittedKiB) {
   }
@@ -39,71 +51,155 @@ public final class AgentMemoryBench {
 
   public static void main(String[] args) throws Exception {
     int agents = Integer.getInteger("bench.agents", 10_000);
+    boolean bare = "bare".equals(System.getProperty("bench.server", "node"));
     Path root = Files.createTempDirectory("conclave-membench");
-    Path data = root.resolve("data");
     Vertx vertx = Vertx.vertx();
-    try (NodeProcess node = NodeProcess.start(data, Map.of(
-      "CONCLAVE_NODE_ID", "membench-node",
-      "JAVA_TOOL_OPTIONS", "-XX:NativeMemoryTracking=summary",
-      "CONCLAVE_MAX_CONNECTIONS_PER_PRINCIPAL", String.valueOf(agents + 100),
-      "CONCLAVE_MAX_CALLS_PER_PRINCIPAL", String.valueOf(agents + 100)))) {
-      System.out.println("bench: node ready in " + node.awaitReady(Duration.ofSeconds(120)).toMillis() + " ms (pid " + node.pid() + ")");
-      String token = NodeProcess.cli(Map.of("CONCLAVE_DATA_DIR", data.toString()), "token", "--new-agent", "membench-agents", "--ttl", "2h");
-      SocketAddress address = SocketAddress.inetSocketAddress(node.grpcPort(), "127.0.0.1");
+    try (Server server = bare ? bareServer(root) : node(root, agents)) {
+      SocketAddress address = SocketAddress.inetSocketAddress(server.grpcPort(), "127.0.0.1");
+      String what = bare ? "bare server" : "node";
 
       Thread.sleep(5_000);
-      Memory idle = measure(node.pid());
-      System.out.println("bench: idle node: " + idle);
-      Map<String, Long> idleClasses = classBytes(jcmd(node.pid(), "GC.class_histogram"));
+      Memory idle = measure(server.pid());
+      System.out.println("bench: idle " + what + ": " + idle);
+      Map<String, Long> idleClasses = classBytes(jcmd(server.pid(), "GC.class_histogram"));
 
       long start = System.nanoTime();
       for (int from = 0; from < agents; from += STEP) {
         List<Future<String>> step = new ArrayList<>();
         for (int a = from; a < Math.min(agents, from + STEP); a++) {
-          step.add(vertx.deployVerticle(new BenchAgent(address, token, "mem-" + a, 0)));
+          step.add(vertx.deployVerticle(new BenchAgent(address, server.token(), "mem-" + a, 0)));
         }
         Future.all(step).toCompletionStage().toCompletableFuture().get(300, TimeUnit.SECONDS);
         System.out.printf(Locale.ROOT, "bench: %d of %d agents connected and registered (%.0f s)%n", Math.min(agents, from + STEP), agents,
           (System.nanoTime() - start) / 1e9);
       }
       Thread.sleep(10_000);
-      Memory loaded = measure(node.pid());
+      Memory loaded = measure(server.pid());
       System.out.println("bench: with " + agents + " agents: " + loaded);
       // where the heap goes: the largest classes by bytes, live objects only (the histogram forces a full GC)
       System.out.println("bench: heap histogram with " + agents + " agents, top 25 classes by bytes:");
-      String histogram = jcmd(node.pid(), "GC.class_histogram");
+      String histogram = jcmd(server.pid(), "GC.class_histogram");
       histogram.lines().skip(1).limit(27).forEach(l -> System.out.println("bench:   " + l));
       printShares(idleClasses, classBytes(histogram), agents);
+      String dump = System.getProperty("bench.heapdump");
+      if (dump != null) {
+        System.out.println("bench: " + jcmd(server.pid(), "GC.heap_dump", dump).strip());
+      }
 
       double n = agents;
       double rss = (loaded.rssKiB() - idle.rssKiB()) / n;
       double heap = (loaded.heapUsedKiB() - idle.heapUsedKiB()) / n;
       double nativeGrowth = (loaded.nativeKiB() - idle.nativeKiB()) / n;
       System.out.println();
-      System.out.printf(Locale.ROOT, "%d idle agents, each on its own connection, one node (fat jar, -Xmx512m, SerialGC)%n", agents);
-      System.out.printf(Locale.ROOT, "%-34s %12s %12s %14s%n", "", "idle node", "with agents", "per agent");
+      System.out.printf(Locale.ROOT, "%d idle agents, each on its own connection, %s%n", agents,
+        bare ? "bare Vert.x gRPC server holding the streams (the floor; -Xmx512m, SerialGC)" : "one node (fat jar, -Xmx512m, SerialGC)");
+      System.out.printf(Locale.ROOT, "%-34s %12s %12s %14s%n", "", "idle " + what, "with agents", "per agent");
       System.out.printf(Locale.ROOT, "%-34s %10d KiB %10d KiB %10.2f KiB%n", "heap used after full GC", idle.heapUsedKiB(), loaded.heapUsedKiB(), heap);
       System.out.printf(Locale.ROOT, "%-34s %10d KiB %10d KiB %10.2f KiB%n", "native committed, outside the heap", idle.nativeKiB(), loaded.nativeKiB(), nativeGrowth);
-      System.out.printf(Locale.ROOT, "%-34s %10s %10s %10.2f KiB%n", "live node memory (heap + native)", "", "", heap + nativeGrowth);
+      System.out.printf(Locale.ROOT, "%-34s %10s %10s %10.2f KiB%n", "live " + what + " memory (heap + native)", "", "", heap + nativeGrowth);
       System.out.printf(Locale.ROOT, "%-34s %10d KiB %10d KiB %10.2f KiB%n", "resident set size", idle.rssKiB(), loaded.rssKiB(), rss);
       System.out.println("(native: NMT's committed total minus the Java heap's committed size; RSS also counts heap pages touched once and kept)");
-      int exit = node.terminate(Duration.ofSeconds(120));
-      System.out.println("bench: node stopped, exit code " + exit);
     } finally {
       vertx.close().toCompletionStage().toCompletableFuture().get(120, TimeUnit.SECONDS);
       TestDatabase.deleteTree(root);
     }
   }
 
+  /** The process the agents connect to: its pid, gRPC port and the token agents present. */
+  private interface Server extends AutoCloseable {
+    long pid();
+
+    int grpcPort();
+
+    String token();
+
+    @Override
+    void close() throws Exception;
+  }
+
+  private static Server node(Path root, int agents) throws Exception {
+    Path data = root.resolve("data");
+    NodeProcess node = NodeProcess.start(data, Map.of(
+      "CONCLAVE_NODE_ID", "membench-node",
+      "JAVA_TOOL_OPTIONS", String.join(" ", MEASURED_JVM),
+      "CONCLAVE_MAX_CONNECTIONS_PER_PRINCIPAL", String.valueOf(agents + 100),
+      "CONCLAVE_MAX_CALLS_PER_PRINCIPAL", String.valueOf(agents + 100)));
+    String token;
+    try {
+      System.out.println("bench: node ready in " + node.awaitReady(Duration.ofSeconds(120)).toMillis() + " ms (pid " + node.pid() + ")");
+      token = NodeProcess.cli(Map.of("CONCLAVE_DATA_DIR", data.toString()), "token", "--new-agent", "membench-agents", "--ttl", "2h");
+    } catch (RuntimeException e) {
+      node.close();
+      throw e;
+    }
+    return new Server() {
+      public long pid() {
+        return node.pid();
+      }
+
+      public int grpcPort() {
+        return node.grpcPort();
+      }
+
+      public String token() {
+        return token;
+      }
+
+      public void close() {
+        System.out.println("bench: node stopped, exit code " + node.terminate(Duration.ofSeconds(120)));
+        node.close();
+      }
+    };
+  }
+
+  /** {@link BareStreamServer} on the node jar's classpath plus this module's test classes. */
+  private static Server bareServer(Path root) throws Exception {
+    int port = FreePorts.next();
+    Path classes = Path.of(BareStreamServer.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+    Path log = root.resolve("bare-server.log");
+    List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx512m", "-XX:+UseSerialGC"));
+    command.addAll(MEASURED_JVM);
+    command.addAll(List.of("-cp", NodeProcess.jar() + java.io.File.pathSeparator + classes, BareStreamServer.class.getName(), Integer.toString(port)));
+    Process process = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+    while (!Files.readString(log).contains("bare server ready")) {
+      if (!process.isAlive() || System.nanoTime() > deadline) {
+        process.destroyForcibly();
+        throw new IllegalStateException("bare server did not start:\n" + Files.readString(log));
+      }
+      Thread.sleep(100);
+    }
+    System.out.println("bench: " + Files.readString(log).strip() + " (pid " + process.pid() + ")");
+    return new Server() {
+      public long pid() {
+        return process.pid();
+      }
+
+      public int grpcPort() {
+        return port;
+      }
+
+      public String token() {
+        return "none";
+      }
+
+      public void close() throws InterruptedException {
+        process.destroy();
+        System.out.println("bench: bare server stopped, exit code " + (process.waitFor(60, TimeUnit.SECONDS) ? process.exitValue() : -1));
+      }
+    };
+  }
+
   private static Memory measure(long pid) throws IOException, InterruptedException {
     jcmd(pid, "GC.run");
-    Thread.sleep(1_000);
-    long rss = statusKiB(pid, "VmRSS");
+    // read at once: the agents' heartbeats keep allocating, and what they leave is not an idle agent's
     long heapUsed = 0;
     Matcher used = Pattern.compile("used (\\d+)K").matcher(jcmd(pid, "GC.heap_info"));
     while (used.find()) {
       heapUsed += Long.parseLong(used.group(1));
     }
+    Thread.sleep(1_000);
+    long rss = statusKiB(pid, "VmRSS");
     String nmt = jcmd(pid, "VM.native_memory", "summary");
     long total = committedKiB(nmt, "Total:");
     long heapCommitted = committedKiB(nmt, "Java Heap (");
