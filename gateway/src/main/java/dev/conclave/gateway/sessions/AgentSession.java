@@ -183,7 +183,7 @@ public final class AgentSession {
       if (state == State.CLOSED) {
         // the stream went away while registering: undo the presence claim
         if (ar.succeeded()) {
-          presence.release(ar.result().presence());
+          presence.release(ar.result().registered().presence());
         }
         return;
       }
@@ -192,10 +192,10 @@ public final class AgentSession {
         rejected(requestedId, ar.cause());
         return;
       }
-      registered = ar.result();
+      registered = ar.result().registered();
       state = State.REGISTERED;
       sessions.put(agentId(), this).ifPresent(old -> old.superseded());
-      registered.welcome().onComplete(welcome -> {
+      ar.result().welcome().onComplete(welcome -> {
         if (state != State.REGISTERED) {
           return;
         }

@@ -38,8 +38,15 @@ final class Registration {
 
   private static final Logger LOG = LoggerFactory.getLogger(Registration.class);
 
-  /** A successful registration. */
-  record Registered(AgentRecord agent, PresenceEntry presence, Principal principal, Future<ServerMessage> welcome) {
+  /** A successful registration: what the session keeps for its lifetime. */
+  record Registered(AgentRecord agent, PresenceEntry presence, Principal principal) {
+  }
+
+  /**
+   * A registration and the agent's Welcome, still being made. The session sends the Welcome and lets
+   * go of it: it carries the agent's MCP token and secrets, which an idle session has no need to hold.
+   */
+  record Admitted(Registered registered, Future<ServerMessage> welcome) {
   }
 
   private final PrincipalStore principals;
@@ -68,7 +75,7 @@ final class Registration {
   }
 
   /** Validation failures come back as ConclaveException; refusals as RegistrationRejected. */
-  Future<Registered> perform(Caller caller, RegisterAgent request) {
+  Future<Admitted> perform(Caller caller, RegisterAgent request) {
     String agentId = request.getAgentId();
     if (agentId.isBlank()) {
       return Future.failedFuture(GatewayErrors.missingAgentId());
@@ -103,7 +110,7 @@ final class Registration {
         Future<?> connected = lifecycle.connected(agentId);
         Future<?> olderEnded = endOlderInFlight(agent);
         return Future.all(connected, olderEnded)
-          .compose(v -> claimPresence(agent)).map(presence -> new Registered(agent, presence, principal, welcome));
+          .compose(v -> claimPresence(agent)).map(presence -> new Admitted(new Registered(agent, presence, principal), welcome));
       });
   }
 
