@@ -9,23 +9,30 @@ import java.time.Duration;
 
 /**
  * Notices dead agents: a stream silent past the heartbeat timeout is closed, and HTTP/2 PINGs on
- * the connection detect a vanished peer even between heartbeats.
+ * the connection detect a vanished peer even between heartbeats. One periodic timer per session
+ * does both (an idle node holds one per connected agent, so each counts): every tick checks the
+ * silence, sends the next PING when its interval has passed, and fails the session when the PING
+ * before it went unanswered for two intervals.
  */
 final class Liveness {
 
+  private static final long NEVER = -1;
+
   private final AgentSession session;
   private final Vertx vertx;
-  private final Duration heartbeatTimeout;
-  private final Duration pingInterval;
+  private final long timeoutNanos;
+  private final long pingNanos;
   private long lastActivity = System.nanoTime();
-  private long checkTimer = -1;
-  private long pingTimer = -1;
+  private long lastPing;
+  /** When the PING still unanswered was sent, or {@link #NEVER}. */
+  private long pingSent = NEVER;
+  private long timer = -1;
 
   Liveness(AgentSession session, Vertx vertx, Duration heartbeatTimeout, Duration pingInterval) {
     this.session = session;
     this.vertx = vertx;
-    this.heartbeatTimeout = heartbeatTimeout;
-    this.pingInterval = pingInterval;
+    this.timeoutNanos = heartbeatTimeout.toNanos();
+    this.pingNanos = pingInterval.toNanos();
   }
 
   void touch() {
@@ -33,33 +40,49 @@ final class Liveness {
   }
 
   void start() {
-    long timeoutMs = heartbeatTimeout.toMillis();
-    checkTimer = vertx.setPeriodic(Math.max(250, Math.min(timeoutMs / 3, 10_000)), t -> {
-      long silentMs = (System.nanoTime() - lastActivity) / 1_000_000;
-      if (silentMs > timeoutMs) {
-        session.fail(GatewayErrors.idleTimeout(timeoutMs / 1000));
-      }
-    });
-    long pingMs = pingInterval.toMillis();
-    if (pingMs > 0) {
-      pingTimer = vertx.setPeriodic(pingMs, t -> ping(pingMs));
+    lastPing = System.nanoTime();
+    long timeoutMs = timeoutNanos / 1_000_000;
+    long tickMs = Math.max(250, Math.min(timeoutMs / 3, 10_000));
+    if (pingNanos > 0) {
+      // a tick at least twice per PING interval: an unanswered PING is noticed within half an interval of its deadline
+      tickMs = Math.max(250, Math.min(tickMs, pingNanos / 2_000_000));
+    }
+    timer = vertx.setPeriodic(tickMs, t -> tick(System.nanoTime()));
+  }
+
+  private void tick(long now) {
+    if (now - lastActivity > timeoutNanos) {
+      session.fail(GatewayErrors.idleTimeout(timeoutNanos / 1_000_000_000));
+      return;
+    }
+    if (pingNanos <= 0) {
+      return;
+    }
+    // the answer may queue behind a busy connection's frames: allow two intervals before giving up
+    long patience = 2 * pingNanos;
+    if (pingSent != NEVER && now - pingSent > patience) {
+      session.fail(GatewayErrors.agentUnreachable(patience / 1_000_000_000));
+    } else if (pingSent == NEVER && now - lastPing >= pingNanos) {
+      ping(now);
     }
   }
 
-  private void ping(long pingMs) {
+  private void ping(long now) {
     HttpConnection connection = session.request().connection();
     if (connection == null) {
       return;
     }
-    // the answer may queue behind a busy connection's frames: allow two intervals before giving up
-    long patience = 2 * pingMs;
-    long deadline = vertx.setTimer(patience, t -> session.fail(GatewayErrors.agentUnreachable(patience / 1000)));
+    lastPing = now;
+    pingSent = now;
     // a PING answer proves the connection, not the agent: it does not count as activity
-    connection.ping(Buffer.buffer(new byte[8])).onComplete(ar -> vertx.cancelTimer(deadline));
+    connection.ping(Buffer.buffer(new byte[8])).onComplete(ar -> {
+      if (ar.succeeded()) {
+        pingSent = NEVER;
+      }
+    });
   }
 
   void stop() {
-    vertx.cancelTimer(checkTimer);
-    vertx.cancelTimer(pingTimer);
+    vertx.cancelTimer(timer);
   }
 }

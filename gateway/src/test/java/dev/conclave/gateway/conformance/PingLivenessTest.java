@@ -1,0 +1,138 @@
+package dev.conclave.gateway.conformance;
+
+import dev.conclave.gateway.GatewaySettings;
+import dev.conclave.gateway.support.Clients;
+import dev.conclave.gateway.support.GatewayFixture;
+import dev.conclave.gateway.support.RawAgent;
+import dev.conclave.platform.testing.FreePorts;
+import dev.conclave.platform.testing.TestNode;
+import dev.conclave.proto.coven.AgentInfo;
+import dev.conclave.proto.coven.ClientServiceGrpcClient;
+import dev.conclave.proto.coven.ListAgentsRequest;
+import io.vertx.core.Vertx;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.net.NetServer;
+import io.vertx.core.net.NetSocket;
+import io.vertx.core.net.SocketAddress;
+import io.vertx.grpc.client.GrpcClient;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * HTTP/2 PINGs find an agent whose connection went silent without closing (a frozen process, a
+ * dropped route), long before its heartbeat timeout; an idle agent that answers them stays.
+ */
+class PingLivenessTest {
+
+  private static GatewayFixture gw;
+
+  @BeforeAll
+  static void start() {
+    gw = GatewayFixture.start(TestNode.builder()
+      .env(GatewaySettings.HEARTBEAT_TIMEOUT, "120")
+      .env(GatewaySettings.PING_INTERVAL, "1"));
+  }
+
+  @AfterAll
+  static void stop() {
+    gw.close();
+  }
+
+  @Test
+  void anIdleAgentThatAnswersPingsStaysConnected() throws Exception {
+    try (RawAgent idle = gw.connect("pinged-idle", gw.agentToken("pinged-idle"))) {
+      // five PING intervals without a message from the agent: its client answers the PINGs
+      Thread.sleep(5_000);
+      assertThat(idle.ended()).isFalse();
+      assertThat(connected("pinged-idle")).isTrue();
+    }
+  }
+
+  @Test
+  void aConnectionThatStopsAnsweringPingsIsDroppedLongBeforeTheHeartbeatTimeout() throws Exception {
+    Vertx vertx = gw.vertx();
+    FrozenRoute route = new FrozenRoute(vertx, gw.address());
+    GrpcClient client = GrpcClient.client(vertx);
+    try (RawAgent agent = RawAgent.open(client, route.address(), gw.agentToken("frozen"))) {
+      agent.register(RawAgent.registration("frozen"));
+      assertThat(connected("frozen")).isTrue();
+      long frozenAt = System.nanoTime();
+      route.freeze();
+      // two intervals of patience, then at most half an interval until the next check
+      while (connected("frozen") && System.nanoTime() - frozenAt < 20_000_000_000L) {
+        Thread.sleep(100);
+      }
+      double seconds = (System.nanoTime() - frozenAt) / 1e9;
+      assertThat(connected("frozen")).as("still connected %.1f s after its connection froze", seconds).isFalse();
+      assertThat(seconds).as("dropped by the PING deadline, not the 120 s heartbeat timeout").isLessThan(20);
+    } finally {
+      GatewayFixture.await(client.close());
+      route.close();
+    }
+  }
+
+  private static boolean connected(String agentId) {
+    Clients admin = gw.admin();
+    List<AgentInfo> agents = admin.grpc().unary(ClientServiceGrpcClient.ListAgents, ListAgentsRequest.getDefaultInstance(), admin.authorization())
+      .response().orElseThrow().getAgentsList();
+    Optional<AgentInfo> agent = agents.stream().filter(a -> a.getId().equals(agentId)).findFirst();
+    return agent.isPresent() && agent.get().getConnected();
+  }
+
+  /**
+   * A TCP route to the gateway that can freeze: it stops reading either side and keeps both
+   * sockets open, as a suspended process or a black-holed route would.
+   */
+  private static final class FrozenRoute implements AutoCloseable {
+
+    private final NetServer server;
+    private final int port = FreePorts.next();
+    private final List<NetSocket> sockets = new CopyOnWriteArrayList<>();
+    private volatile boolean frozen;
+
+    FrozenRoute(Vertx vertx, SocketAddress target) {
+      var upstream = vertx.createNetClient();
+      server = vertx.createNetServer().connectHandler(agentSide -> {
+        agentSide.pause();
+        upstream.connect(target).onSuccess(gatewaySide -> {
+          sockets.add(agentSide);
+          sockets.add(gatewaySide);
+          agentSide.handler(bytes -> forward(bytes, gatewaySide));
+          gatewaySide.handler(bytes -> forward(bytes, agentSide));
+          agentSide.closeHandler(v -> gatewaySide.close());
+          gatewaySide.closeHandler(v -> agentSide.close());
+          agentSide.resume();
+        }).onFailure(err -> agentSide.close());
+      });
+      GatewayFixture.await(server.listen(port, "127.0.0.1"));
+    }
+
+    private void forward(Buffer bytes, NetSocket to) {
+      if (!frozen) {
+        to.write(bytes);
+      }
+    }
+
+    SocketAddress address() {
+      return SocketAddress.inetSocketAddress(port, "127.0.0.1");
+    }
+
+    void freeze() {
+      frozen = true;
+      sockets.forEach(NetSocket::pause);
+    }
+
+    @Override
+    public void close() {
+      sockets.forEach(NetSocket::close);
+      GatewayFixture.await(server.close());
+    }
+  }
+}
