@@ -16,30 +16,45 @@ import java.util.Optional;
  * The presence directory: agent → the node and session holding its stream. It lives in Vert.x
  * shared data, so it is cluster-wide when the node runs clustered and local otherwise; every
  * change is published on {@link Addresses#PRESENCE_EVENTS}.
+ *
+ * <p>Clustered, an entry is stored as JSON (Hazelcast serializes it). On a node alone, the map holds
+ * the {@link PresenceEntry} itself, the same object the agent's session keeps: an idle agent's
+ * presence then costs one map slot instead of a JSON copy of everything it declared, and reads copy
+ * nothing.
  */
 public final class Presence {
 
   private final Vertx vertx;
-  private final Future<AsyncMap<String, JsonObject>> map;
+  private final boolean clustered;
+  private final Future<AsyncMap<String, Object>> map;
 
   public Presence(Vertx vertx) {
     this.vertx = vertx;
-    this.map = vertx.sharedData().<String, JsonObject>getAsyncMap(Addresses.PRESENCE_MAP);
+    this.clustered = vertx.isClustered();
+    this.map = vertx.sharedData().<String, Object>getAsyncMap(Addresses.PRESENCE_MAP);
   }
 
   public Future<Optional<PresenceEntry>> get(String agentId) {
-    return map.compose(m -> m.get(agentId)).map(json -> Optional.ofNullable(json).map(PresenceEntry::fromJson));
+    return map.compose(m -> m.get(agentId)).map(stored -> Optional.ofNullable(stored).map(Presence::entry));
+  }
+
+  private Object stored(PresenceEntry entry) {
+    return clustered ? entry.toJson() : entry;
+  }
+
+  private static PresenceEntry entry(Object stored) {
+    return stored instanceof PresenceEntry entry ? entry : PresenceEntry.fromJson((JsonObject) stored);
   }
 
   /** Makes {@code entry} the agent's presence; returns the entry it replaced, if any. */
   public Future<Optional<PresenceEntry>> claim(PresenceEntry entry) {
-    JsonObject json = entry.toJson();
-    return map.compose(m -> m.putIfAbsent(entry.agentId(), json).compose(previous -> {
+    Object stored = stored(entry);
+    return map.compose(m -> m.putIfAbsent(entry.agentId(), stored).compose(previous -> {
       if (previous == null) {
         return Future.succeededFuture(Optional.<PresenceEntry>empty());
       }
-      return m.replaceIfPresent(entry.agentId(), previous, json).compose(replaced -> replaced
-        ? Future.succeededFuture(Optional.of(PresenceEntry.fromJson(previous)))
+      return m.replaceIfPresent(entry.agentId(), previous, stored).compose(replaced -> replaced
+        ? Future.succeededFuture(Optional.of(entry(previous)))
         : claim(entry));
     })).onSuccess(previous -> publish(entry, true));
   }
@@ -47,7 +62,7 @@ public final class Presence {
   /** Removes the agent's presence if it is still {@code entry}'s session; true when removed. */
   public Future<Boolean> release(PresenceEntry entry) {
     return map.compose(m -> m.get(entry.agentId()).compose(current -> {
-      if (current == null || !PresenceEntry.fromJson(current).sameSession(entry)) {
+      if (current == null || !entry(current).sameSession(entry)) {
         return Future.succeededFuture(false);
       }
       return m.removeIfPresent(entry.agentId(), current);
@@ -62,8 +77,8 @@ public final class Presence {
   public Future<List<PresenceEntry>> all() {
     return map.compose(AsyncMap::entries).map(entries -> {
       List<PresenceEntry> out = new ArrayList<>(entries.size());
-      for (Map.Entry<String, JsonObject> e : entries.entrySet()) {
-        out.add(PresenceEntry.fromJson(e.getValue()));
+      for (Map.Entry<String, Object> e : entries.entrySet()) {
+        out.add(entry(e.getValue()));
       }
       return out;
     });

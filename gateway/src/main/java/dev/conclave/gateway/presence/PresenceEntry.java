@@ -5,6 +5,7 @@ import dev.conclave.proto.coven.AgentMetadata;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 
+import java.io.Serializable;
 import java.time.Instant;
 import java.util.Base64;
 import java.util.List;
@@ -12,10 +13,13 @@ import java.util.UUID;
 
 /**
  * Which node and session (epoch) hold an agent's stream right now, with what the agent declared:
- * name, capabilities, protocol features and metadata.
+ * name, capabilities, protocol features and metadata. Immutable, so a node alone keeps it in its
+ * presence map as it is, the object its session holds ({@link Serializable} only because Vert.x's
+ * async map takes nothing else; a node alone stores it without serializing, and a cluster stores
+ * {@link #toJson}).
  */
 public record PresenceEntry(String agentId, UUID principalId, String node, long epoch, String name, List<String> capabilities,
-                            List<String> features, AgentMetadata metadata, Instant connectedAt) {
+                            List<String> features, AgentMetadata metadata, Instant connectedAt) implements Serializable {
 
   public PresenceEntry {
     capabilities = List.copyOf(capabilities);
