@@ -129,7 +129,7 @@ public final class ClientSession {
     }
     done.onComplete(ar -> {
       if (ar.failed()) {
-        send(id, error(Failures.classify(ar.cause())));
+        send(id, error(Failures.report(LOG, "session op " + type, ar.cause())));
       }
       if (!closed) {
         ws.resume();

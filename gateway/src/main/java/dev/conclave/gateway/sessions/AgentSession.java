@@ -200,7 +200,7 @@ public final class AgentSession {
           return;
         }
         if (welcome.failed()) {
-          fail(Failures.classify(welcome.cause()));
+          fail(Failures.report(LOG, "agent welcome agent=" + agentId(), welcome.cause()));
           return;
         }
         send(welcome.result());
@@ -220,7 +220,7 @@ public final class AgentSession {
         .setReason(r.status.detail()).setSuggestedId(r.suggestedId)).build());
       fail(r.status);
     } else {
-      fail(Failures.classify(cause));
+      fail(Failures.report(LOG, "agent registration agent=" + requestedId, cause));
     }
   }
 

@@ -10,9 +10,13 @@ import io.vertx.core.Vertx;
 import io.vertx.core.eventbus.Message;
 import io.vertx.core.eventbus.MessageConsumer;
 import io.vertx.core.json.JsonObject;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /** Receives the commands other nodes (and this one) send to the agent sessions held here. */
 public final class NodeCommandHandler {
+
+  private static final Logger LOG = LoggerFactory.getLogger(NodeCommandHandler.class);
 
   private static final JsonObject OK = new JsonObject().put("ok", true);
 
@@ -44,7 +48,7 @@ public final class NodeCommandHandler {
       if (ar.succeeded()) {
         message.reply(ar.result());
       } else {
-        CommandFailures.reply(message, Failures.classify(ar.cause()));
+        CommandFailures.reply(message, Failures.report(LOG, "node command " + command.getString("op", "") + " agent=" + agentId, ar.cause()));
       }
     });
   }
