@@ -43,7 +43,12 @@ public final class AgentMemoryBench {
    */
   private static final List<String> MEASURED_JVM = List.of("-XX:NativeMemoryTracking=summary", "-XX:MarkSweepDeadRatio=0");
 
-  private record Memory(long rssKiB, long heapUsedKiB, long nativeKiB, long heapCommittedKiB) {
+  private record Memory(long rssKiB, long heapUsedKiB, long nativeKiB, long heapCommittedKiB, Map<String, Long> nativeByCategory) {
+
+    @Override
+    public String toString() {
+      return "Memory[rssKiB=" + rssKiB + ", heapUsedKiB=" + heapUsedKiB + ", nativeKiB=" + nativeKiB + ", heapCommittedKiB=" + heapCommittedKiB + "]";
+    }
   }
 
   private AgentMemoryBench() {
@@ -81,6 +86,13 @@ public final class AgentMemoryBench {
       String histogram = jcmd(server.pid(), "GC.class_histogram");
       histogram.lines().skip(1).limit(27).forEach(l -> System.out.println("bench:   " + l));
       printShares(idleClasses, classBytes(histogram), agents);
+      System.out.println("bench: native growth per agent by NMT category (the Java heap left out):");
+      loaded.nativeByCategory().forEach((name, kib) -> {
+        double perAgent = (kib - idle.nativeByCategory().getOrDefault(name, 0L)) / (double) agents;
+        if (!name.equals("Java Heap") && Math.abs(perAgent) >= 0.01) {
+          System.out.printf(Locale.ROOT, "bench:   %-30s %8.2f KiB%n", name, perAgent);
+        }
+      });
       String dump = System.getProperty("bench.heapdump");
       if (dump != null) {
         System.out.println("bench: " + jcmd(server.pid(), "GC.heap_dump", dump).strip());
@@ -203,7 +215,12 @@ public final class AgentMemoryBench {
     String nmt = jcmd(pid, "VM.native_memory", "summary");
     long total = committedKiB(nmt, "Total:");
     long heapCommitted = committedKiB(nmt, "Java Heap (");
-    return new Memory(rss, heapUsed, total - heapCommitted, heapCommitted);
+    Map<String, Long> byCategory = new java.util.TreeMap<>();
+    Matcher category = Pattern.compile("(?m)^-\\s+(.+?) \\(reserved=\\d+KB, committed=(\\d+)KB").matcher(nmt);
+    while (category.find()) {
+      byCategory.put(category.group(1).strip(), Long.parseLong(category.group(2)));
+    }
+    return new Memory(rss, heapUsed, total - heapCommitted, heapCommitted, byCategory);
   }
 
   /** The committed KiB on the line that starts with {@code label} (NMT summary). */
@@ -259,6 +276,12 @@ public final class AgentMemoryBench {
     });
     System.out.println("bench: heap growth per agent by whose classes the objects are:");
     growth.forEach((owner, bytes) -> System.out.printf(Locale.ROOT, "bench:   %-52s %8.2f KiB%n", owner, bytes / 1024.0 / agents));
+    System.out.println("bench: the 30 classes that grew most, bytes per agent:");
+    loaded.entrySet().stream()
+      .map(e -> Map.entry(e.getKey(), e.getValue() - idle.getOrDefault(e.getKey(), 0L)))
+      .sorted(Map.Entry.<String, Long>comparingByValue().reversed())
+      .limit(30)
+      .forEach(e -> System.out.printf(Locale.ROOT, "bench:   %8.1f  %s%n", e.getValue() / (double) agents, e.getKey()));
   }
 
   private static String jcmd(long pid, String... command) throws IOException, InterruptedException {

@@ -56,7 +56,8 @@ final class EventWriter {
   private final ApprovalStore approvals;
   private final SessionMetrics metrics;
   private final Terminations terminations;
-  private final ArrayDeque<Pending> queue = new ArrayDeque<>();
+  /** Starts at one slot and grows with a reply's events: an idle agent's writer holds an empty queue. */
+  private final ArrayDeque<Pending> queue = new ArrayDeque<>(0);
   private boolean writing;
   /** A flush is queued behind the reads in progress. */
   private boolean flushQueued;
