@@ -122,6 +122,8 @@ class ConsoleBrowserIT {
     page.browser().awaitTrue(LIVE, "both nodes in #/cluster", () -> page.browser().count("[data-testid=node-row]") == 2);
     assertThat(page.browser().attributes("[data-testid=node-row]", "data-node")).containsExactlyInAnyOrder("node-1", "node-2");
     page.screenshot("cluster");
+    // the page runs under the node's Content-Security-Policy: the browser refused nothing of it
+    assertThat(page.browser().consoleLog()).as("the page's console").noneMatch(line -> line.contains("Content Security Policy"));
   }
 
   @Test
