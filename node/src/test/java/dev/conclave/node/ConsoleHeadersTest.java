@@ -58,6 +58,18 @@ class ConsoleHeadersTest {
     }
   }
 
+  @Test
+  void headIsAnsweredWithThePolicyAndNoBody() throws Exception {
+    for (String path : List.of("/", "/app.js")) {
+      HttpResponse<String> head = HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + node.httpPort() + path))
+        .method("HEAD", HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.ofString());
+      HttpResponse<String> get = get(path);
+      assertThat(head.statusCode()).as(path).isEqualTo(200);
+      assertThat(head.body()).as(path).isEmpty();
+      assertThat(head.headers().firstValue(ConsoleAssets.CSP_HEADER)).as(path).isEqualTo(get.headers().firstValue(ConsoleAssets.CSP_HEADER));
+    }
+  }
+
   private static HttpResponse<String> get(String path) throws Exception {
     return HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + node.httpPort() + path)).build(),
       HttpResponse.BodyHandlers.ofString());

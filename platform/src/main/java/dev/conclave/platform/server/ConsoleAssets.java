@@ -1,5 +1,6 @@
 package dev.conclave.platform.server;
 
+import io.vertx.core.http.HttpMethod;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.handler.StaticHandler;
 
@@ -38,8 +39,10 @@ public final class ConsoleAssets {
 
   public static void mount(Router router) {
     String policy = policy(inlineScripts(indexPage()));
-    router.get("/dashboard").handler(ctx -> ctx.response().setStatusCode(302).putHeader("location", "/").end());
-    router.get("/*").handler(ctx -> {
+    // HEAD is answered too, with the status and the headers (curl -I, link checkers, load balancers' probes)
+    router.route("/dashboard").method(HttpMethod.GET).method(HttpMethod.HEAD)
+      .handler(ctx -> ctx.response().setStatusCode(302).putHeader("location", "/").end());
+    router.route("/*").method(HttpMethod.GET).method(HttpMethod.HEAD).handler(ctx -> {
       ctx.response()
         .putHeader(CSP_HEADER, policy)
         .putHeader("x-content-type-options", "nosniff")
@@ -47,7 +50,7 @@ public final class ConsoleAssets {
         .putHeader("referrer-policy", "no-referrer");
       ctx.next();
     });
-    router.get("/*").handler(StaticHandler.create(CLASSPATH_ROOT).setIndexPage("index.html").setCachingEnabled(false)
+    router.route("/*").method(HttpMethod.GET).method(HttpMethod.HEAD).handler(StaticHandler.create(CLASSPATH_ROOT).setIndexPage("index.html").setCachingEnabled(false)
       .setDirectoryListing(false).setIncludeHidden(false));
   }
 
