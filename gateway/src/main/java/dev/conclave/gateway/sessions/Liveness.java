@@ -16,16 +16,15 @@ import java.time.Duration;
  */
 final class Liveness {
 
-  private static final long NEVER = -1;
-
   private final AgentSession session;
   private final Vertx vertx;
   private final long timeoutNanos;
   private final long pingNanos;
   private long lastActivity = System.nanoTime();
+  /** When the last PING was sent. */
   private long lastPing;
-  /** When the PING still unanswered was sent, or {@link #NEVER}. */
-  private long pingSent = NEVER;
+  /** The last PING has had no answer yet. */
+  private boolean awaitingPong;
   private long timer = -1;
 
   Liveness(AgentSession session, Vertx vertx, Duration heartbeatTimeout, Duration pingInterval) {
@@ -60,9 +59,9 @@ final class Liveness {
     }
     // the answer may queue behind a busy connection's frames: allow two intervals before giving up
     long patience = 2 * pingNanos;
-    if (pingSent != NEVER && now - pingSent > patience) {
+    if (awaitingPong && now - lastPing > patience) {
       session.fail(GatewayErrors.agentUnreachable(patience / 1_000_000_000));
-    } else if (pingSent == NEVER && now - lastPing >= pingNanos) {
+    } else if (!awaitingPong && now - lastPing >= pingNanos) {
       ping(now);
     }
   }
@@ -73,11 +72,11 @@ final class Liveness {
       return;
     }
     lastPing = now;
-    pingSent = now;
+    awaitingPong = true;
     // a PING answer proves the connection, not the agent: it does not count as activity
     connection.ping(Buffer.buffer(new byte[8])).onComplete(ar -> {
       if (ar.succeeded()) {
-        pingSent = NEVER;
+        awaitingPong = false;
       }
     });
   }

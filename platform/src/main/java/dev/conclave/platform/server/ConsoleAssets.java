@@ -42,16 +42,17 @@ public final class ConsoleAssets {
     // HEAD is answered too, with the status and the headers (curl -I, link checkers, load balancers' probes)
     router.route("/dashboard").method(HttpMethod.GET).method(HttpMethod.HEAD)
       .handler(ctx -> ctx.response().setStatusCode(302).putHeader("location", "/").end());
-    router.route("/*").method(HttpMethod.GET).method(HttpMethod.HEAD).handler(ctx -> {
-      ctx.response()
-        .putHeader(CSP_HEADER, policy)
-        .putHeader("x-content-type-options", "nosniff")
-        .putHeader("x-frame-options", "DENY")
-        .putHeader("referrer-policy", "no-referrer");
-      ctx.next();
-    });
-    router.route("/*").method(HttpMethod.GET).method(HttpMethod.HEAD).handler(StaticHandler.create(CLASSPATH_ROOT).setIndexPage("index.html").setCachingEnabled(false)
-      .setDirectoryListing(false).setIncludeHidden(false));
+    router.route("/*").method(HttpMethod.GET).method(HttpMethod.HEAD)
+      .handler(ctx -> {
+        ctx.response()
+          .putHeader(CSP_HEADER, policy)
+          .putHeader("x-content-type-options", "nosniff")
+          .putHeader("x-frame-options", "DENY")
+          .putHeader("referrer-policy", "no-referrer");
+        ctx.next();
+      })
+      .handler(StaticHandler.create(CLASSPATH_ROOT).setIndexPage("index.html").setCachingEnabled(false)
+        .setDirectoryListing(false).setIncludeHidden(false));
   }
 
   /** The policy for a page whose inline scripts are {@code inlineScripts} (their text between the tags). */
