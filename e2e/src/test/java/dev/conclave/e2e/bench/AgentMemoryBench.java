@@ -132,16 +132,17 @@ public final class AgentMemoryBench {
     }
   }
 
-  /** The process the agents connect to: its pid, gRPC port and the token agents present. */
-  private interface Server extends AutoCloseable {
-    long pid();
+  /** The process the agents connect to: its pid, its gRPC port, the token agents present, and how it stops. */
+  private record Server(long pid, int grpcPort, String token, Stop stop) implements AutoCloseable {
 
-    int grpcPort();
-
-    String token();
+    interface Stop {
+      void run() throws Exception;
+    }
 
     @Override
-    void close() throws Exception;
+    public void close() throws Exception {
+      stop.run();
+    }
   }
 
   private static Server node(Path root, int agents) throws Exception {
@@ -159,24 +160,10 @@ public final class AgentMemoryBench {
       node.close();
       throw e;
     }
-    return new Server() {
-      public long pid() {
-        return node.pid();
-      }
-
-      public int grpcPort() {
-        return node.grpcPort();
-      }
-
-      public String token() {
-        return token;
-      }
-
-      public void close() {
-        System.out.println("bench: node stopped, exit code " + node.terminate(Duration.ofSeconds(120)));
-        node.close();
-      }
-    };
+    return new Server(node.pid(), node.grpcPort(), token, () -> {
+      System.out.println("bench: node stopped, exit code " + node.terminate(Duration.ofSeconds(120)));
+      node.close();
+    });
   }
 
   /** {@link BareStreamServer} on the node jar's classpath plus this module's test classes. */
@@ -197,24 +184,11 @@ public final class AgentMemoryBench {
       Thread.sleep(100);
     }
     System.out.println("bench: " + Files.readString(log).strip() + " (pid " + process.pid() + ")");
-    return new Server() {
-      public long pid() {
-        return process.pid();
-      }
-
-      public int grpcPort() {
-        return port;
-      }
-
-      public String token() {
-        return "none";
-      }
-
-      public void close() throws InterruptedException {
-        process.destroy();
-        System.out.println("bench: bare server stopped, exit code " + (process.waitFor(60, TimeUnit.SECONDS) ? process.exitValue() : -1));
-      }
-    };
+    // it checks no credentials: the agents' token is a placeholder
+    return new Server(process.pid(), port, "none", () -> {
+      process.destroy();
+      System.out.println("bench: bare server stopped, exit code " + (process.waitFor(60, TimeUnit.SECONDS) ? process.exitValue() : -1));
+    });
   }
 
   private static Memory measure(long pid) throws IOException, InterruptedException {
