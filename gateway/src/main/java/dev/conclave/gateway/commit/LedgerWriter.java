@@ -23,18 +23,18 @@ import java.util.function.Consumer;
  * <p>Group commit: each lane runs one transaction at a time; the units that arrive while one runs
  * share the next (up to {@link #MAX_UNITS}), run one after another in it (never interleaved: each
  * unit's checks see every earlier unit's writes, as if it ran alone), and one commit (one WAL flush)
- * serves them all. Units written {@linkplain #writeAtOnce at once} send their statements without
- * waiting for answers, so a run of them reaches PostgreSQL as one pipelined flight, BEGIN before it
- * and, once the last unit has sent its statements, COMMIT behind it. An idle lane starts a unit at
- * once, so a lone write waits for nothing. A conversation's appends take its row lock, so they get consecutive sequence numbers,
+ * serves them all. Units of {@linkplain #writeStatement one statement} send it without waiting for
+ * the answers of the units before them, so a run of them reaches PostgreSQL as one pipelined flight,
+ * BEGIN before it and, once the last unit has sent its statement, COMMIT behind it. An idle lane
+ * starts a unit at once, so a lone write waits for nothing. A conversation's appends take its row lock, so they get consecutive sequence numbers,
  * and nobody sees an event before its transaction committed: followers are told only afterwards, in
  * sequence order.
  *
  * <p>Failure: when a shared transaction fails (a database error, or a unit that waits between
  * statements failing), it rolls back whole, nothing of it is published, and each of its units runs
- * again alone in its own transaction; a unit that fails alone fails its caller. A unit written at
- * once whose future fails without a statement of it failing (it refused its input before sending
- * anything) fails alone, and the transaction commits the others. So a unit may run twice and must touch nothing but the
+ * again alone in its own transaction; a unit that fails alone fails its caller. A unit of one
+ * statement whose future fails without its statement failing (it refused its input before sending
+ * it) fails alone, and the transaction commits the others. So a unit may run twice and must touch nothing but the
  * database through its {@link WriteTx} before it completes; callers act on the result afterwards.
  */
 public final class LedgerWriter {
@@ -54,14 +54,8 @@ public final class LedgerWriter {
   private enum Shape {
     /** Any number, each maybe after the answer of another. */
     WAITS,
-    /** All as soon as it is run. */
-    AT_ONCE,
     /** Exactly one, as soon as it is run. */
-    ONE_STATEMENT;
-
-    boolean atOnce() {
-      return this != WAITS;
-    }
+    ONE_STATEMENT
   }
 
   private record Queued<T>(String key, Unit<T> unit, Shape shape, Promise<T> promise) {
@@ -109,23 +103,15 @@ public final class LedgerWriter {
   }
 
   /**
-   * {@link #write}, for a unit that sends all its statements as soon as it is run, without waiting
-   * for an answer in between (one statement, or several that depend on nothing they return). The
-   * next unit of its transaction then runs right behind it instead of after its answers: their
-   * statements go out together, pipelined on the connection, and PostgreSQL still runs them in
-   * order, so each unit sees every earlier unit's writes as before. The transaction's COMMIT may go
-   * out before the unit's answers have come back, so what the unit does with them must not fail: a
-   * statement sent after an answer is refused ({@link TransactionSql}).
-   */
-  public <T> Future<T> writeAtOnce(String key, Unit<T> unit) {
-    return add(key, unit, Shape.AT_ONCE);
-  }
-
-  /**
-   * {@link #writeAtOnce}, for a unit of exactly one statement. When it has its transaction to
-   * itself (the lane was idle), it needs no transaction block: the statement goes alone and commits
-   * as it completes, one message to PostgreSQL instead of four (BEGIN, the statement, the check and
-   * COMMIT). A second statement of the unit is refused.
+   * {@link #write}, for a unit of exactly one statement, sent as soon as the unit is run. The next
+   * unit of its transaction then runs right behind it instead of after its answer: their statements
+   * go out together, pipelined on the connection, and PostgreSQL still runs them in order, so each
+   * unit sees every earlier unit's writes as before. The transaction's COMMIT may go out before the
+   * unit's answer has come back, so what the unit does with it must not fail. When the unit has its
+   * transaction to itself (the lane was idle), it needs no transaction block: the statement goes
+   * alone and commits as it completes, one message to PostgreSQL instead of four (BEGIN, the
+   * statement, the check and COMMIT). A second statement of the unit is refused
+   * ({@link TransactionSql}).
    */
   public <T> Future<T> writeStatement(String key, Unit<T> unit) {
     return add(key, unit, Shape.ONE_STATEMENT);
@@ -206,8 +192,8 @@ public final class LedgerWriter {
 
     /**
      * Runs the units in one transaction; after the commit publishes and completes them. Succeeds when
-     * the transaction committed; a unit that failed without failing it (one written at once that
-     * failed before sending a statement, say) then fails alone, and the others complete.
+     * the transaction committed; a unit that failed without failing it (one of one statement that
+     * failed before sending it, say) then fails alone, and the others complete.
      */
     private Future<Void> commit(List<Queued<?>> batch) {
       if (batch.size() == 1 && batch.get(0).shape() == Shape.ONE_STATEMENT) {
@@ -221,8 +207,8 @@ public final class LedgerWriter {
         Future<?> begun = conn.query("BEGIN").execute();
         // one unit after the other: a unit checks and then acts in several statements (lock the
         // request, append, end it), and another unit's statements in between, in the same
-        // transaction, would not be held off by its row locks. A unit written "at once" has sent
-        // all its statements once it has been run, so the next one may follow at once
+        // transaction, would not be held off by its row locks. A unit of one statement has sent it
+        // once it has been run, so the next one may follow at once
         Future<Void> gate = Future.succeededFuture();
         for (Queued<?> q : batch) {
           WriteTx tx = new WriteTx(new TransactionSql(conn, q.shape() == Shape.ONE_STATEMENT), ledger);
@@ -234,7 +220,7 @@ public final class LedgerWriter {
             return null;
           });
           started.onFailure(result::tryFail);
-          gate = q.shape().atOnce() ? started : result.future().mapEmpty();
+          gate = q.shape() == Shape.ONE_STATEMENT ? started : result.future().mapEmpty();
         }
         return gate.transform(sent -> {
           // every statement of the transaction has been sent: none may follow the end of it, where

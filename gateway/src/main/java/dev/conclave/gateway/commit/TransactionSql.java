@@ -12,8 +12,8 @@ import io.vertx.sqlclient.SqlConnection;
 /**
  * A unit's SQL client in a shared transaction: the writer's connection, until the writer has sent
  * the transaction's end. A statement after that would run outside the transaction, so it is refused
- * at once instead (a unit written "at once" that sends a statement after an answer breaks its
- * promise, and this is where it shows); so is a second statement of a unit written as one.
+ * at once instead; so is a second statement of a unit written as one (the writer may have sent the
+ * transaction's end right behind its first).
  */
 final class TransactionSql implements SqlClient {
 
@@ -60,8 +60,7 @@ final class TransactionSql implements SqlClient {
     if (sealed) {
       throw new IllegalStateException(oneStatement
         ? "a second statement of a unit written as one statement: it may run outside any transaction"
-        : "a statement after its transaction's end was sent: a unit written at once"
-          + " must send all its statements when it is run, without waiting for an answer in between");
+        : "a statement after its transaction's end was sent: a unit must have sent all its statements before it completes");
     }
     sealed = oneStatement;
   }

@@ -49,13 +49,15 @@ public final class WriteTx {
   }
 
   /**
-   * Queues a new request with its inbound entry ({@link LedgerStore#enqueueWithInbound}); empty for a
-   * repeated idempotency key. Published after commit, when appended.
+   * Queues a new request with its inbound entry, and with {@code dispatch} dispatches it at once when
+   * the agent is idle ({@link LedgerStore#enqueueWithInbound}); nothing for a repeated idempotency
+   * key. Published after commit, when appended.
    */
-  public Future<Optional<Long>> enqueueWithInbound(String conversationKey, String agentId, LedgerEntry inbound, LedgerStore.NewRequest request) {
-    return ledger.enqueueWithInbound(sql, conversationKey, agentId, inbound, request).map(seq -> {
-      seq.ifPresent(s -> appended(conversationKey, s, List.of(inbound)));
-      return seq;
+  public Future<LedgerStore.Enqueued> enqueueWithInbound(String conversationKey, String agentId, LedgerEntry inbound,
+                                                         LedgerStore.NewRequest request, Optional<LedgerStore.DispatchTo> dispatch) {
+    return ledger.enqueueWithInbound(sql, conversationKey, agentId, inbound, request, dispatch).map(enqueued -> {
+      enqueued.firstSeq().ifPresent(s -> appended(conversationKey, s, List.of(inbound)));
+      return enqueued;
     });
   }
 

@@ -1,27 +1,31 @@
 package dev.conclave.gateway.mailbox;
 
-import dev.conclave.gateway.commit.LedgerWriter;
+import dev.conclave.gateway.ledger.LedgerEntry;
+import dev.conclave.gateway.store.LedgerStore;
 import io.vertx.core.Future;
+
+import java.util.Optional;
 
 /**
  * Writes a client's message into the agent's mailbox and, when the agent's session is on this node
- * with nothing in flight, hands the agent its next request in the same transaction: one commit and
- * no wake-up instead of two commits and a wake-up between them.
+ * with nothing in flight and nothing queued, hands the request to it in the same statement: one
+ * commit and no wake-up instead of two commits and a wake-up between them.
  */
 public interface Handoff {
 
-  /**
-   * The result of the mailbox write, and whether the agent was handed its next request in that
-   * transaction (then nobody needs to wake it; otherwise the writer wakes it as usual, which also
-   * covers a session that was just replaced by a newer one).
-   */
-  record Written<T>(T result, boolean dispatched) {
+  /** A client's message for an agent: its request, and the inbound entry for its conversation. */
+  record Message(String conversationKey, LedgerEntry inbound, LedgerStore.NewRequest request) {
   }
 
   /**
-   * Runs {@code accept} through the ledger writer, in the lane of {@code agentId}. {@code accept}
-   * must send all its statements when it is run, without waiting for an answer first: the dispatch
-   * is sent right behind them on the same connection, and must run after them to see the request.
+   * The inbound entry's sequence number (empty for a repeated idempotency key: nothing was written),
+   * and whether the request was handed to the agent in that statement (then nobody needs to wake
+   * it; otherwise the caller wakes it as usual, which also covers a session that was just replaced by
+   * a newer one, and older requests queued before this one).
    */
-  <T> Future<Written<T>> write(String agentId, LedgerWriter.Unit<T> accept);
+  record Written(Optional<Long> firstSeq, boolean dispatched) {
+  }
+
+  /** Writes {@code message} for {@code agentId} through the ledger writer, in the agent's lane. */
+  Future<Written> write(String agentId, Message message);
 }

@@ -82,9 +82,9 @@ public final class Mailbox {
       LedgerEntry inbound = Entries.inbound(id, from, caller.principalId(), message.getContent(), clock.instant());
       LedgerStore.NewRequest request = new LedgerStore.NewRequest(id, caller.principalId(), from, idem, message.getContent(),
         Attachments.encode(message.getAttachmentsList()));
-      return writer.write(agentId, tx -> tx.enqueueWithInbound(key, agentId, inbound, request))
+      return writer.write(agentId, new Handoff.Message(key, inbound, request))
         .map(written -> {
-          if (written.result().isEmpty()) {
+          if (written.firstSeq().isEmpty()) {
             return new Accepted(true, Optional.empty(), agentId);
           }
           if (!written.dispatched()) {

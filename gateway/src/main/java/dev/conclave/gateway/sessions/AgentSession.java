@@ -1,7 +1,6 @@
 package dev.conclave.gateway.sessions;
 
 import dev.conclave.gateway.GatewayErrors;
-import dev.conclave.gateway.commit.LedgerWriter;
 import dev.conclave.gateway.lifecycle.Lifecycle;
 import dev.conclave.gateway.mailbox.Handoff;
 import dev.conclave.gateway.mailbox.Terminations;
@@ -232,8 +231,8 @@ public final class AgentSession {
   }
 
   /** A client's message for this agent, written with the agent's next dispatch when it is idle. */
-  <T> Future<Handoff.Written<T>> acceptAndDispatch(LedgerWriter.Unit<T> accept) {
-    return dispatcher.acceptAndDispatch(accept);
+  Future<Handoff.Written> acceptAndDispatch(Handoff.Message message) {
+    return dispatcher.acceptAndDispatch(message);
   }
 
   void dispatched(InFlight flight) {

@@ -7,7 +7,9 @@ import dev.conclave.proto.coven.ServerMessage;
 import dev.conclave.gateway.mailbox.Attachments;
 import dev.conclave.gateway.mailbox.Handoff;
 import dev.conclave.gateway.routing.AgentRouter;
+import dev.conclave.gateway.store.LedgerStore;
 import dev.conclave.gateway.store.RequestStore;
+import dev.conclave.platform.errors.ConclaveException;
 import io.vertx.core.AsyncResult;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
@@ -28,8 +30,8 @@ import java.util.Optional;
  * that never arrived.
  *
  * <p>A client's message for an idle agent on this node does not wake it: {@link #acceptAndDispatch}
- * runs the message's write and the dispatch in one transaction, so the request reaches the agent
- * after one commit instead of two.
+ * writes the message and dispatches it in one statement, so the request reaches the agent after one
+ * commit instead of two.
  */
 final class Dispatcher {
 
@@ -119,51 +121,42 @@ final class Dispatcher {
   }
 
   /**
-   * Runs {@code accept} (a client's message for this agent) through the ledger writer; when the agent
-   * is idle, with the dispatch of its next request in the same transaction, as {@link #poll} would
-   * have run it once woken. Completes with the accept's result once committed; a dispatch that lost
-   * a race to another session leaves the accept to commit alone.
+   * Writes a client's message for this agent through the ledger writer; when the agent is idle, its
+   * statement also hands the request to this session if nothing was queued before it, as
+   * {@link #poll} would have once woken. Completes once committed; a dispatch that lost a race to
+   * another session leaves the message queued.
    */
-  <T> Future<Handoff.Written<T>> acceptAndDispatch(LedgerWriter.Unit<T> accept) {
+  Future<Handoff.Written> acceptAndDispatch(Handoff.Message message) {
     String agentId = session.agentId();
     if (unsure || polling || !mayDispatch()) {
-      return writer.writeAtOnce(agentId, accept).map(r -> new Handoff.Written<>(r, false));
+      return enqueue(writer, agentId, message, Optional.empty()).map(e -> new Handoff.Written(e.firstSeq(), false));
     }
     polling = true;
     pollAgain = false;
-    long epoch = session.epoch();
-    Promise<Handoff.Written<T>> written = Promise.promise();
-    writer.writeAtOnce(agentId, tx -> {
-        // both statements go out at once (pipelined on the connection); the dispatch runs after the
-        // accept all the same, and sees its request. An accept whose statement fails fails the unit,
-        // and the transaction with the dispatch in it rolls back
-        Future<T> accepted = accept.run(tx);
-        Future<Optional<RequestStore.Dispatched>> dispatched = requests.dispatchNext(tx.sql(), agentId, epoch, nodeId);
-        if (accepted.failed()) {
-          // refused before sending anything (too large, say): the dispatch commits without it, and
-          // the caller hears why
-          return dispatched.map(d -> new Accepted<>(accepted, d));
-        }
-        return Future.join(accepted, dispatched).map(both -> new Accepted<>(accepted, dispatched.result()));
-      })
+    Optional<LedgerStore.DispatchTo> here = Optional.of(new LedgerStore.DispatchTo(session.epoch(), nodeId));
+    Promise<Handoff.Written> written = Promise.promise();
+    enqueue(writer, agentId, message, here)
       .recover(err -> RequestStore.lostDispatchRace(err)
-        ? writer.writeAtOnce(agentId, accept).map(r -> new Accepted<T>(Future.succeededFuture(r), Optional.empty()))
+        ? enqueue(writer, agentId, message, Optional.empty())
         : Future.failedFuture(err))
       .onComplete(ar -> {
-        settle(ar.map(Accepted::dispatched));
-        if (ar.failed()) {
-          written.fail(ar.cause());
-        } else if (ar.result().accept().failed()) {
-          written.fail(ar.result().accept().cause());
-        } else {
-          written.complete(new Handoff.Written<>(ar.result().accept().result(), ar.result().dispatched().isPresent()));
-        }
+        // a message refused before anything was sent (too large, say) leaves no dispatch to be unsure of
+        settle(ar.failed() && ar.cause() instanceof ConclaveException
+          ? Future.succeededFuture(Optional.empty())
+          : ar.map(e -> e.dispatched().map(r -> new RequestStore.Dispatched(r, false))));
+        written.handle(ar.map(e -> new Handoff.Written(e.firstSeq(), e.dispatched().isPresent())));
       });
     return written.future();
   }
 
-  /** The accept's outcome, and what the dispatch in its transaction found. */
-  private record Accepted<T>(AsyncResult<T> accept, Optional<RequestStore.Dispatched> dispatched) {
+  /**
+   * A client's message for {@code agentId} as one ledger statement; with {@code dispatch}, handed to
+   * that session in the same statement when the agent is idle with nothing queued.
+   */
+  static Future<LedgerStore.Enqueued> enqueue(LedgerWriter writer, String agentId, Handoff.Message message,
+                                              Optional<LedgerStore.DispatchTo> dispatch) {
+    return writer.writeStatement(agentId,
+      tx -> tx.enqueueWithInbound(message.conversationKey(), agentId, message.inbound(), message.request(), dispatch));
   }
 
   /** What a dispatch query found: sends it to the agent, or waits. */

@@ -9,8 +9,8 @@ import java.util.Optional;
 
 /**
  * The {@link Handoff} of this node: a message for an agent whose session is here goes to that
- * session's dispatcher, which adds the agent's next dispatch to the message's transaction when the
- * agent is idle. For any other agent it is a plain ledger write.
+ * session's dispatcher, which dispatches it in the same statement when the agent is idle. For any
+ * other agent it is a plain ledger write.
  */
 public final class IdleHandoff implements Handoff {
 
@@ -23,15 +23,15 @@ public final class IdleHandoff implements Handoff {
   }
 
   @Override
-  public <T> Future<Written<T>> write(String agentId, LedgerWriter.Unit<T> accept) {
+  public Future<Written> write(String agentId, Message message) {
     Optional<AgentSession> local = sessions.get(agentId);
     if (local.isEmpty()) {
-      return writer.writeAtOnce(agentId, accept).map(r -> new Written<>(r, false));
+      return Dispatcher.enqueue(writer, agentId, message, Optional.empty()).map(e -> new Written(e.firstSeq(), false));
     }
     AgentSession session = local.get();
-    Promise<Written<T>> written = Promise.promise();
+    Promise<Written> written = Promise.promise();
     // the dispatcher's state belongs to the session's event loop
-    session.runOnContext(() -> session.acceptAndDispatch(accept).onComplete(written));
+    session.runOnContext(() -> session.acceptAndDispatch(message).onComplete(written));
     return written.future();
   }
 }

@@ -4,6 +4,7 @@ import dev.conclave.gateway.GatewayErrors;
 import dev.conclave.gateway.ledger.EventKind;
 import dev.conclave.gateway.ledger.LedgerEntry;
 import dev.conclave.gateway.ledger.LedgerEvent;
+import dev.conclave.gateway.model.RequestRecord;
 import dev.conclave.gateway.model.RequestState;
 import io.vertx.core.Future;
 import io.vertx.core.buffer.Buffer;
@@ -50,14 +51,25 @@ public final class LedgerStore {
    * statement: request {@code $12} of principal {@code $13} (sender {@code $14}, idempotency key
    * {@code $15}, content {@code $16}, attachments {@code $17}) is queued for agent {@code $2} in
    * conversation {@code $1}, and the event appended, unless the (principal, idempotency key) pair was
-   * used before: then nothing is written. Answers the event's sequence number (null: a duplicate).
+   * used before: then nothing is written. With a session epoch {@code $18} (and node {@code $19}),
+   * the request is dispatched to that session at once instead, when the agent may take work
+   * ({@link RequestStore#takesWork}) and has nothing queued or in flight: the one request it would be
+   * handed next is this one. Answers the event's sequence number (null: a duplicate) and the
+   * request's row.
    */
   private static final String ENQUEUE_WITH_INBOUND =
-    "WITH q AS (INSERT INTO gateway.requests (id, agent_id, conversation_key, principal_id, sender, idempotency_key, content, attachments, state)"
-      + " VALUES ($12, $2, $1, $13, $14, $15, $16, $17, 'queued') ON CONFLICT (principal_id, idempotency_key) DO NOTHING RETURNING id),"
+    "WITH d AS (SELECT COALESCE($18::bigint IS NOT NULL AND " + RequestStore.takesWork("$2", "$18::bigint")
+      // (two conditions, not one with IN: each is then answered by its partial index)
+      + " AND NOT EXISTS (SELECT 1 FROM gateway.requests WHERE agent_id = $2 AND state = 'queued')"
+      + " AND NOT EXISTS (SELECT 1 FROM gateway.requests WHERE agent_id = $2 AND state = 'dispatched'), false) AS now),"
+      + " q AS (INSERT INTO gateway.requests (id, agent_id, conversation_key, principal_id, sender, idempotency_key, content, attachments,"
+      + " state, dispatched_at, dispatch_epoch, dispatch_node)"
+      + " SELECT $12, $2, $1, $13, $14, $15, $16, $17, CASE WHEN d.now THEN 'dispatched' ELSE 'queued' END,"
+      + " CASE WHEN d.now THEN now() END, CASE WHEN d.now THEN $18::bigint END, CASE WHEN d.now THEN $19::text END FROM d"
+      + " ON CONFLICT (principal_id, idempotency_key) DO NOTHING RETURNING " + RequestStore.COLUMNS + "),"
       + " c AS (" + advance(" FROM q") + "),"
       + " e AS (" + INSERT_EVENTS + ")"
-      + " SELECT min(seq) AS first_seq FROM e";
+      + " SELECT (SELECT min(seq) FROM e) AS first_seq, q.* FROM (VALUES (true)) one LEFT JOIN q ON true";
 
   /**
    * {@link #APPEND} for an agent's events of its request in flight, with the request's checks and
@@ -143,22 +155,40 @@ public final class LedgerStore {
   public record NewRequest(UUID id, UUID principalId, String sender, String idempotencyKey, String content, Optional<byte[]> attachments) {
   }
 
+  /** The session a new request may be dispatched to at once: its epoch, on node {@code node}. */
+  public record DispatchTo(long epoch, String node) {
+  }
+
+  /**
+   * What {@link #enqueueWithInbound} did: the inbound entry's sequence number (empty when the
+   * (principal, idempotency key) was used before, and nothing was written), and the request when it
+   * was dispatched at once.
+   */
+  public record Enqueued(Optional<Long> firstSeq, Optional<RequestRecord> dispatched) {
+  }
+
   /**
    * Queues a new request and appends its inbound entry in one statement (inside the caller's
-   * transaction); answers the entry's sequence number, or empty when the request's (principal,
-   * idempotency key) was used before, and then nothing is written.
+   * transaction); with {@code dispatch}, dispatches it to that session in the same statement when the
+   * agent is idle with an empty queue (see {@link #ENQUEUE_WITH_INBOUND}). Two sessions dispatching
+   * at once fail one statement on the one-in-flight index ({@link RequestStore#lostDispatchRace}).
    */
-  public Future<Optional<Long>> enqueueWithInbound(SqlClient tx, String conversationKey, String agentId, LedgerEntry inbound,
-                                                   NewRequest request) {
+  public Future<Enqueued> enqueueWithInbound(SqlClient tx, String conversationKey, String agentId, LedgerEntry inbound,
+                                             NewRequest request, Optional<DispatchTo> dispatch) {
     Object[] params;
     try {
       params = params(conversationKey, agentId, List.of(inbound), request.id(), request.principalId(), request.sender(),
-        request.idempotencyKey(), request.content(), request.attachments().map(Buffer::buffer).orElse(null));
+        request.idempotencyKey(), request.content(), request.attachments().map(Buffer::buffer).orElse(null),
+        dispatch.map(DispatchTo::epoch).orElse(null), dispatch.map(DispatchTo::node).orElse(null));
     } catch (RuntimeException tooLarge) {
       return Future.failedFuture(tooLarge);
     }
-    return tx.preparedQuery(ENQUEUE_WITH_INBOUND).execute(Tuple.from(params))
-      .map(rows -> Optional.ofNullable(rows.iterator().next().getLong("first_seq")));
+    return tx.preparedQuery(ENQUEUE_WITH_INBOUND).execute(Tuple.from(params)).map(rows -> {
+      Row r = rows.iterator().next();
+      Optional<Long> firstSeq = Optional.ofNullable(r.getLong("first_seq"));
+      boolean dispatched = firstSeq.isPresent() && "dispatched".equals(r.getString("state"));
+      return new Enqueued(firstSeq, dispatched ? Optional.of(RequestStore.map(r)) : Optional.empty());
+    });
   }
 
   /**

@@ -20,7 +20,7 @@ import java.util.UUID;
  */
 public final class RequestStore {
 
-  private static final String COLUMNS = "id, agent_id, conversation_key, principal_id, sender, content, attachments, state, created_at,"
+  static final String COLUMNS = "id, agent_id, conversation_key, principal_id, sender, content, attachments, state, created_at,"
     + " dispatched_at, dispatch_epoch, dispatch_node, finished_at, cancel_reason, approve_all";
 
   /** A request the caller just ended, with the conversation its terminal event belongs to. */
@@ -47,14 +47,22 @@ public final class RequestStore {
     return tx.preparedQuery("UPDATE gateway.requests SET state = 'dispatched', dispatched_at = now(), dispatch_epoch = $2, dispatch_node = $3"
         + " WHERE id = (SELECT id FROM gateway.requests WHERE agent_id = $1 AND state = 'queued' ORDER BY queue_seq LIMIT 1 FOR UPDATE SKIP LOCKED)"
         + " AND NOT EXISTS (SELECT 1 FROM gateway.requests WHERE agent_id = $1 AND state = 'dispatched')"
-        + " AND (SELECT epoch FROM gateway.agents WHERE agent_id = $1) = $2"
-        // only a Running agent gets new work: a Paused (Maintaining, Evolving, Retiring…) agent's mailbox holds it
-        + " AND (SELECT lifecycle FROM gateway.agents WHERE agent_id = $1) = 'running'"
+        + " AND " + takesWork("$1", "$2")
         // (the statement's snapshot still shows the dispatched row as queued: hence id <> requests.id)
         + " RETURNING " + COLUMNS + ", EXISTS (SELECT 1 FROM gateway.requests q WHERE q.agent_id = $1 AND q.state = 'queued'"
         + " AND q.id <> requests.id) AS more_queued")
       .execute(Tuple.of(agentId, epoch, node))
       .map(rows -> Rows.first(rows, r -> new Dispatched(map(r), r.getBoolean("more_queued"))));
+  }
+
+  /**
+   * SQL that is true when the session with epoch {@code epoch} of agent {@code agent} (SQL
+   * expressions) may be handed work: it is the agent's newest session, and the agent is Running
+   * (a Paused, Maintaining, Evolving or Retiring agent's mailbox holds its requests). Every dispatch
+   * asks this.
+   */
+  static String takesWork(String agent, String epoch) {
+    return "(SELECT epoch = " + epoch + " AND lifecycle = 'running' FROM gateway.agents WHERE agent_id = " + agent + ")";
   }
 
   /**

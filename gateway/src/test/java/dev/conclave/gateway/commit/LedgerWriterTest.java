@@ -180,7 +180,7 @@ class LedgerWriterTest {
   }
 
   @Test
-  void unitsWrittenAtOnceGoOutTogetherYetRunInOrderAndAUnitThatWaitsHoldsBackTheUnitsBehindIt() {
+  void unitsOfOneStatementGoOutTogetherYetRunInOrderAndAUnitThatWaitsHoldsBackTheUnitsBehindIt() {
     resetCounter("writer_at_once");
     LedgerWriter writer = writer(new ConcurrentLinkedQueue<>());
     Promise<Void> holdLane = Promise.promise();
@@ -189,22 +189,22 @@ class LedgerWriterTest {
     Promise<Void> releaseFirst = Promise.promise();
     java.util.concurrent.atomic.AtomicBoolean secondRan = new java.util.concurrent.atomic.AtomicBoolean();
     java.util.concurrent.atomic.AtomicBoolean afterWaiterRan = new java.util.concurrent.atomic.AtomicBoolean();
-    Future<Integer> first = writer.writeAtOnce("agent-at-once", tx -> increment(tx).compose(n -> releaseFirst.future().map(n)));
-    Future<Integer> second = writer.writeAtOnce("agent-at-once", tx -> {
+    Future<Integer> first = writer.writeStatement("agent-at-once", tx -> increment(tx).compose(n -> releaseFirst.future().map(n)));
+    Future<Integer> second = writer.writeStatement("agent-at-once", tx -> {
       secondRan.set(true);
       return increment(tx);
     });
     // a plain unit, held the same way: what comes after it waits until it completes
     Promise<Void> releaseWaiter = Promise.promise();
     Future<Integer> waiter = writer.write("agent-at-once", tx -> increment(tx).compose(n -> releaseWaiter.future().map(n)));
-    Future<Integer> afterWaiter = writer.writeAtOnce("agent-at-once", tx -> {
+    Future<Integer> afterWaiter = writer.writeStatement("agent-at-once", tx -> {
       afterWaiterRan.set(true);
       return increment(tx);
     });
     holdLane.complete();
 
     GatewayFixture.await(vertx.timer(300));
-    assertThat(secondRan).as("the unit behind one written at once ran before that one completed").isTrue();
+    assertThat(secondRan).as("the unit behind one of one statement ran before that one completed").isTrue();
     assertThat(afterWaiterRan).as("nothing runs past a plain unit until it completes").isFalse();
     assertThat(second.isComplete()).as("nothing completes before the transaction commits").isFalse();
 
@@ -217,37 +217,33 @@ class LedgerWriterTest {
   }
 
   @Test
-  void aFailingUnitWrittenAtOnceFailsAloneAndLeavesNothingOfItsTransactionHalfVisible() {
+  void aFailingUnitOfOneStatementFailsAloneAndLeavesNothingOfItsTransactionHalfVisible() {
     ConcurrentLinkedQueue<LedgerWriter.Published> published = new ConcurrentLinkedQueue<>();
     LedgerWriter writer = writer(published);
     Promise<Void> release = Promise.promise();
     Future<Integer> blocker = writer.write("agent-at-once-batch", tx -> release.future().map(0));
-    Future<Long> a = writer.writeAtOnce("agent-at-once-batch", appendOne("at-once-batch", "a"));
-    // both statements sent at once: the append, then one that fails
-    Future<Long> bad = writer.writeAtOnce("agent-at-once-batch", tx -> {
-      Future<Long> appended = tx.append("at-once-batch", "agent-at-once-batch", List.of(inbound("bad")));
-      Future<?> failing = tx.sql().query("SELECT 1 / 0").execute();
-      return Future.all(appended, failing).map(v -> appended.result());
-    });
-    Future<Long> c = writer.writeAtOnce("agent-at-once-batch", appendOne("at-once-batch", "c"));
+    Future<Long> a = writer.writeStatement("agent-at-once-batch", appendOne("at-once-batch", "a"));
+    // its statement fails, and with it the transaction the three share
+    Future<Long> bad = writer.writeStatement("agent-at-once-batch", tx -> tx.sql().query("SELECT 1 / 0").execute().map(rows -> 0L));
+    Future<Long> c = writer.writeStatement("agent-at-once-batch", appendOne("at-once-batch", "c"));
     release.complete();
 
     GatewayFixture.await(Future.join(List.of(blocker, a, bad, c)).otherwiseEmpty());
     assertThat(List.of(blocker, a, c)).allSatisfy(f -> assertThat(f.succeeded()).isTrue());
     assertThat(bad.failed()).isTrue();
     assertThat(bad.cause().getMessage()).contains("division by zero");
-    assertThat(stored("at-once-batch")).extracting(LedgerWriterTest::text).as("the good appends once each, the bad one not at all")
+    assertThat(stored("at-once-batch")).extracting(LedgerWriterTest::text).as("the good appends once each, after the shared transaction rolled back")
       .containsExactly("a", "c");
     assertThat(published).extracting(p -> p.entry().text().orElseThrow()).containsExactly("a", "c");
   }
 
   @Test
-  void theCommitGoesOutBehindTheStatementsOfUnitsWrittenAtOnceWithoutWaitingForTheirAnswers() {
+  void theCommitGoesOutBehindTheStatementsOfUnitsOfOneStatementWithoutWaitingForTheirAnswers() {
     ConcurrentLinkedQueue<LedgerWriter.Published> published = new ConcurrentLinkedQueue<>();
     LedgerWriter writer = writer(published);
     Promise<Void> release = Promise.promise();
     // the unit's statement is answered, but the unit completes only when released
-    Future<Long> write = writer.writeAtOnce("agent-early", tx -> tx.append("early", "agent-early", List.of(inbound("early")))
+    Future<Long> write = writer.writeStatement("agent-early", tx -> tx.append("early", "agent-early", List.of(inbound("early")))
       .compose(seq -> release.future().map(seq)));
 
     long deadline = System.currentTimeMillis() + 10_000;
@@ -264,21 +260,21 @@ class LedgerWriterTest {
   }
 
   @Test
-  void aStatementAUnitWrittenAtOnceSendsAfterAnAnswerIsRefusedAndNeverRunsOutsideTheTransaction() {
+  void aSecondStatementOfAUnitOfOneStatementIsRefusedAndNeverRunsOutsideTheTransaction() {
     ConcurrentLinkedQueue<LedgerWriter.Published> published = new ConcurrentLinkedQueue<>();
     LedgerWriter writer = writer(published);
     Promise<Void> release = Promise.promise();
     Future<Integer> blocker = writer.write("agent-late", tx -> release.future().map(0));
-    Future<Long> a = writer.writeAtOnce("agent-late", appendOne("late", "a"));
-    // breaks the promise of a unit written at once: its second append waits for the first's answer
-    Future<Long> late = writer.writeAtOnce("agent-late", tx -> tx.append("late", "agent-late", List.of(inbound("first of two")))
+    Future<Long> a = writer.writeStatement("agent-late", appendOne("late", "a"));
+    // breaks its promise of one statement: a second append, after the first's answer
+    Future<Long> late = writer.writeStatement("agent-late", tx -> tx.append("late", "agent-late", List.of(inbound("first of two")))
       .compose(seq -> tx.append("late", "agent-late", List.of(inbound("second of two")))));
-    Future<Long> c = writer.writeAtOnce("agent-late", appendOne("late", "c"));
+    Future<Long> c = writer.writeStatement("agent-late", appendOne("late", "c"));
     release.complete();
 
     GatewayFixture.await(Future.join(List.of(blocker, a, late, c)).otherwiseEmpty());
     assertThat(late.failed()).isTrue();
-    assertThat(late.cause()).isInstanceOf(IllegalStateException.class).hasMessageContaining("after its transaction's end was sent");
+    assertThat(late.cause()).isInstanceOf(IllegalStateException.class).hasMessageContaining("a second statement of a unit written as one statement");
     assertThat(List.of(a, c)).allSatisfy(f -> assertThat(f.succeeded()).isTrue());
     assertThat(stored("late")).extracting(LedgerWriterTest::text).as("what was sent in time committed; the late statement never ran")
       .containsExactly("a", "first of two", "c");
@@ -287,14 +283,14 @@ class LedgerWriterTest {
   }
 
   @Test
-  void aUnitWrittenAtOnceThatFailsBeforeSendingAnythingFailsAloneAndTheOthersCommitOnce() {
+  void aUnitOfOneStatementThatFailsBeforeSendingItFailsAloneAndTheOthersCommitOnce() {
     ConcurrentLinkedQueue<LedgerWriter.Published> published = new ConcurrentLinkedQueue<>();
     LedgerWriter writer = writer(published);
     Promise<Void> release = Promise.promise();
     Future<Integer> blocker = writer.write("agent-refused", tx -> release.future().map(0));
-    Future<Long> a = writer.writeAtOnce("agent-refused", appendOne("refused", "a"));
-    Future<Long> refused = writer.writeAtOnce("agent-refused", tx -> Future.failedFuture(new IllegalArgumentException("entry too large")));
-    Future<Long> c = writer.writeAtOnce("agent-refused", appendOne("refused", "c"));
+    Future<Long> a = writer.writeStatement("agent-refused", appendOne("refused", "a"));
+    Future<Long> refused = writer.writeStatement("agent-refused", tx -> Future.failedFuture(new IllegalArgumentException("entry too large")));
+    Future<Long> c = writer.writeStatement("agent-refused", appendOne("refused", "c"));
     release.complete();
 
     GatewayFixture.await(Future.join(List.of(blocker, a, refused, c)).otherwiseEmpty());

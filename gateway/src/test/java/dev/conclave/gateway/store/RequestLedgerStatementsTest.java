@@ -22,7 +22,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * The two statements that write a request and its ledger events together.
  * {@link LedgerStore#enqueueWithInbound} queues a new request with its inbound event, or writes
- * nothing for a repeated idempotency key. {@link LedgerStore#appendForRequest} stores an agent's
+ * nothing for a repeated idempotency key; asked to, it dispatches the request in the same statement
+ * when the agent is idle with nothing queued, and two such statements racing leave one in flight. {@link LedgerStore#appendForRequest} stores an agent's
  * events for its request in flight: it appends only while the request is dispatched to the writing
  * session's epoch with exactly the expected number of agent events stored, and then counts them and,
  * with a terminal event, ends the request. Whatever they refuse leaves the ledger and the
@@ -107,8 +108,132 @@ class RequestLedgerStatementsTest {
   }
 
   private static Optional<Long> enqueue(String conversation, String agent, LedgerStore.NewRequest request) {
+    LedgerStore.Enqueued enqueued = enqueue(conversation, agent, request, Optional.empty());
+    assertThat(enqueued.dispatched()).isEmpty();
+    return enqueued.firstSeq();
+  }
+
+  private static LedgerStore.Enqueued enqueue(String conversation, String agent, LedgerStore.NewRequest request,
+                                              Optional<LedgerStore.DispatchTo> dispatch) {
+    return await(pool.withTransaction(tx -> enqueue(tx, conversation, agent, request, dispatch)));
+  }
+
+  private static io.vertx.core.Future<LedgerStore.Enqueued> enqueue(io.vertx.sqlclient.SqlClient tx, String conversation, String agent,
+                                                                    LedgerStore.NewRequest request, Optional<LedgerStore.DispatchTo> dispatch) {
     LedgerEntry inbound = Entries.inbound(request.id(), request.sender(), request.principalId(), request.content(), Instant.now());
-    return await(pool.withTransaction(tx -> ledger.enqueueWithInbound(tx, conversation, agent, inbound, request)));
+    return ledger.enqueueWithInbound(tx, conversation, agent, inbound, request, dispatch);
+  }
+
+  /** An agent row with its newest session's epoch and a lifecycle state. */
+  private static String agent(long epoch, String lifecycle) {
+    String agent = "agent-" + UUID.randomUUID();
+    await(pool.preparedQuery("INSERT INTO gateway.agents (agent_id, principal_id, instance_id, epoch, lifecycle) VALUES ($1, $2, $3, $4, $5)")
+      .execute(Tuple.of(agent, UUID.randomUUID(), "i-" + agent, epoch, lifecycle)));
+    return agent;
+  }
+
+  private static LedgerStore.NewRequest newRequest(String content) {
+    return new LedgerStore.NewRequest(UUID.randomUUID(), UUID.randomUUID(), "tester", "key-" + UUID.randomUUID(), content, Optional.empty());
+  }
+
+  private static Row stored(UUID id) {
+    return await(pool.preparedQuery("SELECT state, dispatch_epoch, dispatch_node, dispatched_at FROM gateway.requests WHERE id = $1")
+      .execute(Tuple.of(id))).iterator().next();
+  }
+
+  private static final Optional<LedgerStore.DispatchTo> HERE = Optional.of(new LedgerStore.DispatchTo(EPOCH, "node-a"));
+
+  @Test
+  void aMessageForAnIdleRunningAgentIsDispatchedToItsSessionInTheSameStatement() {
+    String agent = agent(EPOCH, "running");
+    String conversation = "conv-" + UUID.randomUUID();
+    LedgerStore.NewRequest request = newRequest("hello");
+    LedgerStore.Enqueued enqueued = enqueue(conversation, agent, request, HERE);
+    assertThat(enqueued.firstSeq()).contains(1L);
+    assertThat(enqueued.dispatched()).hasValueSatisfying(r -> {
+      assertThat(r.id()).isEqualTo(request.id());
+      assertThat(r.state()).isEqualTo(RequestState.DISPATCHED);
+      assertThat(r.dispatchEpoch()).contains(EPOCH);
+      assertThat(r.dispatchNode()).contains("node-a");
+      assertThat(r.conversationKey()).isEqualTo(conversation);
+      assertThat(r.content()).isEqualTo("hello");
+    });
+    Row row = stored(request.id());
+    assertThat(row.getString("state")).isEqualTo("dispatched");
+    assertThat(row.getLong("dispatch_epoch")).isEqualTo(EPOCH);
+    assertThat(row.getString("dispatch_node")).isEqualTo("node-a");
+    assertThat(row.getOffsetDateTime("dispatched_at")).isNotNull();
+    assertThat(await(ledger.after(conversation, 0, 100))).extracting(e -> e.text().orElseThrow()).containsExactly("hello");
+
+    // the agent now has a request in flight: the next message queues behind it
+    LedgerStore.NewRequest next = newRequest("again");
+    LedgerStore.Enqueued second = enqueue(conversation, agent, next, HERE);
+    assertThat(second.firstSeq()).contains(2L);
+    assertThat(second.dispatched()).isEmpty();
+    assertThat(stored(next.id()).getString("state")).isEqualTo("queued");
+  }
+
+  @Test
+  void aMessageIsOnlyQueuedWhenOlderOnesWaitOrTheSessionMayNotTakeWork() {
+    // an older request queued first is the agent's next one, whatever arrives after it
+    String backlog = agent(EPOCH, "running");
+    LedgerStore.NewRequest older = newRequest("first");
+    enqueue("conv-" + UUID.randomUUID(), backlog, older, Optional.empty());
+    LedgerStore.NewRequest newer = newRequest("second");
+    assertThat(enqueue("conv-" + UUID.randomUUID(), backlog, newer, HERE).dispatched()).isEmpty();
+    assertThat(stored(older.id()).getString("state")).isEqualTo("queued");
+    assertThat(stored(newer.id()).getString("state")).isEqualTo("queued");
+
+    // a session that is no longer the agent's newest, a paused agent, an unknown one
+    for (String agent : List.of(agent(EPOCH + 1, "running"), agent(EPOCH, "paused"), "agent-" + UUID.randomUUID())) {
+      LedgerStore.NewRequest request = newRequest("hello");
+      LedgerStore.Enqueued enqueued = enqueue("conv-" + UUID.randomUUID(), agent, request, HERE);
+      assertThat(enqueued.firstSeq()).contains(1L);
+      assertThat(enqueued.dispatched()).as(agent).isEmpty();
+      assertThat(stored(request.id()).getString("state")).isEqualTo("queued");
+    }
+
+    // a repeated idempotency key writes nothing, and dispatches nothing
+    String agent = agent(EPOCH, "running");
+    LedgerStore.NewRequest request = newRequest("hello");
+    String conversation = "conv-" + UUID.randomUUID();
+    enqueue(conversation, agent, request, Optional.empty());
+    await(pool.preparedQuery("UPDATE gateway.requests SET state = 'done' WHERE id = $1").execute(Tuple.of(request.id())));
+    LedgerStore.NewRequest repeat = new LedgerStore.NewRequest(UUID.randomUUID(), request.principalId(), "tester", request.idempotencyKey(),
+      "hello", Optional.empty());
+    assertThat(enqueue(conversation, agent, repeat, HERE)).isEqualTo(new LedgerStore.Enqueued(Optional.empty(), Optional.empty()));
+  }
+
+  /** Waits until a statement waits for a lock another transaction holds (asking on {@code conn}). */
+  private static void awaitBlockedStatement(io.vertx.sqlclient.SqlConnection conn) {
+    long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(10);
+    while (await(conn.query("SELECT 1 FROM pg_locks WHERE NOT granted").execute()).size() == 0) {
+      assertThat(System.nanoTime()).as("a statement waiting for a lock").isLessThan(deadline);
+      Thread.onSpinWait();
+    }
+  }
+
+  @Test
+  void twoStatementsDispatchingToOneAgentAtOnceLeaveOneInFlightAndFailTheOtherAsALostRace() {
+    String agent = agent(EPOCH, "running");
+    io.vertx.sqlclient.SqlConnection first = await(pool.getConnection());
+    try {
+      await(first.query("BEGIN").execute());
+      LedgerStore.NewRequest a = newRequest("a");
+      assertThat(await(enqueue(first, "conv-" + UUID.randomUUID(), agent, a, HERE)).dispatched()).isPresent();
+      // the second does not see the first's uncommitted row, so it dispatches too, and waits on the
+      // one-in-flight index until the first commits
+      LedgerStore.NewRequest b = newRequest("b");
+      io.vertx.core.Future<LedgerStore.Enqueued> second = pool.withTransaction(tx -> enqueue(tx, "conv-" + UUID.randomUUID(), agent, b, HERE));
+      awaitBlockedStatement(first);
+      await(first.query("COMMIT").execute());
+      Throwable lost = await(second.transform(ar -> io.vertx.core.Future.succeededFuture(ar.cause())));
+      assertThat(RequestStore.lostDispatchRace(lost)).as("%s", lost).isTrue();
+      assertThat(stored(a.id()).getString("state")).isEqualTo("dispatched");
+      assertThat(await(pool.preparedQuery("SELECT 1 FROM gateway.requests WHERE id = $1").execute(Tuple.of(b.id()))).size()).isZero();
+    } finally {
+      first.close();
+    }
   }
 
   @Test
