@@ -57,7 +57,7 @@ public final class LedgerStore {
    * handed next is this one. Answers the event's sequence number (null: a duplicate) and the
    * request's row.
    */
-  private static final String ENQUEUE_WITH_INBOUND =
+  static final String ENQUEUE_WITH_INBOUND =
     "WITH d AS (SELECT COALESCE($18::bigint IS NOT NULL AND " + RequestStore.takesWork("$2", "$18::bigint")
       // (two conditions, not one with IN: each is then answered by its partial index)
       + " AND NOT EXISTS (SELECT 1 FROM gateway.requests WHERE agent_id = $2 AND state = 'queued')"
@@ -78,7 +78,7 @@ public final class LedgerStore {
    * {@code $15} more and, with a state {@code $16}, ends it. Answers what was stored before (null:
    * not in flight for that epoch) and the first new sequence number (null: nothing appended).
    */
-  private static final String APPEND_FOR_REQUEST =
+  static final String APPEND_FOR_REQUEST =
     "WITH r AS (SELECT agent_events FROM gateway.requests WHERE id = $12 AND state = 'dispatched' AND dispatch_epoch = $13 FOR UPDATE),"
       + " c AS (" + advance(" FROM r WHERE r.agent_events = $14") + "),"
       + " e AS (" + INSERT_EVENTS + "),"

@@ -33,6 +33,15 @@ public final class RequestStore {
     this.pool = pool;
   }
 
+  /** {@link #dispatchNext}: {@code $1} agent, {@code $2} session epoch, {@code $3} node. */
+  static final String DISPATCH_NEXT = "UPDATE gateway.requests SET state = 'dispatched', dispatched_at = now(), dispatch_epoch = $2, dispatch_node = $3"
+    + " WHERE id = (SELECT id FROM gateway.requests WHERE agent_id = $1 AND state = 'queued' ORDER BY queue_seq LIMIT 1 FOR UPDATE SKIP LOCKED)"
+    + " AND NOT EXISTS (SELECT 1 FROM gateway.requests WHERE agent_id = $1 AND state = 'dispatched')"
+    + " AND " + takesWork("$1", "$2")
+    // (the statement's snapshot still shows the dispatched row as queued: hence id <> requests.id)
+    + " RETURNING " + COLUMNS + ", EXISTS (SELECT 1 FROM gateway.requests q WHERE q.agent_id = $1 AND q.state = 'queued'"
+    + " AND q.id <> requests.id) AS more_queued";
+
   /** A request just dispatched, and whether more of the agent's requests wait in the queue behind it. */
   public record Dispatched(RequestRecord request, boolean moreQueued) {
   }
@@ -44,13 +53,7 @@ public final class RequestStore {
    * whether others stay queued, so the session knows to ask again when this one ends.
    */
   public Future<Optional<Dispatched>> dispatchNext(SqlClient tx, String agentId, long epoch, String node) {
-    return tx.preparedQuery("UPDATE gateway.requests SET state = 'dispatched', dispatched_at = now(), dispatch_epoch = $2, dispatch_node = $3"
-        + " WHERE id = (SELECT id FROM gateway.requests WHERE agent_id = $1 AND state = 'queued' ORDER BY queue_seq LIMIT 1 FOR UPDATE SKIP LOCKED)"
-        + " AND NOT EXISTS (SELECT 1 FROM gateway.requests WHERE agent_id = $1 AND state = 'dispatched')"
-        + " AND " + takesWork("$1", "$2")
-        // (the statement's snapshot still shows the dispatched row as queued: hence id <> requests.id)
-        + " RETURNING " + COLUMNS + ", EXISTS (SELECT 1 FROM gateway.requests q WHERE q.agent_id = $1 AND q.state = 'queued'"
-        + " AND q.id <> requests.id) AS more_queued")
+    return tx.preparedQuery(DISPATCH_NEXT)
       .execute(Tuple.of(agentId, epoch, node))
       .map(rows -> Rows.first(rows, r -> new Dispatched(map(r), r.getBoolean("more_queued"))));
   }
