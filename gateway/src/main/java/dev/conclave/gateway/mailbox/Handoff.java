@@ -24,6 +24,11 @@ public interface Handoff {
    * a newer one, and older requests queued before this one).
    */
   record Written(Optional<Long> firstSeq, boolean dispatched) {
+
+    /** What the message's statement did. */
+    public static Written of(LedgerStore.Enqueued enqueued) {
+      return new Written(enqueued.firstSeq(), enqueued.dispatched().isPresent());
+    }
   }
 
   /** Writes {@code message} for {@code agentId} through the ledger writer, in the agent's lane. */

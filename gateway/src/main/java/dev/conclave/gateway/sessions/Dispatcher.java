@@ -129,7 +129,7 @@ final class Dispatcher {
   Future<Handoff.Written> acceptAndDispatch(Handoff.Message message) {
     String agentId = session.agentId();
     if (unsure || polling || !mayDispatch()) {
-      return enqueue(writer, agentId, message, Optional.empty()).map(e -> new Handoff.Written(e.firstSeq(), false));
+      return enqueue(writer, agentId, message, Optional.empty()).map(Handoff.Written::of);
     }
     polling = true;
     pollAgain = false;
@@ -144,7 +144,7 @@ final class Dispatcher {
         settle(ar.failed() && ar.cause() instanceof ConclaveException
           ? Future.succeededFuture(Optional.empty())
           : ar.map(e -> e.dispatched().map(r -> new RequestStore.Dispatched(r, false))));
-        written.handle(ar.map(e -> new Handoff.Written(e.firstSeq(), e.dispatched().isPresent())));
+        written.handle(ar.map(Handoff.Written::of));
       });
     return written.future();
   }

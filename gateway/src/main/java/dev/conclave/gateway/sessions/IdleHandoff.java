@@ -26,7 +26,7 @@ public final class IdleHandoff implements Handoff {
   public Future<Written> write(String agentId, Message message) {
     Optional<AgentSession> local = sessions.get(agentId);
     if (local.isEmpty()) {
-      return Dispatcher.enqueue(writer, agentId, message, Optional.empty()).map(e -> new Written(e.firstSeq(), false));
+      return Dispatcher.enqueue(writer, agentId, message, Optional.empty()).map(Written::of);
     }
     AgentSession session = local.get();
     Promise<Written> written = Promise.promise();

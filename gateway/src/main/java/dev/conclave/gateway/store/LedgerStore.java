@@ -185,9 +185,9 @@ public final class LedgerStore {
     }
     return tx.preparedQuery(ENQUEUE_WITH_INBOUND).execute(Tuple.from(params)).map(rows -> {
       Row r = rows.iterator().next();
-      Optional<Long> firstSeq = Optional.ofNullable(r.getLong("first_seq"));
-      boolean dispatched = firstSeq.isPresent() && "dispatched".equals(r.getString("state"));
-      return new Enqueued(firstSeq, dispatched ? Optional.of(RequestStore.map(r)) : Optional.empty());
+      // (a repeated key wrote no request: its columns are null)
+      boolean dispatched = RequestState.DISPATCHED.id().equals(r.getString("state"));
+      return new Enqueued(Optional.ofNullable(r.getLong("first_seq")), dispatched ? Optional.of(RequestStore.map(r)) : Optional.empty());
     });
   }
 
