@@ -4,6 +4,8 @@ import dev.conclave.gateway.GatewayErrors;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpConnection;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import java.time.Duration;
 
@@ -12,9 +14,18 @@ import java.time.Duration;
  * the connection detect a vanished peer even between heartbeats. One periodic timer per session
  * does both (an idle node holds one per connected agent, so each counts): every tick checks the
  * silence, sends the next PING when its interval has passed, and fails the session when the PING
- * before it went unanswered for two intervals.
+ * before it went unanswered for two intervals and nothing else came from the agent meanwhile.
+ *
+ * <p>A message from the agent after the PING proves the connection as well as its answer does, so
+ * it ends the wait too. That keeps a lost PING answer from dropping an agent that is plainly
+ * talking: Vert.x matches answers to PINGs in order, ignoring their payload, and registers a PING's
+ * answer only once its write completed, so one answer that goes astray would otherwise cost a live
+ * agent its session. A PING whose write fails ends the wait too; a connection that is really gone
+ * ends the session through its close.
  */
 final class Liveness {
+
+  private static final Logger LOG = LoggerFactory.getLogger(Liveness.class);
 
   private final AgentSession session;
   private final Vertx vertx;
@@ -59,6 +70,9 @@ final class Liveness {
     }
     // the answer may queue behind a busy connection's frames: allow two intervals before giving up
     long patience = 2 * pingNanos;
+    if (awaitingPong && lastActivity - lastPing > 0) {
+      awaitingPong = false;
+    }
     if (awaitingPong && now - lastPing > patience) {
       session.fail(GatewayErrors.agentUnreachable(patience / 1_000_000_000));
     } else if (!awaitingPong && now - lastPing >= pingNanos) {
@@ -75,9 +89,10 @@ final class Liveness {
     awaitingPong = true;
     // a PING answer proves the connection, not the agent: it does not count as activity
     connection.ping(Buffer.buffer(new byte[8])).onComplete(ar -> {
-      if (ar.succeeded()) {
-        awaitingPong = false;
+      if (ar.failed()) {
+        LOG.debug("agent {}: a PING could not be written: {}", session.agentId(), ar.cause().toString());
       }
+      awaitingPong = false;
     });
   }
 

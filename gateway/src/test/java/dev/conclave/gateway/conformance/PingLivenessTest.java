@@ -22,12 +22,14 @@ import org.junit.jupiter.api.Test;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * HTTP/2 PINGs find an agent whose connection went silent without closing (a frozen process, a
- * dropped route), long before its heartbeat timeout; an idle agent that answers them stays.
+ * dropped route), long before its heartbeat timeout; an idle agent that answers them stays, and so
+ * does an agent whose PING answers are lost while its messages still arrive.
  */
 class PingLivenessTest {
 
@@ -78,6 +80,29 @@ class PingLivenessTest {
     }
   }
 
+  @Test
+  void anAgentWhosePingAnswersAreLostStaysWhileItsMessagesArrive() throws Exception {
+    Vertx vertx = gw.vertx();
+    FrozenRoute route = new FrozenRoute(vertx, gw.address());
+    GrpcClient client = GrpcClient.client(vertx);
+    try (RawAgent agent = RawAgent.open(client, route.address(), gw.agentToken("unanswering"))) {
+      agent.register(RawAgent.registration("unanswering"));
+      route.dropPingAnswers();
+      // six PING intervals with no answer reaching the gateway, but a heartbeat every half interval
+      long until = System.nanoTime() + 6_000_000_000L;
+      while (System.nanoTime() < until) {
+        agent.heartbeat();
+        Thread.sleep(500);
+      }
+      assertThat(route.droppedPingAnswers()).as("PING answers the route swallowed").isGreaterThanOrEqualTo(3);
+      assertThat(agent.ended()).isFalse();
+      assertThat(connected("unanswering")).isTrue();
+    } finally {
+      GatewayFixture.await(client.close());
+      route.close();
+    }
+  }
+
   private static boolean connected(String agentId) {
     Clients admin = gw.admin();
     List<AgentInfo> agents = admin.grpc().unary(ClientServiceGrpcClient.ListAgents, ListAgentsRequest.getDefaultInstance(), admin.authorization())
@@ -88,14 +113,26 @@ class PingLivenessTest {
 
   /**
    * A TCP route to the gateway that can freeze: it stops reading either side and keeps both
-   * sockets open, as a suspended process or a black-holed route would.
+   * sockets open, as a suspended process or a black-holed route would. It can also swallow the
+   * agent's PING answers (HTTP/2 PING frames with the ACK flag) and pass everything else.
    */
   private static final class FrozenRoute implements AutoCloseable {
+
+    /** The client connection preface's length (RFC 9113 §3.4), then a frame header's. */
+    private static final int PREFACE = 24;
+    private static final int FRAME_HEADER = 9;
+    private static final byte PING = 0x6;
+    private static final byte ACK = 0x1;
 
     private final NetServer server;
     private final int port = FreePorts.next();
     private final List<NetSocket> sockets = new CopyOnWriteArrayList<>();
     private volatile boolean frozen;
+    private volatile boolean dropPingAnswers;
+    private final AtomicInteger droppedPingAnswers = new AtomicInteger();
+    /** The agent's bytes not yet forwarded: the connection preface, then whole HTTP/2 frames. */
+    private Buffer pending = Buffer.buffer();
+    private boolean prefaceSeen;
 
     FrozenRoute(Vertx vertx, SocketAddress target) {
       var upstream = vertx.createNetClient();
@@ -104,7 +141,7 @@ class PingLivenessTest {
         upstream.connect(target).onSuccess(gatewaySide -> {
           sockets.add(agentSide);
           sockets.add(gatewaySide);
-          agentSide.handler(bytes -> forward(bytes, gatewaySide));
+          agentSide.handler(bytes -> forwardFrames(bytes, gatewaySide));
           gatewaySide.handler(bytes -> forward(bytes, agentSide));
           agentSide.closeHandler(v -> gatewaySide.close());
           gatewaySide.closeHandler(v -> agentSide.close());
@@ -118,6 +155,42 @@ class PingLivenessTest {
       if (!frozen) {
         to.write(bytes);
       }
+    }
+
+    /** Forwards the agent's bytes frame by frame, leaving out PING answers when asked to. */
+    private void forwardFrames(Buffer bytes, NetSocket to) {
+      pending.appendBuffer(bytes);
+      if (!prefaceSeen) {
+        if (pending.length() < PREFACE) {
+          return;
+        }
+        forward(pending.getBuffer(0, PREFACE), to);
+        pending = pending.getBuffer(PREFACE, pending.length());
+        prefaceSeen = true;
+      }
+      int at = 0;
+      while (pending.length() - at >= FRAME_HEADER) {
+        int length = pending.getUnsignedMedium(at);
+        if (pending.length() - at < FRAME_HEADER + length) {
+          break;
+        }
+        boolean pingAnswer = pending.getByte(at + 3) == PING && (pending.getByte(at + 4) & ACK) != 0;
+        if (pingAnswer && dropPingAnswers) {
+          droppedPingAnswers.incrementAndGet();
+        } else {
+          forward(pending.getBuffer(at, at + FRAME_HEADER + length), to);
+        }
+        at += FRAME_HEADER + length;
+      }
+      pending = pending.getBuffer(at, pending.length());
+    }
+
+    void dropPingAnswers() {
+      dropPingAnswers = true;
+    }
+
+    int droppedPingAnswers() {
+      return droppedPingAnswers.get();
     }
 
     SocketAddress address() {
