@@ -100,6 +100,12 @@ public final class GatewayRole implements RoleModule {
     return List.of(new SchemaMigration("gateway"));
   }
 
+  /** At start and when a member leaves, a gateway ends the requests in flight on nodes it cannot see. */
+  @Override
+  public boolean oneClusterPerDatabase() {
+    return true;
+  }
+
   @Override
   public Future<RunningRole> start(NodeContext ctx) {
     Vertx vertx = ctx.vertx();

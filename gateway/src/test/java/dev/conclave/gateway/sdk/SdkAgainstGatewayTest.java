@@ -14,6 +14,7 @@ import dev.conclave.gateway.support.Clients;
 import dev.conclave.gateway.support.EventTap;
 import dev.conclave.gateway.support.GatewayFixture;
 import dev.conclave.platform.db.PgUrl;
+import dev.conclave.platform.testing.FreePorts;
 import dev.conclave.platform.testing.TestDatabase;
 import dev.conclave.platform.testing.TestNode;
 import dev.conclave.proto.coven.ApproveToolRequest;
@@ -136,10 +137,13 @@ class SdkAgainstGatewayTest {
   @Test
   void onShutdownTheSdkMovesToTheNextGatewayAndKeepsItsQueue() throws InterruptedException {
     PgUrl db = TestDatabase.freshDatabase();
-    // nodes serving the same agents share one signing secret
-    String secret = "sdk-handover-secret-0123456789abcdef0123456789";
-    try (GatewayFixture second = GatewayFixture.start(TestNode.builder().database(db).env("CONCLAVE_AUTH_SECRET", secret))) {
-      GatewayFixture first = GatewayFixture.start(TestNode.builder().database(db).env("CONCLAVE_AUTH_SECRET", secret));
+    // gateway nodes on one database are one cluster, and nodes serving the same agents share one signing secret
+    int hzFirst = FreePorts.next();
+    int hzSecond = FreePorts.next();
+    String members = "127.0.0.1:" + hzFirst + ",127.0.0.1:" + hzSecond;
+    CompletableFuture<GatewayFixture> starting = CompletableFuture.supplyAsync(() -> GatewayFixture.start(clustered(db, members, hzFirst)));
+    try (GatewayFixture second = GatewayFixture.start(clustered(db, members, hzSecond))) {
+      GatewayFixture first = starting.join();
       String token = first.agentToken("mover");
       Promise<Void> shutdownSeen = Promise.promise();
       EchoHandler echo = new EchoHandler();
@@ -187,5 +191,14 @@ class SdkAgainstGatewayTest {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
+  }
+
+  private static TestNode.Builder clustered(PgUrl db, String members, int hazelcastPort) {
+    return TestNode.builder().database(db)
+      .env("CONCLAVE_AUTH_SECRET", "sdk-handover-secret-0123456789abcdef0123456789")
+      .env("CONCLAVE_CLUSTER_MEMBERS", members)
+      .env("CONCLAVE_CLUSTER_HOST", "127.0.0.1")
+      .env("CONCLAVE_CLUSTER_PORT", Integer.toString(hazelcastPort))
+      .env("CONCLAVE_EVENTBUS_PORT", Integer.toString(FreePorts.next()));
   }
 }

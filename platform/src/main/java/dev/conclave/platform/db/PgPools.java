@@ -39,7 +39,7 @@ public final class PgPools {
    * Through the server's Unix socket when it has one here and this Vert.x runs on the native
    * transport (Vert.x reaches domain sockets only through it); otherwise by TCP.
    */
-  static PgConnectOptions connectOptions(Vertx vertx, PgUrl url) {
+  public static PgConnectOptions connectOptions(Vertx vertx, PgUrl url) {
     PgConnectOptions options = url.connectOptions();
     if (vertx.isNativeTransportEnabled()) {
       // (a host that starts with '/' is the socket's directory, the port names the file in it)

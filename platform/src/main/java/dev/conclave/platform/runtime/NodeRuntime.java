@@ -13,6 +13,7 @@ import dev.conclave.platform.auth.TokenStore;
 import dev.conclave.platform.auth.ssh.SshAgentCredentials;
 import dev.conclave.platform.auth.ssh.UnknownKeyPolicy;
 import dev.conclave.platform.cluster.ClusterMembership;
+import dev.conclave.platform.cluster.DatabaseClaim;
 import dev.conclave.platform.cluster.VertxBootstrap;
 import dev.conclave.platform.config.ConclaveConfig;
 import dev.conclave.platform.db.Migrations;
@@ -40,6 +41,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.stream.Collectors;
@@ -54,6 +56,11 @@ public final class NodeRuntime {
   private static final Logger LOG = LoggerFactory.getLogger(NodeRuntime.class);
   private static final long STEP_TIMEOUT_SECONDS = 60;
   private static final Duration KEY_FILE_CHECK = Duration.ofSeconds(5);
+  /**
+   * How long a gateway node waits for another node to let go of its database (a restart or a
+   * rolling update overlaps them briefly; a vanished host's connection takes about 30 s to end).
+   */
+  private static final Duration DATABASE_CLAIM_PATIENCE = Duration.ofSeconds(45);
 
   private final ConclaveConfig config;
   private final NodeDatabase database;
@@ -65,10 +72,13 @@ public final class NodeRuntime {
   private final int grpcPort;
   private final int httpPort;
   private final AtomicBoolean stopped = new AtomicBoolean();
+  /** This node's claim on its database, when a role needs one ({@link RoleModule#oneClusterPerDatabase}). */
+  private final Optional<DatabaseClaim> claim;
 
   private NodeRuntime(ConclaveConfig config, NodeDatabase database, Vertx vertx, Pool pool, NodeContext context,
-                      List<RunningRole> roles, String edgeDeployment, int grpcPort, int httpPort) {
+                      List<RunningRole> roles, String edgeDeployment, int grpcPort, int httpPort, Optional<DatabaseClaim> claim) {
     this.config = config;
+    this.claim = claim;
     this.database = database;
     this.vertx = vertx;
     this.pool = pool;
@@ -87,6 +97,7 @@ public final class NodeRuntime {
     SecretsKey.Resolved secretsKey = SecretsKey.resolve(config);
     NodeDatabase database = NodeDatabase.open(config);
     Vertx vertx = null;
+    DatabaseClaim claim = null;
     try {
       List<SchemaMigration> schemas = new ArrayList<>();
       schemas.add(new SchemaMigration("auth"));
@@ -109,6 +120,10 @@ public final class NodeRuntime {
         LOG.info("auth: admin token written file={}", config.adminTokenFile());
       }
       ClusterMembership membership = ClusterMembership.of(vertx);
+      if (modules.stream().anyMatch(RoleModule::oneClusterPerDatabase)) {
+        claim = await(DatabaseClaim.take(vertx, database.url(), !vertx.isClustered(), config.nodeId(), DATABASE_CLAIM_PATIENCE),
+          "take the database for this node");
+      }
       AuditLog audit = new AuditLog(pool, config.nodeId(), metrics.registry());
       audit.start(vertx, config.auditRetention());
       NodeContext context = new NodeContext(vertx, config, pool, tokens, principals, metrics.registry(), health, clock,
@@ -143,7 +158,7 @@ public final class NodeRuntime {
       readiness.started();
       LOG.info("ready node={} grpc={}:{} http=http://{}:{} admin-token={} took={}ms", config.nodeId(), config.advertisedHost(), grpcPort,
         config.advertisedHost(), httpPort, config.adminTokenFile(), (System.nanoTime() - t0) / 1_000_000);
-      return new NodeRuntime(config, database, vertx, pool, context, running, edgeId, grpcPort, httpPort);
+      return new NodeRuntime(config, database, vertx, pool, context, running, edgeId, grpcPort, httpPort, Optional.ofNullable(claim));
     } catch (RuntimeException e) {
       if (vertx != null) {
         try {
@@ -192,6 +207,7 @@ public final class NodeRuntime {
       bounded(role.stop(), grace, "stop role");
     }
     bounded(context.edge().audit().flush(), Duration.ofSeconds(5), "write the audit log");
+    claim.ifPresent(c -> bounded(c.close(), Duration.ofSeconds(5), "let go of the database"));
     bounded(pool.close(), Duration.ofSeconds(5), "close the database pool");
     bounded(vertx.close(), grace, "close Vert.x");
     database.close();

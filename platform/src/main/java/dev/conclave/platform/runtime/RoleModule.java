@@ -19,4 +19,14 @@ public interface RoleModule {
 
   /** Deploys the role's verticles and returns what it adds to the edge. */
   Future<RunningRole> start(NodeContext context);
+
+  /**
+   * Whether this role's nodes must see every other node that uses their database, because they
+   * take over work from nodes they cannot see. A node with such a role claims its database
+   * ({@link dev.conclave.platform.cluster.DatabaseClaim}): for itself when standalone, shared with
+   * its cluster otherwise.
+   */
+  default boolean oneClusterPerDatabase() {
+    return false;
+  }
 }
