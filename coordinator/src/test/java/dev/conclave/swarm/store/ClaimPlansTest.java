@@ -1,0 +1,100 @@
+package dev.conclave.swarm.store;
+
+import dev.conclave.platform.db.PgUrl;
+import dev.conclave.swarm.support.SwarmApi;
+import dev.conclave.swarm.support.SwarmNode;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.sql.SQLWarning;
+import java.sql.Statement;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The statements inside a CLAIM and a COMPLETE find their task through an index, never by reading
+ * the whole task table: with 30,000 finished tasks stored, the plans PostgreSQL runs inside the
+ * swarm functions (the generic ones a claim keeps; captured with {@code auto_explain}, nested
+ * statements included) have no sequential scan of {@code swarm.tasks}, and the claim takes the
+ * claim-order index. A sequential scan there costs every claim time in proportion to the history.
+ */
+class ClaimPlansTest {
+
+  private static final String AGENT = "plans-agent";
+  private static final String SKILL = "plans-skill";
+  private static SwarmNode swarm;
+  private static Connection db;
+
+  @BeforeAll
+  static void start() throws SQLException {
+    swarm = SwarmNode.start();
+    PgUrl url = swarm.database();
+    db = DriverManager.getConnection(url.jdbcUrl(), url.user(), url.password().orElse(null));
+    try (Statement sql = db.createStatement()) {
+      // a long history: 30,000 finished tasks
+      sql.execute("SELECT swarm.create_tasks((SELECT jsonb_agg(jsonb_build_object('id', 'old-' || i, 'title', 'old work')) "
+        + "FROM generate_series(1, 30000) i))");
+      sql.execute("UPDATE swarm.tasks SET status = 'completed', assigned_agent = 'someone', completed_by = 'someone' WHERE id LIKE 'old-%'");
+      sql.execute("ANALYZE swarm.tasks");
+    }
+    execute(SwarmApi.v1().put("operation", "REGISTER").put("agent", SwarmApi.agentSpec(AGENT, List.of(SKILL))));
+  }
+
+  @AfterAll
+  static void stop() throws SQLException {
+    db.close();
+    swarm.close();
+  }
+
+  @Test
+  void aClaimAndItsCompleteReadNoWholeTaskTable() throws SQLException {
+    try (Statement sql = db.createStatement()) {
+      sql.execute("SELECT swarm.create_tasks('[{\"id\": \"plans-task\", \"title\": \"new work\", \"requiredSkills\": [\"" + SKILL + "\"]}]')");
+    }
+    String claim = plansOf(SwarmApi.v1().put("operation", "CLAIM").put("agentId", AGENT));
+    assertThat(claim).as("the claim's plans").contains("Index Scan using tasks_claimable on tasks")
+      .doesNotContain("Seq Scan on tasks");
+    String complete = plansOf(SwarmApi.v1().put("operation", "COMPLETE").put("agentId", AGENT).put("taskId", "plans-task")
+      .put("result", SwarmApi.result("done")));
+    assertThat(complete).as("the complete's plans").contains("on tasks").doesNotContain("Seq Scan on tasks");
+  }
+
+  /** Runs one request as a batch of one, as the coordinator does, and returns every plan it ran. */
+  private static String plansOf(JsonObject request) throws SQLException {
+    try (Statement sql = db.createStatement()) {
+      sql.execute("LOAD 'auto_explain'");
+      sql.execute("SET auto_explain.log_min_duration = 0");
+      sql.execute("SET auto_explain.log_nested_statements = on");
+      sql.execute("SET client_min_messages = log");
+    }
+    try (PreparedStatement st = db.prepareStatement("SELECT swarm.dispatch_batch(?::jsonb, date_trunc('milliseconds', clock_timestamp()), true)")) {
+      st.setString(1, new JsonArray().add(new JsonObject().put("request", request)).encode());
+      st.executeQuery().close();
+      StringBuilder plans = new StringBuilder();
+      for (SQLWarning w = st.getWarnings(); w != null; w = w.getNextWarning()) {
+        plans.append(w.getMessage()).append('\n');
+      }
+      return plans.toString();
+    } finally {
+      try (Statement sql = db.createStatement()) {
+        sql.execute("RESET client_min_messages");
+        sql.execute("SET auto_explain.log_min_duration = -1");
+      }
+    }
+  }
+
+  private static void execute(JsonObject request) throws SQLException {
+    try (PreparedStatement st = db.prepareStatement("SELECT swarm.execute(?::jsonb)")) {
+      st.setString(1, request.encode());
+      st.executeQuery().close();
+    }
+  }
+}
