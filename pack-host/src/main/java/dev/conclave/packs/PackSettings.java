@@ -18,7 +18,7 @@ public record PackSettings(Duration askUserTimeout, Duration pingInterval) {
     .readBy(Reader.PACK_HOST).describedAs("how long `ask_user` waits by default, and the most a question may ask for")
     .byDefault("300");
   public static final Setting<Duration> PACK_PING = Setting.define("CONCLAVE_PACK_PING_SECONDS", Parsers.SECONDS)
-    .readBy(Reader.PACK_HOST).describedAs("HTTP/2 ping interval on pack connections; a pack that misses one is dropped")
+    .readBy(Reader.PACK_HOST).describedAs("HTTP/2 ping interval on pack connections; a ping still unanswered two intervals later drops the pack")
     .byDefault("20");
 
   public static PackSettings from(ConclaveConfig config) {

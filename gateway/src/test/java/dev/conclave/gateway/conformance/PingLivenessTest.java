@@ -4,16 +4,12 @@ import dev.conclave.gateway.GatewaySettings;
 import dev.conclave.gateway.support.Clients;
 import dev.conclave.gateway.support.GatewayFixture;
 import dev.conclave.gateway.support.RawAgent;
-import dev.conclave.platform.testing.FreePorts;
+import dev.conclave.platform.testing.Http2Route;
 import dev.conclave.platform.testing.TestNode;
 import dev.conclave.proto.coven.AgentInfo;
 import dev.conclave.proto.coven.ClientServiceGrpcClient;
 import dev.conclave.proto.coven.ListAgentsRequest;
 import io.vertx.core.Vertx;
-import io.vertx.core.buffer.Buffer;
-import io.vertx.core.net.NetServer;
-import io.vertx.core.net.NetSocket;
-import io.vertx.core.net.SocketAddress;
 import io.vertx.grpc.client.GrpcClient;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -21,8 +17,6 @@ import org.junit.jupiter.api.Test;
 
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -60,7 +54,7 @@ class PingLivenessTest {
   @Test
   void aConnectionThatStopsAnsweringPingsIsDroppedLongBeforeTheHeartbeatTimeout() throws Exception {
     Vertx vertx = gw.vertx();
-    FrozenRoute route = new FrozenRoute(vertx, gw.address());
+    Http2Route route = new Http2Route(vertx, gw.address());
     GrpcClient client = GrpcClient.client(vertx);
     try (RawAgent agent = RawAgent.open(client, route.address(), gw.agentToken("frozen"))) {
       agent.register(RawAgent.registration("frozen"));
@@ -83,7 +77,7 @@ class PingLivenessTest {
   @Test
   void anAgentWhosePingAnswersAreLostStaysWhileItsMessagesArrive() throws Exception {
     Vertx vertx = gw.vertx();
-    FrozenRoute route = new FrozenRoute(vertx, gw.address());
+    Http2Route route = new Http2Route(vertx, gw.address());
     GrpcClient client = GrpcClient.client(vertx);
     try (RawAgent agent = RawAgent.open(client, route.address(), gw.agentToken("unanswering"))) {
       agent.register(RawAgent.registration("unanswering"));
@@ -109,103 +103,5 @@ class PingLivenessTest {
       .response().orElseThrow().getAgentsList();
     Optional<AgentInfo> agent = agents.stream().filter(a -> a.getId().equals(agentId)).findFirst();
     return agent.isPresent() && agent.get().getConnected();
-  }
-
-  /**
-   * A TCP route to the gateway that can freeze: it stops reading either side and keeps both
-   * sockets open, as a suspended process or a black-holed route would. It can also swallow the
-   * agent's PING answers (HTTP/2 PING frames with the ACK flag) and pass everything else.
-   */
-  private static final class FrozenRoute implements AutoCloseable {
-
-    /** The client connection preface's length (RFC 9113 §3.4), then a frame header's. */
-    private static final int PREFACE = 24;
-    private static final int FRAME_HEADER = 9;
-    private static final byte PING = 0x6;
-    private static final byte ACK = 0x1;
-
-    private final NetServer server;
-    private final int port = FreePorts.next();
-    private final List<NetSocket> sockets = new CopyOnWriteArrayList<>();
-    private volatile boolean frozen;
-    private volatile boolean dropPingAnswers;
-    private final AtomicInteger droppedPingAnswers = new AtomicInteger();
-    /** The agent's bytes not yet forwarded: the connection preface, then whole HTTP/2 frames. */
-    private Buffer pending = Buffer.buffer();
-    private boolean prefaceSeen;
-
-    FrozenRoute(Vertx vertx, SocketAddress target) {
-      var upstream = vertx.createNetClient();
-      server = vertx.createNetServer().connectHandler(agentSide -> {
-        agentSide.pause();
-        upstream.connect(target).onSuccess(gatewaySide -> {
-          sockets.add(agentSide);
-          sockets.add(gatewaySide);
-          agentSide.handler(bytes -> forwardFrames(bytes, gatewaySide));
-          gatewaySide.handler(bytes -> forward(bytes, agentSide));
-          agentSide.closeHandler(v -> gatewaySide.close());
-          gatewaySide.closeHandler(v -> agentSide.close());
-          agentSide.resume();
-        }).onFailure(err -> agentSide.close());
-      });
-      GatewayFixture.await(server.listen(port, "127.0.0.1"));
-    }
-
-    private void forward(Buffer bytes, NetSocket to) {
-      if (!frozen) {
-        to.write(bytes);
-      }
-    }
-
-    /** Forwards the agent's bytes frame by frame, leaving out PING answers when asked to. */
-    private void forwardFrames(Buffer bytes, NetSocket to) {
-      pending.appendBuffer(bytes);
-      if (!prefaceSeen) {
-        if (pending.length() < PREFACE) {
-          return;
-        }
-        forward(pending.getBuffer(0, PREFACE), to);
-        pending = pending.getBuffer(PREFACE, pending.length());
-        prefaceSeen = true;
-      }
-      int at = 0;
-      while (pending.length() - at >= FRAME_HEADER) {
-        int length = pending.getUnsignedMedium(at);
-        if (pending.length() - at < FRAME_HEADER + length) {
-          break;
-        }
-        boolean pingAnswer = pending.getByte(at + 3) == PING && (pending.getByte(at + 4) & ACK) != 0;
-        if (pingAnswer && dropPingAnswers) {
-          droppedPingAnswers.incrementAndGet();
-        } else {
-          forward(pending.getBuffer(at, at + FRAME_HEADER + length), to);
-        }
-        at += FRAME_HEADER + length;
-      }
-      pending = pending.getBuffer(at, pending.length());
-    }
-
-    void dropPingAnswers() {
-      dropPingAnswers = true;
-    }
-
-    int droppedPingAnswers() {
-      return droppedPingAnswers.get();
-    }
-
-    SocketAddress address() {
-      return SocketAddress.inetSocketAddress(port, "127.0.0.1");
-    }
-
-    void freeze() {
-      frozen = true;
-      sockets.forEach(NetSocket::pause);
-    }
-
-    @Override
-    public void close() {
-      sockets.forEach(NetSocket::close);
-      GatewayFixture.await(server.close());
-    }
   }
 }

@@ -145,19 +145,24 @@ public final class PackRegistrations {
       .onFailure(err -> LOG.warn("supersede not delivered pack={} node={} error={}", old.packId(), old.node(), err.getMessage()));
   }
 
-  /** Pings the pack's connection; a connection that stops answering ends the registration. */
+  /**
+   * Pings the pack's connection every interval; a PING still unanswered two intervals after it was
+   * sent ends the registration. The PINGs overlap, so one answer lost on the way costs nothing:
+   * Vert.x matches answers to PINGs in order, and the next answer, an interval later, completes it.
+   */
   private void watch(PackConnection connection, GrpcServerRequest<PackManifest, ExecuteToolRequest> request) {
     long every = pingInterval.toMillis();
+    long patience = 2 * every;
     vertx.setPeriodic(every, every, id -> {
       if (local.get(connection.connectionId()).isEmpty()) {
         vertx.cancelTimer(id);
         return;
       }
       boolean[] answered = {false};
-      long deadline = vertx.setTimer(every, t -> {
+      long deadline = vertx.setTimer(patience, t -> {
         if (!answered[0]) {
           vertx.cancelTimer(id);
-          connection.close("no ping answer", PackErrors.packSilent(pingInterval.toSeconds()));
+          connection.close("no ping answer", PackErrors.packSilent(patience / 1000));
         }
       });
       request.connection().ping(Buffer.buffer("conclave")).onComplete(ar -> {
