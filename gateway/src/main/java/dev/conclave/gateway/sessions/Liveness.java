@@ -13,19 +13,20 @@ import java.time.Duration;
  * Notices dead agents: a stream silent past the heartbeat timeout is closed, and HTTP/2 PINGs on
  * the connection detect a vanished peer even between heartbeats. One periodic timer per session
  * does both (an idle node holds one per connected agent, so each counts): every tick checks the
- * silence, sends the next PING when its interval has passed, and fails the session when the PING
- * before it went unanswered for two intervals and nothing else came from the agent meanwhile.
+ * silence, sends a PING each interval, and fails the session when PINGs have gone unanswered for two
+ * intervals with nothing else from the agent meanwhile.
  *
- * <p>A message from the agent after the PING proves the connection as well as its answer does, so
- * it ends the wait too. That keeps a lost PING answer from dropping an agent that is plainly
- * talking: Vert.x matches answers to PINGs in order, ignoring their payload, and registers a PING's
- * answer only once its write completed, so one answer that goes astray would otherwise cost a live
- * agent its session. A PING whose write fails ends the wait too; a connection that is really gone
- * ends the session through its close.
+ * <p>The PINGs overlap (up to {@value #MAX_UNANSWERED} unanswered), and any answer, like any message
+ * from the agent, proves the connection and starts the wait over. So an answer lost on the way costs
+ * nothing: Vert.x matches answers to PINGs in order, ignoring their payload, and the next answer, an
+ * interval later, completes the PING whose answer was lost. A PING whose write fails counts as
+ * answered; a connection that is really gone ends the session through its close.
  */
 final class Liveness {
 
   private static final Logger LOG = LoggerFactory.getLogger(Liveness.class);
+  /** PINGs in flight at most: past that, the tick waits for an answer or the deadline. */
+  static final int MAX_UNANSWERED = 3;
 
   private final AgentSession session;
   private final Vertx vertx;
@@ -34,8 +35,10 @@ final class Liveness {
   private long lastActivity = System.nanoTime();
   /** When the last PING was sent. */
   private long lastPing;
-  /** The last PING has had no answer yet. */
-  private boolean awaitingPong;
+  /** PINGs sent and not answered yet (one whose answer was lost stays counted). */
+  private int unanswered;
+  /** Since when PINGs have waited with no answer: the first one's sending, or the last answer. */
+  private long waitingSince;
   private long timer = -1;
 
   Liveness(AgentSession session, Vertx vertx, Duration heartbeatTimeout, Duration pingInterval) {
@@ -70,12 +73,9 @@ final class Liveness {
     }
     // the answer may queue behind a busy connection's frames: allow two intervals before giving up
     long patience = 2 * pingNanos;
-    if (awaitingPong && lastActivity - lastPing > 0) {
-      awaitingPong = false;
-    }
-    if (awaitingPong && now - lastPing > patience) {
+    if (unanswered > 0 && now - waitingSince > patience && now - lastActivity > patience) {
       session.fail(GatewayErrors.agentUnreachable(patience / 1_000_000_000));
-    } else if (!awaitingPong && now - lastPing >= pingNanos) {
+    } else if (unanswered < MAX_UNANSWERED && now - lastPing >= pingNanos) {
       ping(now);
     }
   }
@@ -86,13 +86,16 @@ final class Liveness {
       return;
     }
     lastPing = now;
-    awaitingPong = true;
+    if (unanswered++ == 0) {
+      waitingSince = now;
+    }
     // a PING answer proves the connection, not the agent: it does not count as activity
     connection.ping(Buffer.buffer(new byte[8])).onComplete(ar -> {
       if (ar.failed()) {
         LOG.debug("agent {}: a PING could not be written: {}", session.agentId(), ar.cause().toString());
       }
-      awaitingPong = false;
+      unanswered = Math.max(0, unanswered - 1);
+      waitingSince = System.nanoTime();
     });
   }
 

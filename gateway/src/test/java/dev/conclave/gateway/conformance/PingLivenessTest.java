@@ -22,8 +22,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * HTTP/2 PINGs find an agent whose connection went silent without closing (a frozen process, a
- * dropped route), long before its heartbeat timeout; an idle agent that answers them stays, and so
- * does an agent whose PING answers are lost while its messages still arrive.
+ * dropped route), long before its heartbeat timeout; an idle agent that answers them stays, as does
+ * an idle agent one of whose answers is lost, and an agent whose answers are all lost while its
+ * messages still arrive.
  */
 class PingLivenessTest {
 
@@ -91,6 +92,25 @@ class PingLivenessTest {
       assertThat(route.droppedPingAnswers()).as("PING answers the route swallowed").isGreaterThanOrEqualTo(3);
       assertThat(agent.ended()).isFalse();
       assertThat(connected("unanswering")).isTrue();
+    } finally {
+      GatewayFixture.await(client.close());
+      route.close();
+    }
+  }
+
+  @Test
+  void anIdleAgentThatLosesOnePingAnswerStays() throws Exception {
+    Vertx vertx = gw.vertx();
+    Http2Route route = new Http2Route(vertx, gw.address());
+    GrpcClient client = GrpcClient.client(vertx);
+    try (RawAgent agent = RawAgent.open(client, route.address(), gw.agentToken("one-lost"))) {
+      agent.register(RawAgent.registration("one-lost"));
+      route.dropPingAnswers(1);
+      // six PING intervals and not a message from the agent: the answers after the lost one arrive
+      Thread.sleep(6_000);
+      assertThat(route.droppedPingAnswers()).as("PING answers the route swallowed").isEqualTo(1);
+      assertThat(agent.ended()).isFalse();
+      assertThat(connected("one-lost")).isTrue();
     } finally {
       GatewayFixture.await(client.close());
       route.close();
