@@ -66,8 +66,8 @@ public final class DatabaseClaim {
   private final PgConnectOptions options;
   private final boolean standalone;
   private final String database;
-  private PgConnection connection;
-  private boolean closed;
+  private volatile PgConnection connection;
+  private volatile boolean closed;
   private long lastConflictLog;
 
   private DatabaseClaim(Vertx vertx, PgConnectOptions options, boolean standalone, String database) {
@@ -134,6 +134,11 @@ public final class DatabaseClaim {
   private Future<List<Holder>> tryOnce() {
     Future<PgConnection> connected = connection != null ? Future.succeededFuture(connection) : PgConnection.connect(vertx, options)
       .onSuccess(c -> {
+        if (closed) {
+          // let go while connecting: the lock taken on it goes with it
+          c.close();
+          return;
+        }
         connection = c;
         c.closeHandler(v -> lost(c));
       });
