@@ -67,6 +67,8 @@ class ConsoleHeadersTest {
       assertThat(head.statusCode()).as(path).isEqualTo(200);
       assertThat(head.body()).as(path).isEmpty();
       assertThat(head.headers().firstValue(ConsoleAssets.CSP_HEADER)).as(path).isEqualTo(get.headers().firstValue(ConsoleAssets.CSP_HEADER));
+      // what a GET would carry, as HTTP asks of HEAD
+      assertThat(head.headers().firstValue("content-type")).as(path).isPresent().isEqualTo(get.headers().firstValue("content-type"));
     }
   }
 

@@ -1,6 +1,7 @@
 package dev.conclave.platform.server;
 
 import io.vertx.core.http.HttpMethod;
+import io.vertx.core.http.MimeMapping;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.handler.StaticHandler;
 
@@ -49,6 +50,14 @@ public final class ConsoleAssets {
           .putHeader("x-content-type-options", "nosniff")
           .putHeader("x-frame-options", "DENY")
           .putHeader("referrer-policy", "no-referrer");
+        if (ctx.request().method() == HttpMethod.HEAD) {
+          // StaticHandler names the type only when it sends the file; HEAD carries what GET would
+          String path = ctx.normalizedPath();
+          String type = MimeMapping.mimeTypeForFilename(path.endsWith("/") ? path + "index.html" : path);
+          if (type != null) {
+            ctx.response().putHeader("content-type", type.startsWith("text/") ? type + ";charset=UTF-8" : type);
+          }
+        }
         ctx.next();
       })
       .handler(StaticHandler.create(CLASSPATH_ROOT).setIndexPage("index.html").setCachingEnabled(false)
