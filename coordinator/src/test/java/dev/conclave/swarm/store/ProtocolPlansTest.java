@@ -24,9 +24,10 @@ import static org.assertj.core.api.Assertions.assertThat;
  * the whole task table: with 30,000 finished tasks stored, the plans PostgreSQL runs inside the
  * swarm functions (the generic ones a claim keeps; captured with {@code auto_explain}, nested
  * statements included) have no sequential scan of {@code swarm.tasks}, and the claim takes the
- * claim-order index. A sequential scan there costs every claim time in proportion to the history.
+ * claim-order index. Likewise RECEIVE_MESSAGES reads no other agents' messages (30,000 of them
+ * stored). A sequential scan there costs every request time in proportion to the history.
  */
-class ClaimPlansTest {
+class ProtocolPlansTest {
 
   private static final String AGENT = "plans-agent";
   private static final String SKILL = "plans-skill";
@@ -43,7 +44,11 @@ class ClaimPlansTest {
       sql.execute("SELECT swarm.create_tasks((SELECT jsonb_agg(jsonb_build_object('id', 'old-' || i, 'title', 'old work')) "
         + "FROM generate_series(1, 30000) i))");
       sql.execute("UPDATE swarm.tasks SET status = 'completed', assigned_agent = 'someone', completed_by = 'someone' WHERE id LIKE 'old-%'");
+      // and 30,000 messages between other agents
+      sql.execute("INSERT INTO swarm.messages (id, from_agent, to_agent, type, created_at) SELECT gen_random_uuid(), 'other-' || (i % 50), "
+        + "'other-' || ((i + 1) % 50), 'custom', now() - interval '1 minute' FROM generate_series(1, 30000) i");
       sql.execute("ANALYZE swarm.tasks");
+      sql.execute("ANALYZE swarm.messages");
     }
     execute(SwarmApi.v1().put("operation", "REGISTER").put("agent", SwarmApi.agentSpec(AGENT, List.of(SKILL))));
   }
@@ -65,6 +70,12 @@ class ClaimPlansTest {
     String complete = plansOf(SwarmApi.v1().put("operation", "COMPLETE").put("agentId", AGENT).put("taskId", "plans-task")
       .put("result", SwarmApi.result("done")));
     assertThat(complete).as("the complete's plans").contains("on tasks").doesNotContain("Seq Scan on tasks");
+  }
+
+  @Test
+  void aReceiveReadsNoOtherAgentsMessages() throws SQLException {
+    String receive = plansOf(SwarmApi.v1().put("operation", "RECEIVE_MESSAGES").put("agentId", AGENT));
+    assertThat(receive).as("the receive's plans").contains("on messages").doesNotContain("Seq Scan on messages");
   }
 
   /** Runs one request as a batch of one, as the coordinator does, and returns every plan it ran. */
