@@ -54,11 +54,7 @@ class PingLivenessTest {
 
   @Test
   void aConnectionThatStopsAnsweringPingsIsDroppedLongBeforeTheHeartbeatTimeout() throws Exception {
-    Vertx vertx = gw.vertx();
-    Http2Route route = new Http2Route(vertx, gw.address());
-    GrpcClient client = GrpcClient.client(vertx);
-    try (RawAgent agent = RawAgent.open(client, route.address(), gw.agentToken("frozen"))) {
-      agent.register(RawAgent.registration("frozen"));
+    onRoute("frozen", (route, agent) -> {
       assertThat(connected("frozen")).isTrue();
       long frozenAt = System.nanoTime();
       route.freeze();
@@ -69,19 +65,12 @@ class PingLivenessTest {
       double seconds = (System.nanoTime() - frozenAt) / 1e9;
       assertThat(connected("frozen")).as("still connected %.1f s after its connection froze", seconds).isFalse();
       assertThat(seconds).as("dropped by the PING deadline, not the 120 s heartbeat timeout").isLessThan(20);
-    } finally {
-      GatewayFixture.await(client.close());
-      route.close();
-    }
+    });
   }
 
   @Test
   void anAgentWhosePingAnswersAreLostStaysWhileItsMessagesArrive() throws Exception {
-    Vertx vertx = gw.vertx();
-    Http2Route route = new Http2Route(vertx, gw.address());
-    GrpcClient client = GrpcClient.client(vertx);
-    try (RawAgent agent = RawAgent.open(client, route.address(), gw.agentToken("unanswering"))) {
-      agent.register(RawAgent.registration("unanswering"));
+    onRoute("unanswering", (route, agent) -> {
       route.dropPingAnswers();
       // six PING intervals with no answer reaching the gateway, but a heartbeat every half interval
       long until = System.nanoTime() + 6_000_000_000L;
@@ -92,25 +81,34 @@ class PingLivenessTest {
       assertThat(route.droppedPingAnswers()).as("PING answers the route swallowed").isGreaterThanOrEqualTo(3);
       assertThat(agent.ended()).isFalse();
       assertThat(connected("unanswering")).isTrue();
-    } finally {
-      GatewayFixture.await(client.close());
-      route.close();
-    }
+    });
   }
 
   @Test
   void anIdleAgentThatLosesOnePingAnswerStays() throws Exception {
-    Vertx vertx = gw.vertx();
-    Http2Route route = new Http2Route(vertx, gw.address());
-    GrpcClient client = GrpcClient.client(vertx);
-    try (RawAgent agent = RawAgent.open(client, route.address(), gw.agentToken("one-lost"))) {
-      agent.register(RawAgent.registration("one-lost"));
+    onRoute("one-lost", (route, agent) -> {
       route.dropPingAnswers(1);
       // six PING intervals and not a message from the agent: the answers after the lost one arrive
       Thread.sleep(6_000);
       assertThat(route.droppedPingAnswers()).as("PING answers the route swallowed").isEqualTo(1);
       assertThat(agent.ended()).isFalse();
       assertThat(connected("one-lost")).isTrue();
+    });
+  }
+
+  /** What a test does with an agent registered through its own {@link Http2Route} to the gateway. */
+  private interface RouteTest {
+    void run(Http2Route route, RawAgent agent) throws Exception;
+  }
+
+  /** Registers {@code agentId} through a fresh route and runs {@code test}; closes both afterwards. */
+  private static void onRoute(String agentId, RouteTest test) throws Exception {
+    Vertx vertx = gw.vertx();
+    Http2Route route = new Http2Route(vertx, gw.address());
+    GrpcClient client = GrpcClient.client(vertx);
+    try (RawAgent agent = RawAgent.open(client, route.address(), gw.agentToken(agentId))) {
+      agent.register(RawAgent.registration(agentId));
+      test.run(route, agent);
     } finally {
       GatewayFixture.await(client.close());
       route.close();

@@ -38,9 +38,7 @@ class PackPingTest {
 
   @Test
   void aPackWhoseConnectionFreezesIsDroppedWithinAFewPingIntervals() throws Exception {
-    Http2Route route = new Http2Route(host.gw().vertx(), host.gw().address());
-    try (GrpcCalls calls = new GrpcCalls(host.gw().vertx(), route.port());
-         RawPack pack = RawPack.register(calls, host.packToken("frozen-pack"), RawPack.manifest("frozen-pack", RawPack.tool("frozen_tool")))) {
+    onRoute("frozen-pack", "frozen_tool", (route, pack) -> {
       assertThat(listed("frozen-pack")).isTrue();
       long frozenAt = System.nanoTime();
       route.freeze();
@@ -50,22 +48,32 @@ class PackPingTest {
       double seconds = (System.nanoTime() - frozenAt) / 1e9;
       assertThat(listed("frozen-pack")).as("still listed %.1f s after its connection froze", seconds).isFalse();
       assertThat(seconds).as("dropped by the PING deadline (two intervals after the first unanswered one)").isLessThan(12);
-    } finally {
-      route.close();
-    }
+    });
   }
 
   @Test
   void aPackThatLosesOnePingAnswerStays() throws Exception {
-    Http2Route route = new Http2Route(host.gw().vertx(), host.gw().address());
-    try (GrpcCalls calls = new GrpcCalls(host.gw().vertx(), route.port());
-         RawPack pack = RawPack.register(calls, host.packToken("lossy-pack"), RawPack.manifest("lossy-pack", RawPack.tool("lossy_tool")))) {
+    onRoute("lossy-pack", "lossy_tool", (route, pack) -> {
       route.dropPingAnswers(1);
       // four PING intervals: the lost answer's PING is answered by the next one's answer
       Thread.sleep(8_000);
       assertThat(route.droppedPingAnswers()).as("PING answers the route swallowed").isEqualTo(1);
       assertThat(pack.ended()).isFalse();
       assertThat(listed("lossy-pack")).isTrue();
+    });
+  }
+
+  /** What a test does with a pack registered through its own {@link Http2Route} to the pack host. */
+  private interface RouteTest {
+    void run(Http2Route route, RawPack pack) throws Exception;
+  }
+
+  /** Registers pack {@code packId} with one tool through a fresh route and runs {@code test}; closes both afterwards. */
+  private static void onRoute(String packId, String tool, RouteTest test) throws Exception {
+    Http2Route route = new Http2Route(host.gw().vertx(), host.gw().address());
+    try (GrpcCalls calls = new GrpcCalls(host.gw().vertx(), route.port());
+         RawPack pack = RawPack.register(calls, host.packToken(packId), RawPack.manifest(packId, RawPack.tool(tool)))) {
+      test.run(route, pack);
     } finally {
       route.close();
     }
