@@ -33,7 +33,7 @@ import java.util.List;
  *
  * <p>When the connection drops (PostgreSQL restarted) the node takes the claim again as soon as it
  * can connect; a node that finds it taken meanwhile logs an error naming the holder, every minute,
- * until it has it.
+ * until it has it. The node is not ready ({@code /health/ready}) while it does not hold it.
  */
 public final class DatabaseClaim {
 
@@ -68,6 +68,8 @@ public final class DatabaseClaim {
   private final String database;
   private volatile PgConnection connection;
   private volatile boolean closed;
+  /** The lock is this node's now (false while it waits, and from a dropped connection until taken again). */
+  private volatile boolean held;
   private long lastConflictLog;
 
   private DatabaseClaim(Vertx vertx, PgConnectOptions options, boolean standalone, String database) {
@@ -97,23 +99,31 @@ public final class DatabaseClaim {
     return taken.future();
   }
 
+  /** Whether this node holds its claim now; the node's readiness reports it. */
+  public boolean held() {
+    return held;
+  }
+
   /** Lets go of the database. */
   public Future<Void> close() {
     closed = true;
-    PgConnection held = connection;
+    held = false;
+    PgConnection open = connection;
     connection = null;
-    return held == null ? Future.succeededFuture() : held.close();
+    return open == null ? Future.succeededFuture() : open.close();
   }
 
   private void attempt(long start, Duration patience, long lastProgress, Promise<DatabaseClaim> taken) {
     tryOnce().onComplete(ar -> {
       if (ar.succeeded() && ar.result().isEmpty()) {
+        held = true;
         taken.complete(this);
         return;
       }
       long now = System.nanoTime();
       long waited = now - start;
-      String why = ar.succeeded() ? describe(ar.result()) : "PostgreSQL could not be asked: " + ar.cause().getMessage();
+      String why = ar.succeeded() ? who(ar.result()) + " to let go of database " + database
+        : "PostgreSQL to answer: " + ar.cause().getMessage();
       if (waited >= patience.toNanos()) {
         close();
         taken.fail(ar.succeeded() ? conflict(ar.result())
@@ -164,6 +174,7 @@ public final class DatabaseClaim {
       return;
     }
     connection = null;
+    held = false;
     LOG.warn("database: the connection holding this node's claim on database {} dropped; taking it again", database);
     retake();
   }
@@ -178,6 +189,7 @@ public final class DatabaseClaim {
         return;
       }
       if (ar.succeeded() && ar.result().isEmpty()) {
+        held = true;
         LOG.info("database: this node's claim on database {} is held again", database);
         return;
       }
@@ -189,21 +201,19 @@ public final class DatabaseClaim {
     });
   }
 
-  private String describe(List<Holder> holders) {
+  /** Who holds the lock, as the waiting line and the error name it. */
+  private static String who(List<Holder> holders) {
     if (holders.isEmpty()) {
-      return "database " + database + " (its holder just let go)";
+      return "another gateway node (it just let go)";
     }
-    boolean standaloneHolder = holders.stream().anyMatch(Holder::exclusive);
-    return (standaloneHolder ? "the standalone gateway node on database " : "the cluster of gateway nodes on database ") + database
-      + " (" + holders.get(0) + (holders.size() > 1 ? " and " + (holders.size() - 1) + " more" : "") + ")";
+    return (holders.stream().anyMatch(Holder::exclusive) ? "a standalone gateway node" : "a cluster of gateway nodes")
+      + " (" + String.join("; ", holders.stream().map(Holder::toString).toList()) + ")";
   }
 
   /** Why this node may not use the database, with what to change. */
   ConfigException conflict(List<Holder> holders) {
     String variables = NodeSettings.CLUSTER_MEMBERS.name() + " or " + NodeSettings.CLUSTER_K8S_DNS.name();
     boolean standaloneHolder = holders.stream().anyMatch(Holder::exclusive);
-    String who = holders.isEmpty() ? "another gateway node" : (standaloneHolder ? "a standalone gateway node" : "a cluster of gateway nodes")
-      + " (" + String.join("; ", holders.stream().map(Holder::toString).toList()) + ")";
     String fix;
     if (standalone && !standaloneHolder) {
       fix = "join their cluster: set " + variables + " on this node as on theirs";
@@ -213,7 +223,7 @@ public final class DatabaseClaim {
       fix = "that node runs without a cluster, so it would end this cluster's requests as a dead node's: set " + variables
         + " on it too, or stop it";
     }
-    return new ConfigException(NodeSettings.CLUSTER_MEMBERS.name(), "database " + database + " is in use by " + who + "; " + fix);
+    return new ConfigException(NodeSettings.CLUSTER_MEMBERS.name(), "database " + database + " is in use by " + who(holders) + "; " + fix);
   }
 
   private static String truncate(String name) {

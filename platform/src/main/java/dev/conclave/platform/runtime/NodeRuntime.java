@@ -121,8 +121,10 @@ public final class NodeRuntime {
       }
       ClusterMembership membership = ClusterMembership.of(vertx);
       if (modules.stream().anyMatch(RoleModule::oneClusterPerDatabase)) {
-        claim = await(DatabaseClaim.take(vertx, database.url(), !vertx.isClustered(), config.nodeId(), DATABASE_CLAIM_PATIENCE),
-          "take the database for this node");
+        DatabaseClaim held = await(DatabaseClaim.take(vertx, database.url(), !vertx.isClustered(), config.nodeId(),
+          DATABASE_CLAIM_PATIENCE), "take the database for this node");
+        health.register("database-claim", () -> Future.succeededFuture(held.held()));
+        claim = held;
       }
       AuditLog audit = new AuditLog(pool, config.nodeId(), metrics.registry());
       audit.start(vertx, config.auditRetention());

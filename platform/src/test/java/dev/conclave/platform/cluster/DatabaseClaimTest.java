@@ -99,6 +99,7 @@ class DatabaseClaimTest {
   void aClaimWhoseConnectionDroppedIsTakenAgain() throws Exception {
     PgUrl db = TestDatabase.freshDatabase();
     DatabaseClaim claim = await(DatabaseClaim.take(vertx, db, true, "restarted-db-node", LONG));
+    assertThat(claim.held()).isTrue();
     try (Connection admin = DriverManager.getConnection(db.jdbcUrl(), db.user(), db.password().orElse(null));
          Statement sql = admin.createStatement()) {
       // what a PostgreSQL restart does to the connection
@@ -112,9 +113,14 @@ class DatabaseClaimTest {
         }
       }
       assertThat(holder).as("the node's claim after its connection was ended").isEqualTo("conclave standalone node restarted-db-node");
+      for (long until = System.nanoTime() + 5_000_000_000L; !claim.held() && System.nanoTime() < until; ) {
+        Thread.sleep(50);
+      }
+      assertThat(claim.held()).as("held, as the node's readiness reports").isTrue();
     } finally {
       await(claim.close());
     }
+    assertThat(claim.held()).isFalse();
   }
 
   private static <T> T await(Future<T> future) {
