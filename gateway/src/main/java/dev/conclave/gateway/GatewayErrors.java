@@ -89,6 +89,11 @@ public final class GatewayErrors {
       "conversation_key '" + key + "' matches no binding and no known agent");
   }
 
+  public static ConclaveException routeMoving(String key) {
+    return new ConclaveException(ErrorKind.UNAVAILABLE, "route_changing",
+      "conversation " + key + " was routed to another agent each time the message was written; retry");
+  }
+
   public static ConclaveException injectionNotFound(String id) {
     return ConclaveException.notFound("injection_not_found", "no injection " + id);
   }

@@ -4,6 +4,7 @@ import dev.conclave.gateway.GatewayErrors;
 import dev.conclave.gateway.ledger.LedgerEvent;
 import dev.conclave.gateway.model.LifecycleState;
 import dev.conclave.platform.auth.Caller;
+import dev.conclave.platform.collections.Lru;
 import dev.conclave.gateway.store.ClientSessionStore;
 import dev.conclave.platform.errors.ConclaveException;
 import dev.conclave.platform.errors.Failures;
@@ -14,7 +15,6 @@ import io.vertx.core.json.JsonObject;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -44,8 +44,8 @@ public final class ClientSession {
   private final ConversationFeeds feeds;
   private final Caller caller;
   private final ServerWebSocket ws;
-  private final Map<UUID, String> subIds = lru(1000);
-  private final Map<UUID, Boolean> ended = lru(1000);
+  private final Map<UUID, String> subIds = Lru.map(1000);
+  private final Map<UUID, Boolean> ended = Lru.map(1000);
   private UUID sessionId;
   private String agentId;
   private String conversationKey;
@@ -322,14 +322,5 @@ public final class ClientSession {
 
   private static Optional<String> text(JsonObject op, String field) {
     return Submissions.text(op, field);
-  }
-
-  private static <K, V> Map<K, V> lru(int max) {
-    return new LinkedHashMap<>(16, 0.75f, true) {
-      @Override
-      protected boolean removeEldestEntry(Map.Entry<K, V> eldest) {
-        return size() > max;
-      }
-    };
   }
 }

@@ -18,19 +18,23 @@ public interface Handoff {
   }
 
   /**
-   * The inbound entry's sequence number (empty for a repeated idempotency key: nothing was written),
-   * and whether the request was handed to the agent in that statement (then nobody needs to wake
-   * it; otherwise the caller wakes it as usual, which also covers a session that was just replaced by
-   * a newer one, and older requests queued before this one).
+   * Whether the conversation still routed to the agent (when it did not, nothing was written), the
+   * inbound entry's sequence number (empty when nothing was written: also for a repeated idempotency
+   * key), and whether the request was handed to the agent in that statement (then nobody needs to
+   * wake it; otherwise the caller wakes it as usual, which also covers a session that was just
+   * replaced by a newer one, and older requests queued before this one).
    */
-  record Written(Optional<Long> firstSeq, boolean dispatched) {
+  record Written(boolean routed, Optional<Long> firstSeq, boolean dispatched) {
 
     /** What the message's statement did. */
     public static Written of(LedgerStore.Enqueued enqueued) {
-      return new Written(enqueued.firstSeq(), enqueued.dispatched().isPresent());
+      return new Written(enqueued.routed(), enqueued.firstSeq(), enqueued.dispatched().isPresent());
     }
   }
 
-  /** Writes {@code message} for {@code agentId} through the ledger writer, in the agent's lane. */
+  /**
+   * Writes {@code message} for {@code agentId} through the ledger writer, in the agent's lane, if its
+   * conversation still routes to that agent.
+   */
   Future<Written> write(String agentId, Message message);
 }

@@ -13,7 +13,6 @@ import dev.conclave.proto.coven.ClientSendMessageRequest;
 import io.vertx.core.Future;
 
 import java.time.Clock;
-import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
 
@@ -21,7 +20,9 @@ import java.util.UUID;
  * Accepts clients' messages into agents' mailboxes. Acceptance is durable before it is answered:
  * the request and its ledger entry commit in one transaction (shared with other writes by the
  * {@link LedgerWriter}, and with the agent's dispatch when its session here is idle: {@link Handoff}), and the (principal, idempotency key)
- * unique constraint decides duplicates atomically, however many connections race.
+ * unique constraint decides duplicates atomically, however many connections race. Where a
+ * conversation goes is remembered ({@link RouteMemory}) and checked by the write itself, so a message
+ * costs one statement, not a lookup and a write.
  */
 public final class Mailbox {
 
@@ -30,12 +31,15 @@ public final class Mailbox {
   }
 
   private static final int MAX_KEY = 300;
+  /** Lookups for one message whose conversation keeps being routed elsewhere before the message is written. */
+  private static final int ROUTE_LOOKUPS = 3;
 
   private final Handoff writer;
   private final BindingStore bindings;
   private final AgentAccess access;
   private final AgentRouter router;
   private final Clock clock;
+  private final RouteMemory memory = new RouteMemory();
 
   public Mailbox(Handoff writer, BindingStore bindings, AgentAccess access, AgentRouter router, Clock clock) {
     this.writer = writer;
@@ -68,6 +72,36 @@ public final class Mailbox {
     if (message.getContent().isEmpty() && message.getAttachmentsCount() == 0) {
       return Future.failedFuture(GatewayErrors.required("content"));
     }
+    return viaMemory(caller, message, sender);
+  }
+
+  /**
+   * Writes the message to the agent this node remembers the conversation going to, under the name it
+   * remembers the caller by, without a lookup. The write checks the route; a route that no longer
+   * holds (another agent's binding, a retired agent), or an agent the caller may not act on, is
+   * looked up again: the conversation may go elsewhere now.
+   */
+  private Future<Accepted> viaMemory(Caller caller, ClientSendMessageRequest message, Optional<String> sender) {
+    String key = message.getConversationKey();
+    Optional<String> agentId = memory.agentOf(key);
+    Optional<String> from = sender.or(() -> memory.nameOf(caller.principalId()));
+    if (agentId.isEmpty() || from.isEmpty()) {
+      return viaLookup(caller, message, sender, 1);
+    }
+    return access.require(caller, agentId.get())
+      .compose(v -> write(caller, message, agentId.get(), from.get()), denied -> Future.succeededFuture(Optional.empty()))
+      .compose(accepted -> {
+        if (accepted.isPresent()) {
+          return Future.succeededFuture(accepted.get());
+        }
+        memory.forget(key);
+        return viaLookup(caller, message, sender, 1);
+      });
+  }
+
+  /** Looks the conversation's agent and the caller's name up, then writes; again when the route moved in between. */
+  private Future<Accepted> viaLookup(Caller caller, ClientSendMessageRequest message, Optional<String> sender, int attempt) {
+    String key = message.getConversationKey();
     return bindings.route(key, caller.principalId()).compose(route -> {
       if (route.agentId().isEmpty()) {
         return Future.failedFuture(GatewayErrors.unknownConversation(key));
@@ -77,21 +111,38 @@ public final class Mailbox {
         ? Future.failedFuture(GatewayErrors.agentRetired(agentId)) : Future.succeededFuture(route));
     }).compose(route -> {
       String agentId = route.agentId().orElseThrow();
-      String from = sender.or(route::senderName).orElse(caller.principalId().toString());
-      UUID id = UUID.randomUUID();
-      LedgerEntry inbound = Entries.inbound(id, from, caller.principalId(), message.getContent(), clock.instant());
-      LedgerStore.NewRequest request = new LedgerStore.NewRequest(id, caller.principalId(), from, idem, message.getContent(),
-        Attachments.encode(message.getAttachmentsList()));
-      return writer.write(agentId, new Handoff.Message(key, inbound, request))
-        .map(written -> {
-          if (written.firstSeq().isEmpty()) {
-            return new Accepted(true, Optional.empty(), agentId);
-          }
-          if (!written.dispatched()) {
-            router.wake(agentId);
-          }
-          return new Accepted(false, Optional.of(id), agentId);
-        });
+      String name = route.senderName().orElse(caller.principalId().toString());
+      memory.remember(key, agentId, caller.principalId(), name);
+      return write(caller, message, agentId, sender.orElse(name));
+    }).compose(accepted -> {
+      if (accepted.isPresent()) {
+        return Future.succeededFuture(accepted.get());
+      }
+      memory.forget(key);
+      return attempt < ROUTE_LOOKUPS ? viaLookup(caller, message, sender, attempt + 1)
+        : Future.failedFuture(GatewayErrors.routeMoving(key));
     });
+  }
+
+  /** Writes the message for {@code agentId}; empty when the conversation no longer routes there, and nothing was written. */
+  private Future<Optional<Accepted>> write(Caller caller, ClientSendMessageRequest message, String agentId, String from) {
+    String key = message.getConversationKey();
+    UUID id = UUID.randomUUID();
+    LedgerEntry inbound = Entries.inbound(id, from, caller.principalId(), message.getContent(), clock.instant());
+    LedgerStore.NewRequest request = new LedgerStore.NewRequest(id, caller.principalId(), from, message.getIdempotencyKey(),
+      message.getContent(), Attachments.encode(message.getAttachmentsList()));
+    return writer.write(agentId, new Handoff.Message(key, inbound, request))
+      .map(written -> {
+        if (!written.routed()) {
+          return Optional.empty();
+        }
+        if (written.firstSeq().isEmpty()) {
+          return Optional.of(new Accepted(true, Optional.empty(), agentId));
+        }
+        if (!written.dispatched()) {
+          router.wake(agentId);
+        }
+        return Optional.of(new Accepted(false, Optional.of(id), agentId));
+      });
   }
 }

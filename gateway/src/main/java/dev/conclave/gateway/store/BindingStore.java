@@ -56,14 +56,11 @@ public final class BindingStore {
    * known agent whose id is the key.
    */
   public Future<Route> route(String conversationKey, UUID principalId) {
-    int colon = conversationKey.indexOf(':');
-    String frontend = colon > 0 ? conversationKey.substring(0, colon) : null;
-    String channel = colon > 0 ? conversationKey.substring(colon + 1) : null;
-    return pool.preparedQuery("SELECT t.agent, (SELECT lifecycle = 'retired' FROM gateway.agents WHERE agent_id = t.agent) AS retired,"
+    return pool.preparedQuery("SELECT t.agent, " + Routes.retired("t.agent") + " AS retired,"
         + " (SELECT display_name FROM auth.principals WHERE id = $4) AS sender"
-        + " FROM (SELECT COALESCE((SELECT agent_id FROM gateway.bindings WHERE frontend = $2 AND channel_id = $3),"
-        + " (SELECT agent_id FROM gateway.agents WHERE agent_id = $1)) AS agent) t")
-      .execute(Tuple.of(conversationKey, frontend, channel, principalId))
+        + " FROM (SELECT " + Routes.agentOf("$1", "$2", "$3") + " AS agent) t")
+      .execute(Tuple.of(conversationKey, Routes.frontend(conversationKey).orElse(null), Routes.channel(conversationKey).orElse(null),
+        principalId))
       .map(rows -> {
         Row r = rows.iterator().next();
         return new Route(Optional.ofNullable(r.getString("agent")), Boolean.TRUE.equals(r.getBoolean("retired")),

@@ -10,9 +10,11 @@ import dev.conclave.proto.coven.Cancelled;
 import dev.conclave.proto.coven.ClientSendMessageResponse;
 import dev.conclave.proto.coven.ClientStreamEvent;
 import dev.conclave.proto.coven.CreateBindingRequest;
+import dev.conclave.proto.coven.DeleteBindingRequest;
 import dev.conclave.proto.coven.Done;
 import dev.conclave.proto.coven.MessageResponse;
 import dev.conclave.proto.coven.ServerMessage;
+import dev.conclave.proto.coven.UpdateBindingRequest;
 import io.vertx.core.Vertx;
 import io.vertx.grpc.common.GrpcStatus;
 import org.junit.jupiter.api.AfterAll;
@@ -111,6 +113,39 @@ class MailboxTest {
       ServerMessage m = agent.next();
       assertThat(m.getSendMessage().getRequestId()).isEqualTo(id);
       assertThat(m.getSendMessage().getThreadId()).isEqualTo("slack:C123");
+    }
+  }
+
+  /**
+   * The node remembers where a conversation went, and the write checks it: after the binding moves to
+   * another agent, or goes, the next message follows the binding as it is now.
+   */
+  @Test
+  void aMessageFollowsItsBindingAfterTheBindingMovesOrGoes() {
+    try (RawAgent first = gw.connect("moving-first", gw.agentToken("moving-first"));
+         RawAgent second = gw.connect("moving-second", gw.agentToken("moving-second"))) {
+      var binding = admin.grpc().unary(AdminServiceGrpcClient.CreateBinding, CreateBindingRequest.newBuilder()
+        .setFrontend("matrix").setChannelId("!moving").setAgentId("moving-first").build(), admin.authorization());
+      assertThat(binding.status()).isEqualTo(GrpcStatus.OK);
+      String bindingId = binding.response().orElseThrow().getId();
+      String one = admin.sendOk("matrix:!moving", "one", "moving-1");
+      assertThat(first.next().getSendMessage().getRequestId()).isEqualTo(one);
+      first.respond(one, MessageResponse.newBuilder().setDone(Done.getDefaultInstance()));
+
+      assertThat(admin.grpc().unary(AdminServiceGrpcClient.UpdateBinding, UpdateBindingRequest.newBuilder().setId(bindingId)
+        .setAgentId("moving-second").build(), admin.authorization()).status()).isEqualTo(GrpcStatus.OK);
+      String two = admin.sendOk("matrix:!moving", "two", "moving-2");
+      assertThat(second.next().getSendMessage().getRequestId()).isEqualTo(two);
+      assertThat(first.poll(300)).as("the first agent no longer gets the conversation").isNull();
+      second.respond(two, MessageResponse.newBuilder().setDone(Done.getDefaultInstance()));
+
+      assertThat(admin.grpc().unary(AdminServiceGrpcClient.DeleteBinding, DeleteBindingRequest.newBuilder().setId(bindingId).build(),
+        admin.authorization()).status()).isEqualTo(GrpcStatus.OK);
+      var gone = admin.send("matrix:!moving", "three", "moving-3");
+      assertThat(gone.status()).isEqualTo(GrpcStatus.NOT_FOUND);
+      assertThat(gone.message()).contains("conversation_unknown");
+      assertThat(first.poll(300)).isNull();
+      assertThat(second.poll(100)).isNull();
     }
   }
 

@@ -42,7 +42,7 @@ class HotStatementPlansTest {
 
   @Test
   void aClientsMessageAndItsDispatchReadNoAgentsWholeHistory() {
-    assertThat(genericPlan(LedgerStore.ENQUEUE_WITH_INBOUND, 19)).doesNotContain("Seq Scan on requests");
+    assertThat(genericPlan(LedgerStore.ENQUEUE_WITH_INBOUND, 21)).doesNotContain("Seq Scan on requests");
   }
 
   @Test

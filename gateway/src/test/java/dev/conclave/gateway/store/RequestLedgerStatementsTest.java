@@ -52,7 +52,7 @@ class RequestLedgerStatementsTest {
   }
 
   private static Request dispatched() {
-    Request r = new Request(UUID.randomUUID(), "conv-" + UUID.randomUUID(), "agent-" + UUID.randomUUID());
+    Request r = new Request(UUID.randomUUID(), "test:conv-" + UUID.randomUUID(), "agent-" + UUID.randomUUID());
     await(pool.preparedQuery("INSERT INTO gateway.requests (id, agent_id, conversation_key, principal_id, sender, idempotency_key, content,"
         + " state, dispatch_epoch, dispatched_at) VALUES ($1, $2, $3, $4, 'tester', $5, 'hello', 'dispatched', $6, now())")
       .execute(Tuple.of(r.id(), r.agent(), r.conversation(), UUID.randomUUID(), "k-" + r.id(), EPOCH)));
@@ -79,7 +79,7 @@ class RequestLedgerStatementsTest {
 
   @Test
   void aNewRequestIsQueuedWithItsInboundEventAndARepeatedKeyWritesNothing() {
-    String conversation = "conv-" + UUID.randomUUID();
+    String conversation = "test:conv-" + UUID.randomUUID();
     String agent = "agent-" + UUID.randomUUID();
     UUID principal = UUID.randomUUID();
     UUID first = UUID.randomUUID();
@@ -118,10 +118,58 @@ class RequestLedgerStatementsTest {
     return await(pool.withTransaction(tx -> enqueue(tx, conversation, agent, request, dispatch)));
   }
 
+  /** Binds the conversation ({@code test:…}) to the agent, unless it is bound already, then enqueues. */
   private static io.vertx.core.Future<LedgerStore.Enqueued> enqueue(io.vertx.sqlclient.SqlClient tx, String conversation, String agent,
                                                                     LedgerStore.NewRequest request, Optional<LedgerStore.DispatchTo> dispatch) {
+    return bind(tx, conversation, agent).compose(v -> enqueueAlone(tx, conversation, agent, request, dispatch));
+  }
+
+  private static io.vertx.core.Future<LedgerStore.Enqueued> enqueueAlone(io.vertx.sqlclient.SqlClient tx, String conversation, String agent,
+                                                                         LedgerStore.NewRequest request,
+                                                                         Optional<LedgerStore.DispatchTo> dispatch) {
     LedgerEntry inbound = Entries.inbound(request.id(), request.sender(), request.principalId(), request.content(), Instant.now());
     return ledger.enqueueWithInbound(tx, conversation, agent, inbound, request, dispatch);
+  }
+
+  private static io.vertx.core.Future<Void> bind(io.vertx.sqlclient.SqlClient tx, String conversation, String agent) {
+    return tx.preparedQuery("INSERT INTO gateway.bindings (id, frontend, channel_id, agent_id) VALUES ($1, split_part($2, ':', 1),"
+        + " substr($2, strpos($2, ':') + 1), $3) ON CONFLICT (frontend, channel_id) DO UPDATE SET agent_id = EXCLUDED.agent_id")
+      .execute(Tuple.of(UUID.randomUUID(), conversation, agent)).mapEmpty();
+  }
+
+  @Test
+  void aMessageIsWrittenOnlyWhileItsConversationRoutesToTheAgentAndTheAgentIsNotRetired() {
+    String conversation = "test:conv-" + UUID.randomUUID();
+    String first = agent(1, "running");
+    String second = agent(EPOCH, "running");
+    await(bind(pool, conversation, first));
+    LedgerStore.Enqueued elsewhere = await(pool.withTransaction(tx -> enqueueAlone(tx, conversation, second, newRequest("misrouted"), HERE)));
+    assertThat(elsewhere).isEqualTo(new LedgerStore.Enqueued(false, Optional.empty(), Optional.empty()));
+    assertThat(await(ledger.lastSeq(conversation))).isZero();
+    assertThat(await(pool.preparedQuery("SELECT 1 FROM gateway.requests WHERE conversation_key = $1").execute(Tuple.of(conversation))).size())
+      .isZero();
+
+    // the binding moves: now the second agent's message is written, and the first one's is not
+    await(bind(pool, conversation, second));
+    assertThat(await(pool.withTransaction(tx -> enqueueAlone(tx, conversation, first, newRequest("stale"), Optional.empty()))).routed())
+      .isFalse();
+    LedgerStore.Enqueued routed = await(pool.withTransaction(tx -> enqueueAlone(tx, conversation, second, newRequest("hello"), HERE)));
+    assertThat(routed.routed()).isTrue();
+    assertThat(routed.firstSeq()).contains(1L);
+    assertThat(routed.dispatched()).isPresent();
+
+    // a key that is an agent's id goes to that agent while it is not retired, and to no other
+    String direct = agent(1, "running");
+    assertThat(await(pool.withTransaction(tx -> enqueueAlone(tx, direct, direct, newRequest("hi"), Optional.empty()))).firstSeq()).contains(1L);
+    assertThat(await(pool.withTransaction(tx -> enqueueAlone(tx, direct, first, newRequest("hi"), Optional.empty()))).routed()).isFalse();
+    String retired = agent(1, "retired");
+    assertThat(await(pool.withTransaction(tx -> enqueueAlone(tx, retired, retired, newRequest("too late"), Optional.empty()))).routed())
+      .isFalse();
+    assertThat(await(ledger.lastSeq(retired))).isZero();
+    // an unknown key goes nowhere
+    String nowhere = "agent-" + UUID.randomUUID();
+    assertThat(await(pool.withTransaction(tx -> enqueueAlone(tx, nowhere, nowhere, newRequest("hello?"), Optional.empty()))).routed())
+      .isFalse();
   }
 
   /** An agent row with its newest session's epoch and a lifecycle state. */
@@ -146,7 +194,7 @@ class RequestLedgerStatementsTest {
   @Test
   void aMessageForAnIdleRunningAgentIsDispatchedToItsSessionInTheSameStatement() {
     String agent = agent(EPOCH, "running");
-    String conversation = "conv-" + UUID.randomUUID();
+    String conversation = "test:conv-" + UUID.randomUUID();
     LedgerStore.NewRequest request = newRequest("hello");
     LedgerStore.Enqueued enqueued = enqueue(conversation, agent, request, HERE);
     assertThat(enqueued.firstSeq()).contains(1L);
@@ -178,16 +226,16 @@ class RequestLedgerStatementsTest {
     // an older request queued first is the agent's next one, whatever arrives after it
     String backlog = agent(EPOCH, "running");
     LedgerStore.NewRequest older = newRequest("first");
-    enqueue("conv-" + UUID.randomUUID(), backlog, older, Optional.empty());
+    enqueue("test:conv-" + UUID.randomUUID(), backlog, older, Optional.empty());
     LedgerStore.NewRequest newer = newRequest("second");
-    assertThat(enqueue("conv-" + UUID.randomUUID(), backlog, newer, HERE).dispatched()).isEmpty();
+    assertThat(enqueue("test:conv-" + UUID.randomUUID(), backlog, newer, HERE).dispatched()).isEmpty();
     assertThat(stored(older.id()).getString("state")).isEqualTo("queued");
     assertThat(stored(newer.id()).getString("state")).isEqualTo("queued");
 
     // a session that is no longer the agent's newest, a paused agent, an unknown one
     for (String agent : List.of(agent(EPOCH + 1, "running"), agent(EPOCH, "paused"), "agent-" + UUID.randomUUID())) {
       LedgerStore.NewRequest request = newRequest("hello");
-      LedgerStore.Enqueued enqueued = enqueue("conv-" + UUID.randomUUID(), agent, request, HERE);
+      LedgerStore.Enqueued enqueued = enqueue("test:conv-" + UUID.randomUUID(), agent, request, HERE);
       assertThat(enqueued.firstSeq()).contains(1L);
       assertThat(enqueued.dispatched()).as(agent).isEmpty();
       assertThat(stored(request.id()).getString("state")).isEqualTo("queued");
@@ -196,12 +244,12 @@ class RequestLedgerStatementsTest {
     // a repeated idempotency key writes nothing, and dispatches nothing
     String agent = agent(EPOCH, "running");
     LedgerStore.NewRequest request = newRequest("hello");
-    String conversation = "conv-" + UUID.randomUUID();
+    String conversation = "test:conv-" + UUID.randomUUID();
     enqueue(conversation, agent, request, Optional.empty());
     await(pool.preparedQuery("UPDATE gateway.requests SET state = 'done' WHERE id = $1").execute(Tuple.of(request.id())));
     LedgerStore.NewRequest repeat = new LedgerStore.NewRequest(UUID.randomUUID(), request.principalId(), "tester", request.idempotencyKey(),
       "hello", Optional.empty());
-    assertThat(enqueue(conversation, agent, repeat, HERE)).isEqualTo(new LedgerStore.Enqueued(Optional.empty(), Optional.empty()));
+    assertThat(enqueue(conversation, agent, repeat, HERE)).isEqualTo(new LedgerStore.Enqueued(true, Optional.empty(), Optional.empty()));
   }
 
   /** Waits until a statement waits for a lock another transaction holds (asking on {@code conn}). */
@@ -220,11 +268,11 @@ class RequestLedgerStatementsTest {
     try {
       await(first.query("BEGIN").execute());
       LedgerStore.NewRequest a = newRequest("a");
-      assertThat(await(enqueue(first, "conv-" + UUID.randomUUID(), agent, a, HERE)).dispatched()).isPresent();
+      assertThat(await(enqueue(first, "test:conv-" + UUID.randomUUID(), agent, a, HERE)).dispatched()).isPresent();
       // the second does not see the first's uncommitted row, so it dispatches too, and waits on the
       // one-in-flight index until the first commits
       LedgerStore.NewRequest b = newRequest("b");
-      io.vertx.core.Future<LedgerStore.Enqueued> second = pool.withTransaction(tx -> enqueue(tx, "conv-" + UUID.randomUUID(), agent, b, HERE));
+      io.vertx.core.Future<LedgerStore.Enqueued> second = pool.withTransaction(tx -> enqueue(tx, "test:conv-" + UUID.randomUUID(), agent, b, HERE));
       awaitBlockedStatement(first);
       await(first.query("COMMIT").execute());
       Throwable lost = await(second.transform(ar -> io.vertx.core.Future.succeededFuture(ar.cause())));
