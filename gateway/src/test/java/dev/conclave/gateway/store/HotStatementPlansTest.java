@@ -55,6 +55,41 @@ class HotStatementPlansTest {
     assertThat(genericPlan(LedgerStore.APPEND_FOR_REQUEST, 16)).doesNotContain("Seq Scan on requests");
   }
 
+  /**
+   * A client's message, to an agent by its id and through a binding, is kept as a prepared statement,
+   * planned a few times and then run with the kept generic plan. Once it grew past the 2,048 characters
+   * the client keeps prepared by default, and PostgreSQL parsed and planned it at every execution:
+   * 458 µs a message.
+   */
+  @Test
+  void aClientsMessageRunsTheKeptPlanInsteadOfPlanningEachTime() {
+    String agent = "agent-plans";
+    await(db.pool().preparedQuery("INSERT INTO gateway.agents (agent_id, principal_id, instance_id, epoch, lifecycle)"
+      + " VALUES ($1, gen_random_uuid(), 'i-plans', 1, 'running')").execute(io.vertx.sqlclient.Tuple.of(agent)));
+    await(db.pool().preparedQuery("INSERT INTO gateway.bindings (id, frontend, channel_id, agent_id) VALUES (gen_random_uuid(), 'chat', 'plans', $1)")
+      .execute(io.vertx.sqlclient.Tuple.of(agent)));
+    SqlConnection conn = await(db.pool().getConnection());
+    try {
+      for (int i = 0; i < 20; i++) {
+        String key = i % 2 == 0 ? agent : "chat:plans";
+        java.util.UUID id = java.util.UUID.randomUUID();
+        var request = new LedgerStore.NewRequest(id, java.util.UUID.randomUUID(), "tester", "plans-" + i, "hello", java.util.Optional.empty());
+        var inbound = dev.conclave.gateway.ledger.Entries.inbound(id, "tester", request.principalId(), "hello", java.time.Instant.now());
+        var dispatch = i % 3 == 0 ? java.util.Optional.<LedgerStore.DispatchTo>empty() : java.util.Optional.of(new LedgerStore.DispatchTo(1, "node-a"));
+        assertThat(await(db.ledger().enqueueWithInbound(conn, key, agent, inbound, request, dispatch)).routed()).isTrue();
+        await(conn.query("UPDATE gateway.requests SET state = 'done' WHERE agent_id = 'agent-plans'").execute());
+      }
+      var kept = await(conn.query("SELECT generic_plans, custom_plans FROM pg_prepared_statements WHERE statement = '"
+        + LedgerStore.ENQUEUE_WITH_INBOUND.replace("'", "''") + "'").execute());
+      assertThat(kept.size()).as("the statement is kept prepared on its connection").isEqualTo(1);
+      Row plans = kept.iterator().next();
+      assertThat(plans.getLong("custom_plans")).as("custom plans of 20 executions").isLessThanOrEqualTo(5);
+      assertThat(plans.getLong("generic_plans")).isGreaterThanOrEqualTo(15);
+    } finally {
+      conn.close();
+    }
+  }
+
   /** The plan PostgreSQL keeps for {@code sql} as a prepared statement of {@code params} parameters. */
   private static String genericPlan(String sql, int params) {
     SqlConnection conn = await(db.pool().getConnection());

@@ -68,6 +68,9 @@ public record PgUrl(String host, int port, String database, String user, Optiona
     return new PgUrl("127.0.0.1", port, "postgres", "postgres", Optional.of(password), Optional.empty());
   }
 
+  /** The longest statement text kept as a prepared statement on each connection. */
+  public static final int PREPARED_SQL_LIMIT = 16_384;
+
   public PgConnectOptions connectOptions() {
     PgConnectOptions options = new PgConnectOptions()
       .setHost(host)
@@ -75,6 +78,9 @@ public record PgUrl(String host, int port, String database, String user, Optiona
       .setDatabase(database)
       .setUser(user)
       .setCachePreparedStatements(true)
+      // statements longer than the client's default limit (2,048 characters) are not kept prepared:
+      // PostgreSQL would parse and plan them at every execution, and the hot ledger statements are longer
+      .setPreparedStatementCacheSqlLimit(PREPARED_SQL_LIMIT)
       .setReconnectAttempts(2)
       .setReconnectInterval(500);
     password.ifPresent(options::setPassword);
