@@ -54,8 +54,9 @@ public final class WriteTx {
    * key. Published after commit, when appended.
    */
   public Future<LedgerStore.Enqueued> enqueueWithInbound(String conversationKey, String agentId, LedgerEntry inbound,
-                                                         LedgerStore.NewRequest request, Optional<LedgerStore.DispatchTo> dispatch) {
-    return ledger.enqueueWithInbound(sql, conversationKey, agentId, inbound, request, dispatch).map(enqueued -> {
+                                                         LedgerStore.NewRequest request, Optional<LedgerStore.DispatchTo> dispatch,
+                                                         boolean admin) {
+    return ledger.enqueueWithInbound(sql, conversationKey, agentId, inbound, request, dispatch, admin).map(enqueued -> {
       enqueued.firstSeq().ifPresent(s -> appended(conversationKey, s, List.of(inbound)));
       return enqueued;
     });

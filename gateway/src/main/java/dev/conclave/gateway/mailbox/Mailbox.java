@@ -8,6 +8,7 @@ import dev.conclave.gateway.routing.AgentRouter;
 import dev.conclave.gateway.store.BindingStore;
 import dev.conclave.gateway.store.LedgerStore;
 import dev.conclave.platform.access.AgentAccess;
+import dev.conclave.platform.auth.AuthErrors;
 import dev.conclave.platform.auth.Caller;
 import dev.conclave.proto.coven.ClientSendMessageRequest;
 import io.vertx.core.Future;
@@ -21,8 +22,8 @@ import java.util.UUID;
  * the request and its ledger entry commit in one transaction (shared with other writes by the
  * {@link LedgerWriter}, and with the agent's dispatch when its session here is idle: {@link Handoff}), and the (principal, idempotency key)
  * unique constraint decides duplicates atomically, however many connections race. Where a
- * conversation goes is remembered ({@link RouteMemory}) and checked by the write itself, so a message
- * costs one statement, not a lookup and a write.
+ * conversation goes is remembered ({@link RouteMemory}) and checked by the write itself, as is the
+ * caller's access to the agent, so a message costs one statement, not lookups and a write.
  */
 public final class Mailbox {
 
@@ -77,9 +78,9 @@ public final class Mailbox {
 
   /**
    * Writes the message to the agent this node remembers the conversation going to, under the name it
-   * remembers the caller by, without a lookup. The write checks the route; a route that no longer
-   * holds (another agent's binding, a retired agent), or an agent the caller may not act on, is
-   * looked up again: the conversation may go elsewhere now.
+   * remembers the caller by, without a lookup: the write checks the route and the caller's access to
+   * the agent. A route that no longer holds (another agent's binding, a retired agent) is looked up
+   * again: the conversation may go elsewhere now.
    */
   private Future<Accepted> viaMemory(Caller caller, ClientSendMessageRequest message, Optional<String> sender) {
     String key = message.getConversationKey();
@@ -88,15 +89,13 @@ public final class Mailbox {
     if (agentId.isEmpty() || from.isEmpty()) {
       return viaLookup(caller, message, sender, 1);
     }
-    return access.require(caller, agentId.get())
-      .compose(v -> write(caller, message, agentId.get(), from.get()), denied -> Future.succeededFuture(Optional.empty()))
-      .compose(accepted -> {
-        if (accepted.isPresent()) {
-          return Future.succeededFuture(accepted.get());
-        }
-        memory.forget(key);
-        return viaLookup(caller, message, sender, 1);
-      });
+    return write(caller, message, agentId.get(), from.get()).compose(accepted -> {
+      if (accepted.isPresent()) {
+        return Future.succeededFuture(accepted.get());
+      }
+      memory.forget(key);
+      return viaLookup(caller, message, sender, 1);
+    });
   }
 
   /** Looks the conversation's agent and the caller's name up, then writes; again when the route moved in between. */
@@ -124,25 +123,31 @@ public final class Mailbox {
     });
   }
 
-  /** Writes the message for {@code agentId}; empty when the conversation no longer routes there, and nothing was written. */
+  /**
+   * Writes the message for {@code agentId}; empty when the conversation no longer routes there, and
+   * nothing was written. Fails PERMISSION_DENIED when the caller may not act on that agent.
+   */
   private Future<Optional<Accepted>> write(Caller caller, ClientSendMessageRequest message, String agentId, String from) {
     String key = message.getConversationKey();
     UUID id = UUID.randomUUID();
     LedgerEntry inbound = Entries.inbound(id, from, caller.principalId(), message.getContent(), clock.instant());
     LedgerStore.NewRequest request = new LedgerStore.NewRequest(id, caller.principalId(), from, message.getIdempotencyKey(),
       message.getContent(), Attachments.encode(message.getAttachmentsList()));
-    return writer.write(agentId, new Handoff.Message(key, inbound, request))
-      .map(written -> {
+    return writer.write(agentId, new Handoff.Message(key, inbound, request, caller.isAdmin()))
+      .compose(written -> {
         if (!written.routed()) {
-          return Optional.empty();
+          return Future.succeededFuture(Optional.empty());
+        }
+        if (!written.allowed()) {
+          return Future.failedFuture(AuthErrors.noAgentAccess(agentId));
         }
         if (written.firstSeq().isEmpty()) {
-          return Optional.of(new Accepted(true, Optional.empty(), agentId));
+          return Future.succeededFuture(Optional.of(new Accepted(true, Optional.empty(), agentId)));
         }
         if (!written.dispatched()) {
           router.wake(agentId);
         }
-        return Optional.of(new Accepted(false, Optional.of(id), agentId));
+        return Future.succeededFuture(Optional.of(new Accepted(false, Optional.of(id), agentId)));
       });
   }
 }

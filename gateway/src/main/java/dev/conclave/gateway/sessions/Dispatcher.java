@@ -156,7 +156,7 @@ final class Dispatcher {
   static Future<LedgerStore.Enqueued> enqueue(LedgerWriter writer, String agentId, Handoff.Message message,
                                               Optional<LedgerStore.DispatchTo> dispatch) {
     return writer.writeStatement(agentId,
-      tx -> tx.enqueueWithInbound(message.conversationKey(), agentId, message.inbound(), message.request(), dispatch));
+      tx -> tx.enqueueWithInbound(message.conversationKey(), agentId, message.inbound(), message.request(), dispatch, message.admin()));
   }
 
   /** What a dispatch query found: sends it to the agent, or waits. */

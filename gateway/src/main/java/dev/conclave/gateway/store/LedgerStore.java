@@ -6,6 +6,7 @@ import dev.conclave.gateway.ledger.LedgerEntry;
 import dev.conclave.gateway.ledger.LedgerEvent;
 import dev.conclave.gateway.model.RequestRecord;
 import dev.conclave.gateway.model.RequestState;
+import dev.conclave.platform.access.AgentAccess;
 import io.vertx.core.Future;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.sqlclient.Pool;
@@ -56,12 +57,15 @@ public final class LedgerStore {
    * ({@link RequestStore#takesWork}) and has nothing queued or in flight: the one request it would be
    * handed next is this one. Nothing is written either unless conversation {@code $1} (of frontend
    * {@code $20} and channel {@code $21}) still routes to agent {@code $2} and that agent is not
-   * retired: the node may have taken the route from what it remembered. Answers whether the route
-   * held, the event's sequence number (null: a duplicate, or a route that did not hold) and the
+   * retired: the node may have taken the route from what it remembered; nor unless principal
+   * {@code $13} may act on that agent ({@link AgentAccess#allows}), or is an admin ({@code $22}).
+   * Answers whether the route held and the principal was allowed, the event's sequence number (null:
+   * nothing was written: a duplicate, a route that did not hold, a principal not allowed) and the
    * request's row.
    */
   static final String ENQUEUE_WITH_INBOUND =
-    "WITH r AS (SELECT COALESCE(" + Routes.agentOf("$1", "$20::text", "$21::text") + " = $2 AND NOT " + Routes.retired("$2") + ", false) AS routed),"
+    "WITH r AS (SELECT COALESCE(" + Routes.agentOf("$1", "$20::text", "$21::text") + " = $2 AND NOT " + Routes.retired("$2") + ", false) AS routed,"
+      + " $22::boolean OR " + AgentAccess.allows("$2", "$13") + " AS allowed),"
       + " d AS (SELECT COALESCE($18::bigint IS NOT NULL AND " + RequestStore.takesWork("$2", "$18::bigint")
       // (two conditions, not one with IN: each is then answered by its partial index)
       + " AND NOT EXISTS (SELECT 1 FROM gateway.requests WHERE agent_id = $2 AND state = 'queued')"
@@ -69,11 +73,11 @@ public final class LedgerStore {
       + " q AS (INSERT INTO gateway.requests (id, agent_id, conversation_key, principal_id, sender, idempotency_key, content, attachments,"
       + " state, dispatched_at, dispatch_epoch, dispatch_node)"
       + " SELECT $12, $2, $1, $13, $14, $15, $16, $17, CASE WHEN d.now THEN 'dispatched' ELSE 'queued' END,"
-      + " CASE WHEN d.now THEN now() END, CASE WHEN d.now THEN $18::bigint END, CASE WHEN d.now THEN $19::text END FROM d, r WHERE r.routed"
+      + " CASE WHEN d.now THEN now() END, CASE WHEN d.now THEN $18::bigint END, CASE WHEN d.now THEN $19::text END FROM d, r WHERE r.routed AND r.allowed"
       + " ON CONFLICT (principal_id, idempotency_key) DO NOTHING RETURNING " + RequestStore.COLUMNS + "),"
       + " c AS (" + advance(" FROM q") + "),"
       + " e AS (" + INSERT_EVENTS + ")"
-      + " SELECT (SELECT routed FROM r) AS routed, (SELECT min(seq) FROM e) AS first_seq, q.* FROM (VALUES (true)) one LEFT JOIN q ON true";
+      + " SELECT (SELECT routed FROM r) AS routed, (SELECT allowed FROM r) AS allowed, (SELECT min(seq) FROM e) AS first_seq, q.* FROM (VALUES (true)) one LEFT JOIN q ON true";
 
   /**
    * {@link #APPEND} for an agent's events of its request in flight, with the request's checks and
@@ -164,29 +168,30 @@ public final class LedgerStore {
   }
 
   /**
-   * What {@link #enqueueWithInbound} did: whether the conversation still routes to the agent (when it
-   * does not, nothing was written), the inbound entry's sequence number (empty when nothing was
-   * written: also when the (principal, idempotency key) was used before), and the request when it was
-   * dispatched at once.
+   * What {@link #enqueueWithInbound} did: whether the conversation still routes to the agent and
+   * whether the sender may act on it (unless both, nothing was written), the inbound entry's sequence
+   * number (empty when nothing was written: also when the (principal, idempotency key) was used
+   * before), and the request when it was dispatched at once.
    */
-  public record Enqueued(boolean routed, Optional<Long> firstSeq, Optional<RequestRecord> dispatched) {
+  public record Enqueued(boolean routed, boolean allowed, Optional<Long> firstSeq, Optional<RequestRecord> dispatched) {
   }
 
   /**
    * Queues a new request and appends its inbound entry in one statement (inside the caller's
-   * transaction), if the conversation still routes to {@code agentId}; with {@code dispatch},
+   * transaction), if the conversation still routes to {@code agentId} and the request's principal
+   * may act on that agent (any agent, with {@code admin}); with {@code dispatch},
    * dispatches it to that session in the same statement when the agent is idle with an empty queue
    * (see {@link #ENQUEUE_WITH_INBOUND}). Two sessions dispatching
    * at once fail one statement on the one-in-flight index ({@link RequestStore#lostDispatchRace}).
    */
   public Future<Enqueued> enqueueWithInbound(SqlClient tx, String conversationKey, String agentId, LedgerEntry inbound,
-                                             NewRequest request, Optional<DispatchTo> dispatch) {
+                                             NewRequest request, Optional<DispatchTo> dispatch, boolean admin) {
     Object[] params;
     try {
       params = params(conversationKey, agentId, List.of(inbound), request.id(), request.principalId(), request.sender(),
         request.idempotencyKey(), request.content(), request.attachments().map(Buffer::buffer).orElse(null),
         dispatch.map(DispatchTo::epoch).orElse(null), dispatch.map(DispatchTo::node).orElse(null),
-        Routes.frontend(conversationKey).orElse(null), Routes.channel(conversationKey).orElse(null));
+        Routes.frontend(conversationKey).orElse(null), Routes.channel(conversationKey).orElse(null), admin);
     } catch (RuntimeException tooLarge) {
       return Future.failedFuture(tooLarge);
     }
@@ -194,7 +199,7 @@ public final class LedgerStore {
       Row r = rows.iterator().next();
       // (a repeated key wrote no request: its columns are null)
       boolean dispatched = RequestState.DISPATCHED.id().equals(r.getString("state"));
-      return new Enqueued(r.getBoolean("routed"), Optional.ofNullable(r.getLong("first_seq")),
+      return new Enqueued(r.getBoolean("routed"), r.getBoolean("allowed"), Optional.ofNullable(r.getLong("first_seq")),
         dispatched ? Optional.of(RequestStore.map(r)) : Optional.empty());
     });
   }

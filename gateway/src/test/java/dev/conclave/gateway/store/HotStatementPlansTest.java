@@ -42,7 +42,7 @@ class HotStatementPlansTest {
 
   @Test
   void aClientsMessageAndItsDispatchReadNoAgentsWholeHistory() {
-    assertThat(genericPlan(LedgerStore.ENQUEUE_WITH_INBOUND, 21)).doesNotContain("Seq Scan on requests");
+    assertThat(genericPlan(LedgerStore.ENQUEUE_WITH_INBOUND, 22)).doesNotContain("Seq Scan on requests");
   }
 
   @Test
@@ -56,7 +56,8 @@ class HotStatementPlansTest {
   }
 
   /**
-   * A client's message, to an agent by its id and through a binding, is kept as a prepared statement,
+   * A client's message, to an agent by its id and through a binding, from an admin and from a member,
+   * is kept as a prepared statement,
    * planned a few times and then run with the kept generic plan. Once it grew past the 2,048 characters
    * the client keeps prepared by default, and PostgreSQL parsed and planned it at every execution:
    * 458 µs a message.
@@ -64,8 +65,11 @@ class HotStatementPlansTest {
   @Test
   void aClientsMessageRunsTheKeptPlanInsteadOfPlanningEachTime() {
     String agent = "agent-plans";
+    java.util.UUID principal = java.util.UUID.randomUUID();
+    await(db.pool().preparedQuery("INSERT INTO auth.principals (id, type, display_name, status) VALUES ($1, 'agent', 'plans', 'approved')")
+      .execute(io.vertx.sqlclient.Tuple.of(principal)));
     await(db.pool().preparedQuery("INSERT INTO gateway.agents (agent_id, principal_id, instance_id, epoch, lifecycle)"
-      + " VALUES ($1, gen_random_uuid(), 'i-plans', 1, 'running')").execute(io.vertx.sqlclient.Tuple.of(agent)));
+      + " VALUES ($1, $2, 'i-plans', 1, 'running')").execute(io.vertx.sqlclient.Tuple.of(agent, principal)));
     await(db.pool().preparedQuery("INSERT INTO gateway.bindings (id, frontend, channel_id, agent_id) VALUES (gen_random_uuid(), 'chat', 'plans', $1)")
       .execute(io.vertx.sqlclient.Tuple.of(agent)));
     SqlConnection conn = await(db.pool().getConnection());
@@ -73,10 +77,14 @@ class HotStatementPlansTest {
       for (int i = 0; i < 20; i++) {
         String key = i % 2 == 0 ? agent : "chat:plans";
         java.util.UUID id = java.util.UUID.randomUUID();
-        var request = new LedgerStore.NewRequest(id, java.util.UUID.randomUUID(), "tester", "plans-" + i, "hello", java.util.Optional.empty());
+        // an admin's message, and the agent's own principal's (a member's access is checked)
+        boolean admin = i % 4 < 2;
+        var request = new LedgerStore.NewRequest(id, admin ? java.util.UUID.randomUUID() : principal, "tester", "plans-" + i, "hello",
+          java.util.Optional.empty());
         var inbound = dev.conclave.gateway.ledger.Entries.inbound(id, "tester", request.principalId(), "hello", java.time.Instant.now());
         var dispatch = i % 3 == 0 ? java.util.Optional.<LedgerStore.DispatchTo>empty() : java.util.Optional.of(new LedgerStore.DispatchTo(1, "node-a"));
-        assertThat(await(db.ledger().enqueueWithInbound(conn, key, agent, inbound, request, dispatch)).routed()).isTrue();
+        var enqueued = await(db.ledger().enqueueWithInbound(conn, key, agent, inbound, request, dispatch, admin));
+        assertThat(enqueued.routed() && enqueued.allowed()).isTrue();
         await(conn.query("UPDATE gateway.requests SET state = 'done' WHERE agent_id = 'agent-plans'").execute());
       }
       var kept = await(conn.query("SELECT generic_plans, custom_plans FROM pg_prepared_statements WHERE statement = '"

@@ -128,13 +128,69 @@ class RequestLedgerStatementsTest {
                                                                          LedgerStore.NewRequest request,
                                                                          Optional<LedgerStore.DispatchTo> dispatch) {
     LedgerEntry inbound = Entries.inbound(request.id(), request.sender(), request.principalId(), request.content(), Instant.now());
-    return ledger.enqueueWithInbound(tx, conversation, agent, inbound, request, dispatch);
+    return ledger.enqueueWithInbound(tx, conversation, agent, inbound, request, dispatch, true);
   }
 
   private static io.vertx.core.Future<Void> bind(io.vertx.sqlclient.SqlClient tx, String conversation, String agent) {
     return tx.preparedQuery("INSERT INTO gateway.bindings (id, frontend, channel_id, agent_id) VALUES ($1, split_part($2, ':', 1),"
         + " substr($2, strpos($2, ':') + 1), $3) ON CONFLICT (frontend, channel_id) DO UPDATE SET agent_id = EXCLUDED.agent_id")
       .execute(Tuple.of(UUID.randomUUID(), conversation, agent)).mapEmpty();
+  }
+
+  /** A member's message is written only while the member may act on the agent; an admin's always. */
+  @Test
+  void aMembersMessageIsWrittenOnlyWhileTheMemberMayActOnTheAgent() {
+    UUID owner = principal("client", null);
+    UUID stranger = principal("client", null);
+    UUID agentPrincipal = principal("agent", owner);
+    String agent = "agent-" + UUID.randomUUID();
+    await(pool.preparedQuery("INSERT INTO gateway.agents (agent_id, principal_id, instance_id, epoch, lifecycle) VALUES ($1, $2, $3, 1, 'running')")
+      .execute(Tuple.of(agent, agentPrincipal, "i-" + agent)));
+    String conversation = "test:conv-" + UUID.randomUUID();
+    await(bind(pool, conversation, agent));
+
+    LedgerStore.NewRequest outsider = requestOf(stranger, "let me in");
+    LedgerStore.Enqueued refused = await(pool.withTransaction(tx -> ledger.enqueueWithInbound(tx, conversation, agent, inboundOf(outsider),
+      outsider, Optional.empty(), false)));
+    assertThat(refused).isEqualTo(new LedgerStore.Enqueued(true, false, Optional.empty(), Optional.empty()));
+    assertThat(await(ledger.lastSeq(conversation))).isZero();
+
+    for (UUID allowed : List.of(owner, agentPrincipal)) {
+      LedgerStore.NewRequest request = requestOf(allowed, "hello");
+      LedgerStore.Enqueued written = await(pool.withTransaction(tx -> ledger.enqueueWithInbound(tx, conversation, agent, inboundOf(request),
+        request, Optional.empty(), false)));
+      assertThat(written.allowed()).isTrue();
+      assertThat(written.firstSeq()).isPresent();
+    }
+    // a grant lets the stranger in, and taking it back shuts the stranger out again
+    await(pool.preparedQuery("INSERT INTO auth.agent_grants (agent_principal_id, grantee_id, granted_by) VALUES ($1, $2, $3)")
+      .execute(Tuple.of(agentPrincipal, stranger, owner)));
+    LedgerStore.NewRequest granted = requestOf(stranger, "thanks");
+    assertThat(await(pool.withTransaction(tx -> ledger.enqueueWithInbound(tx, conversation, agent, inboundOf(granted), granted,
+      Optional.empty(), false))).firstSeq()).contains(3L);
+    await(pool.preparedQuery("DELETE FROM auth.agent_grants WHERE grantee_id = $1").execute(Tuple.of(stranger)));
+    LedgerStore.NewRequest revoked = requestOf(stranger, "again");
+    assertThat(await(pool.withTransaction(tx -> ledger.enqueueWithInbound(tx, conversation, agent, inboundOf(revoked), revoked,
+      Optional.empty(), false))).allowed()).isFalse();
+    // an admin may write to any agent
+    LedgerStore.NewRequest admins = requestOf(stranger, "admin here");
+    assertThat(await(pool.withTransaction(tx -> ledger.enqueueWithInbound(tx, conversation, agent, inboundOf(admins), admins,
+      Optional.empty(), true))).firstSeq()).contains(4L);
+  }
+
+  private static UUID principal(String type, UUID owner) {
+    UUID id = UUID.randomUUID();
+    await(pool.preparedQuery("INSERT INTO auth.principals (id, type, display_name, status, owner_id) VALUES ($1, $2, 'p', 'approved', $3)")
+      .execute(Tuple.of(id, type, owner)));
+    return id;
+  }
+
+  private static LedgerStore.NewRequest requestOf(UUID principal, String content) {
+    return new LedgerStore.NewRequest(UUID.randomUUID(), principal, "tester", "key-" + UUID.randomUUID(), content, Optional.empty());
+  }
+
+  private static LedgerEntry inboundOf(LedgerStore.NewRequest request) {
+    return Entries.inbound(request.id(), request.sender(), request.principalId(), request.content(), Instant.now());
   }
 
   @Test
@@ -144,7 +200,7 @@ class RequestLedgerStatementsTest {
     String second = agent(EPOCH, "running");
     await(bind(pool, conversation, first));
     LedgerStore.Enqueued elsewhere = await(pool.withTransaction(tx -> enqueueAlone(tx, conversation, second, newRequest("misrouted"), HERE)));
-    assertThat(elsewhere).isEqualTo(new LedgerStore.Enqueued(false, Optional.empty(), Optional.empty()));
+    assertThat(elsewhere).isEqualTo(new LedgerStore.Enqueued(false, true, Optional.empty(), Optional.empty()));
     assertThat(await(ledger.lastSeq(conversation))).isZero();
     assertThat(await(pool.preparedQuery("SELECT 1 FROM gateway.requests WHERE conversation_key = $1").execute(Tuple.of(conversation))).size())
       .isZero();
@@ -249,7 +305,7 @@ class RequestLedgerStatementsTest {
     await(pool.preparedQuery("UPDATE gateway.requests SET state = 'done' WHERE id = $1").execute(Tuple.of(request.id())));
     LedgerStore.NewRequest repeat = new LedgerStore.NewRequest(UUID.randomUUID(), request.principalId(), "tester", request.idempotencyKey(),
       "hello", Optional.empty());
-    assertThat(enqueue(conversation, agent, repeat, HERE)).isEqualTo(new LedgerStore.Enqueued(true, Optional.empty(), Optional.empty()));
+    assertThat(enqueue(conversation, agent, repeat, HERE)).isEqualTo(new LedgerStore.Enqueued(true, true, Optional.empty(), Optional.empty()));
   }
 
   /** Waits until a statement waits for a lock another transaction holds (asking on {@code conn}). */

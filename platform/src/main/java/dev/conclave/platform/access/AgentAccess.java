@@ -31,15 +31,21 @@ public final class AgentAccess {
     if (caller.isAdmin()) {
       return Future.succeededFuture();
     }
-    return pool.preparedQuery("SELECT a.principal_id = $2 OR p.owner_id = $2"
-        + " OR EXISTS (SELECT 1 FROM auth.agent_grants g WHERE g.agent_principal_id = a.principal_id AND g.grantee_id = $2) AS allowed"
-        + " FROM gateway.agents a JOIN auth.principals p ON p.id = a.principal_id WHERE a.agent_id = $1")
+    return pool.preparedQuery("SELECT " + allows("$1", "$2") + " AS allowed")
       .execute(Tuple.of(agentId, caller.principalId()))
-      .compose(rows -> {
-        var it = rows.iterator();
-        return it.hasNext() && Boolean.TRUE.equals(it.next().getBoolean("allowed"))
-          ? Future.succeededFuture() : Future.failedFuture(AuthErrors.noAgentAccess(agentId));
-      });
+      .compose(rows -> rows.iterator().next().getBoolean("allowed")
+        ? Future.succeededFuture() : Future.failedFuture(AuthErrors.noAgentAccess(agentId)));
+  }
+
+  /**
+   * The rule of {@link #require} as SQL, for a statement that checks it as it writes: true when
+   * principal {@code principal} may act on agent {@code agent} (SQL expressions), false otherwise
+   * (unknown agents included). Admins may act on every agent; that is the caller's to check.
+   */
+  public static String allows(String agent, String principal) {
+    return "COALESCE((SELECT a.principal_id = " + principal + " OR p.owner_id = " + principal
+      + " OR EXISTS (SELECT 1 FROM auth.agent_grants g WHERE g.agent_principal_id = a.principal_id AND g.grantee_id = " + principal + ")"
+      + " FROM gateway.agents a JOIN auth.principals p ON p.id = a.principal_id WHERE a.agent_id = " + agent + "), false)";
   }
 
   /** The agent principals {@code caller} may act on (owned or granted); admins see everything, so callers check that first. */
