@@ -69,6 +69,8 @@ public final class GatewayBench {
    * prints the statements that took the most execution time per round trip while measuring.
    */
   private static final boolean STATEMENTS = Boolean.getBoolean("bench.statements");
+  /** {@code -Dbench.member=true}: the clients are a member who owns the agents, not the admin. */
+  private static final boolean MEMBER = Boolean.getBoolean("bench.member");
 
   private static Recorder.Result gateway(Vertx vertx, BenchSettings s, Path data) {
     if (!STATEMENTS) {
@@ -98,10 +100,14 @@ public final class GatewayBench {
         System.out.println("bench: node ready in " + ready.toMillis() + " ms (pid " + node.pid() + ")");
         Map<String, String> cli = new java.util.HashMap<>(Map.of("CONCLAVE_DATA_DIR", data.toString()));
         db.ifPresent(url -> cli.put("CONCLAVE_PG_URL", url.full()));
-        String agentToken = NodeProcess.cli(cli, "token", "--new-agent", "bench-agents", "--ttl", "2h");
-        // the admin follows every agent's conversation; a member client would need the agents'
-        // owner to grant it access to each (access control)
-        String clientToken = NodeProcess.cli(cli, "token", "--admin", "--ttl", "2h");
+        // the admin follows every agent's conversation; with -Dbench.member=true a member who owns
+        // the agents does, so every message is checked against access control
+        String clientToken = MEMBER
+          ? NodeProcess.cli(cli, "token", "--new-client", "bench-member", "--ttl", "2h")
+          : NodeProcess.cli(cli, "token", "--admin", "--ttl", "2h");
+        String agentToken = MEMBER
+          ? NodeProcess.cli(cli, "token", "--new-agent", "bench-agents", "--owner", subject(clientToken), "--ttl", "2h")
+          : NodeProcess.cli(cli, "token", "--new-agent", "bench-agents", "--ttl", "2h");
         SocketAddress address = SocketAddress.inetSocketAddress(node.grpcPort(), "127.0.0.1");
 
         List<Future<String>> agents = new ArrayList<>();
@@ -283,5 +289,11 @@ public final class GatewayBench {
       Thread.currentThread().interrupt();
       throw new IllegalStateException("interrupted", e);
     }
+  }
+
+  /** The principal a token was issued to. */
+  private static String subject(String token) {
+    String payload = new String(java.util.Base64.getUrlDecoder().decode(token.split("\\.")[1]), java.nio.charset.StandardCharsets.UTF_8);
+    return new io.vertx.core.json.JsonObject(payload).getString("sub");
   }
 }
