@@ -1,6 +1,5 @@
 package dev.conclave.swarm.store;
 
-import dev.conclave.platform.db.PgUrl;
 import dev.conclave.swarm.support.SwarmApi;
 import dev.conclave.swarm.support.SwarmNode;
 import io.vertx.core.json.JsonArray;
@@ -11,7 +10,6 @@ import org.junit.jupiter.api.Test;
 import org.postgresql.util.PSQLException;
 
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -35,8 +33,7 @@ class DirectDatabaseTest {
   @BeforeAll
   static void start() throws SQLException {
     swarm = SwarmNode.start();
-    PgUrl url = swarm.database();
-    db = DriverManager.getConnection(url.jdbcUrl(), url.user(), url.password().orElse(null));
+    db = swarm.jdbc();
   }
 
   @AfterAll

@@ -1,6 +1,5 @@
 package dev.conclave.swarm.store;
 
-import dev.conclave.platform.db.PgUrl;
 import dev.conclave.swarm.support.SwarmApi;
 import dev.conclave.swarm.support.SwarmNode;
 import io.vertx.core.json.JsonArray;
@@ -10,7 +9,6 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.sql.SQLWarning;
@@ -37,8 +35,7 @@ class ProtocolPlansTest {
   @BeforeAll
   static void start() throws SQLException {
     swarm = SwarmNode.start();
-    PgUrl url = swarm.database();
-    db = DriverManager.getConnection(url.jdbcUrl(), url.user(), url.password().orElse(null));
+    db = swarm.jdbc();
     try (Statement sql = db.createStatement()) {
       // a long history: 30,000 finished tasks
       sql.execute("SELECT swarm.create_tasks((SELECT jsonb_agg(jsonb_build_object('id', 'old-' || i, 'title', 'old work')) "

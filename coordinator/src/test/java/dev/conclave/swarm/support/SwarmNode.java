@@ -106,6 +106,12 @@ public final class SwarmNode implements AutoCloseable {
     return node.database();
   }
 
+  /** A JDBC connection of its own to the node's database, for tests that run SQL as a direct-database agent would. */
+  public java.sql.Connection jdbc() throws java.sql.SQLException {
+    PgUrl url = database();
+    return java.sql.DriverManager.getConnection(url.jdbcUrl(), url.user(), url.password().orElse(null));
+  }
+
   /** A token for a new principal with the member role (not an admin). */
   public String memberToken(String name) {
     try {
