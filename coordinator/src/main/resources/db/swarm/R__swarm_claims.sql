@@ -68,6 +68,7 @@ DECLARE
   v_types text[];
   v_exclude text[];
   v_max bigint;
+  v_c record;
   v_id text;
   v_err jsonb;
   a swarm.agents;
@@ -79,9 +80,13 @@ BEGIN
   IF v_err IS NOT NULL THEN
     RETURN v_err;
   END IF;
-  SELECT c.skills, c.priorities, c.types, c.exclude, c.max_minutes
-    INTO v_skills, v_priorities, v_types, v_exclude, v_max
-    FROM swarm._claim_criteria(p_req, a) c;
+  -- (an assignment, not SELECT … INTO: PL/pgSQL evaluates it without starting an executor)
+  v_c := swarm._claim_criteria(p_req, a);
+  v_skills := v_c.skills;
+  v_priorities := v_c.priorities;
+  v_types := v_c.types;
+  v_exclude := v_c.exclude;
+  v_max := v_c.max_minutes;
 
   -- first choice: tasks this agent has not failed before, in claim order, skipping rows other
   -- transactions are claiming right now
@@ -89,7 +94,7 @@ BEGIN
    WHERE c.status = 'ready'
      AND swarm._matches(c, v_skills, v_priorities, v_types, v_exclude, v_max)
      AND v_agent_id <> ALL (c.previous_agents)
-   ORDER BY c.priority_rank, c.created_at, c.seq
+   ORDER BY swarm.priority_rank(c.priority), c.created_at, c.seq
    LIMIT 1
    FOR UPDATE SKIP LOCKED;
 
@@ -104,7 +109,7 @@ BEGIN
                           AND o.last_heartbeat > p_now - swarm.stale_after()
                           AND o.id <> ALL (c.previous_agents)
                           AND c.required_skills <@ o.skills)
-     ORDER BY c.priority_rank, c.created_at, c.seq
+     ORDER BY swarm.priority_rank(c.priority), c.created_at, c.seq
      LIMIT 1
      FOR UPDATE SKIP LOCKED;
   END IF;

@@ -82,11 +82,11 @@ CREATE OR REPLACE FUNCTION swarm._quality_gate(t swarm.tasks, a swarm.agents, p_
 RETURNS jsonb LANGUAGE plpgsql AS $$
 DECLARE
   v_branch text := coalesce(t.branch, '');
-  v_ran bigint := swarm._int(p_metrics, 'testsRan', 'qualityMetrics.testsRan');
-  v_tests bigint := swarm._int(p_metrics, 'testsPassed', 'qualityMetrics.testsPassed');
-  v_lint bigint := swarm._int(p_metrics, 'lintErrors', 'qualityMetrics.lintErrors');
-  v_types bigint := swarm._int(p_metrics, 'typeErrors', 'qualityMetrics.typeErrors');
-  v_build boolean := swarm._bool(p_metrics, 'buildSuccess', 'qualityMetrics.buildSuccess');
+  v_ran bigint;
+  v_tests bigint;
+  v_lint bigint;
+  v_types bigint;
+  v_build boolean;
   b swarm.quality_baselines;
   v_regressions jsonb := '[]'::jsonb;
   v_ok boolean;
@@ -94,6 +94,12 @@ BEGIN
   IF p_metrics IS NULL THEN
     RETURN jsonb_build_object('qualityGatePassed', true, 'regressions', '[]'::jsonb, 'nextAction', 'proceed');
   END IF;
+  -- (read after the check above: a COMPLETE without metrics, the usual one, reads nothing)
+  v_ran := swarm._int(p_metrics, 'testsRan', 'qualityMetrics.testsRan');
+  v_tests := swarm._int(p_metrics, 'testsPassed', 'qualityMetrics.testsPassed');
+  v_lint := swarm._int(p_metrics, 'lintErrors', 'qualityMetrics.lintErrors');
+  v_types := swarm._int(p_metrics, 'typeErrors', 'qualityMetrics.typeErrors');
+  v_build := swarm._bool(p_metrics, 'buildSuccess', 'qualityMetrics.buildSuccess');
   -- (op_complete has checked the metrics with swarm._quality_metrics)
 
   INSERT INTO swarm.quality_baselines (branch) VALUES (v_branch) ON CONFLICT DO NOTHING;
@@ -209,6 +215,15 @@ $$;
 
 -- ---- COMPLETE ------------------------------------------------------------------------------
 
+-- what a COMPLETE of this task gets instead of completing it, or NULL if the agent may complete it:
+-- a repeated COMPLETE (for example after a lost response) gets the first answer again, and a task the
+-- agent may not report on an error
+CREATE OR REPLACE FUNCTION swarm._complete_refusal(t swarm.tasks, p_task_id text, p_agent_id text) RETURNS jsonb
+LANGUAGE sql STABLE AS $$
+  SELECT CASE WHEN t.status = 'completed' AND t.completed_by = p_agent_id THEN swarm._ok(t.quality)
+              ELSE swarm._reportable(t, p_task_id, p_agent_id) END
+$$;
+
 CREATE OR REPLACE FUNCTION swarm.op_complete(p_req jsonb, p_now timestamptz, p_principal uuid, p_admin boolean)
 RETURNS jsonb LANGUAGE plpgsql AS $$
 DECLARE
@@ -236,23 +251,26 @@ BEGIN
             || swarm._str_array(v_result, 'filesModified', 'result.filesModified')
             || swarm._str_array(v_result, 'filesDeleted', 'result.filesDeleted');
   v_learnings := coalesce(swarm._str_array(v_result, 'learnings', 'result.learnings'), '{}');
-  PERFORM swarm._quality_metrics(v_metrics);
+  IF v_metrics IS NOT NULL THEN
+    PERFORM swarm._quality_metrics(v_metrics);
+  END IF;
 
   SELECT * INTO a FROM swarm.agents WHERE id = v_agent_id FOR NO KEY UPDATE;
   v_err := swarm._agent_error(a, v_agent_id, p_principal, p_admin);
   IF v_err IS NOT NULL THEN
     RETURN v_err;
   END IF;
-  SELECT * INTO t FROM swarm.tasks WHERE id = v_task_id FOR UPDATE;
-  -- a repeated COMPLETE (for example after a lost response) gets the first answer again
-  IF t.status = 'completed' AND t.completed_by = v_agent_id THEN
-    RETURN swarm._ok(t.quality);
-  END IF;
-  v_err := swarm._reportable(t, v_task_id, v_agent_id);
-  IF v_err IS NOT NULL THEN
-    RETURN v_err;
+  IF v_metrics IS NOT NULL THEN
+    -- the quality gate reads the task (its branch) and records a snapshot: check the task first
+    SELECT * INTO t FROM swarm.tasks WHERE id = v_task_id FOR UPDATE;
+    v_err := swarm._complete_refusal(t, v_task_id, v_agent_id);
+    IF v_err IS NOT NULL THEN
+      RETURN v_err;
+    END IF;
   END IF;
 
+  -- (without metrics, the usual COMPLETE, the gate passes whatever the task, and the UPDATE below is
+  -- the check: it writes only a task this agent may report on)
   v_gate := swarm._quality_gate(t, a, v_metrics, p_now);
   v_passed := (v_gate ->> 'qualityGatePassed')::boolean;
   v_response := jsonb_build_object('success', true) || v_gate;
@@ -260,14 +278,24 @@ BEGIN
      SET status = CASE WHEN v_passed THEN 'completed' ELSE 'needs_review' END,
          result = v_result, quality = v_response, completed_by = v_agent_id,
          completed_at = CASE WHEN v_passed THEN p_now END, updated_at = p_now
-   WHERE id = v_task_id;
+   -- (the rule as a condition on the row the primary key finds, not as columns the planner could
+   -- choose another index for: by assigned_agent, it would read every task the agent ever had)
+   WHERE id = v_task_id AND swarm._reportable(tasks, v_task_id, v_agent_id) IS NULL;
+  IF NOT FOUND THEN
+    SELECT * INTO t FROM swarm.tasks WHERE id = v_task_id FOR UPDATE;
+    RETURN coalesce(swarm._complete_refusal(t, v_task_id, v_agent_id),
+      -- (only if the task became this agent's to report on since the UPDATE, which no path does)
+      swarm._err('invalid_operation', 'conflict', format('task %s changed while it was being completed; send COMPLETE again', v_task_id)));
+  END IF;
   v_count := swarm._release_task_leases(v_task_id, p_now, 'task_completed');
   IF v_passed THEN
     v_count := swarm._unblock_dependents(v_task_id, p_now);
   END IF;
-  INSERT INTO swarm.learnings (task_id, agent_id, content, created_at)
-  SELECT v_task_id, v_agent_id, btrim(l), p_now FROM unnest(v_learnings) l WHERE btrim(l) <> ''
-  ON CONFLICT DO NOTHING;
+  IF cardinality(v_learnings) > 0 THEN
+    INSERT INTO swarm.learnings (task_id, agent_id, content, created_at)
+    SELECT v_task_id, v_agent_id, btrim(l), p_now FROM unnest(v_learnings) l WHERE btrim(l) <> ''
+    ON CONFLICT DO NOTHING;
+  END IF;
   UPDATE swarm.agents
      SET status = CASE WHEN current_task = v_task_id THEN 'idle' ELSE status END,
          current_task = CASE WHEN current_task = v_task_id THEN NULL ELSE current_task END,

@@ -26,8 +26,8 @@ public final class ProtocolStore {
   public record Result(String ok, JsonObject error) {
   }
 
-  /** The batch's results split into their responses (text) and errors (JSON), with its events. */
-  private static final String DISPATCH = "WITH b AS MATERIALIZED (SELECT swarm.dispatch_batch($1::jsonb, $2, true) AS batch) "
+  /** The batch's results split into their responses (text) and errors (JSON), with its events ($1 the items, $2 the time). */
+  public static final String DISPATCH = "WITH b AS MATERIALIZED (SELECT swarm.dispatch_batch($1::jsonb, $2, true) AS batch) "
     + "SELECT array_agg((r.x -> 'ok')::text ORDER BY r.o) AS oks, jsonb_agg(r.x -> 'error' ORDER BY r.o) AS errors, "
     + "(SELECT batch -> 'events' FROM b) AS events "
     + "FROM b, jsonb_array_elements(b.batch -> 'results') WITH ORDINALITY r(x, o)";

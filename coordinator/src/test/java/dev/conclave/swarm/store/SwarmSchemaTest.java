@@ -91,7 +91,7 @@ class SwarmSchemaTest {
     Migrations.apply(db, SCHEMAS);
 
     try (Connection c = connect(db); Statement s = c.createStatement()) {
-      try (ResultSet rs = s.executeQuery("SELECT id FROM swarm.tasks WHERE status = 'ready' ORDER BY priority_rank, created_at, seq")) {
+      try (ResultSet rs = s.executeQuery("SELECT id FROM swarm.tasks WHERE status = 'ready' ORDER BY swarm.priority_rank(priority), created_at, seq")) {
         List<String> order = new ArrayList<>();
         while (rs.next()) {
           order.add(rs.getString(1));
@@ -114,6 +114,9 @@ class SwarmSchemaTest {
     // and none of them is a table CHECK constraint any more (each would be read again for every statement)
     assertThat(single(db, "SELECT count(*) FROM pg_constraint WHERE contype = 'c' AND conrelid IN "
       + "('swarm.tasks'::regclass, 'swarm.agents'::regclass, 'swarm.events'::regclass)")).isZero();
+    // nor is the claim order a generated column (its expression would be parsed again for every UPDATE of a task)
+    assertThat(single(db, "SELECT count(*) FROM pg_attribute WHERE attrelid = 'swarm.tasks'::regclass AND attgenerated <> ''"))
+      .isZero();
   }
 
   private static List<String> functions(PgUrl db) throws SQLException {

@@ -20,7 +20,7 @@ import java.util.concurrent.atomic.AtomicLong;
 final class RawClaims {
 
   static final String CLAIM = "UPDATE swarm.tasks SET status = 'claimed', assigned_agent = ?, claimed_at = now(), updated_at = now() "
-    + "WHERE id = (SELECT id FROM swarm.tasks WHERE status = 'ready' ORDER BY priority_rank, created_at, seq "
+    + "WHERE id = (SELECT id FROM swarm.tasks WHERE status = 'ready' ORDER BY swarm.priority_rank(priority), created_at, seq "
     + "LIMIT 1 FOR UPDATE SKIP LOCKED) RETURNING id";
 
   record Result(long claims, Duration took) {
