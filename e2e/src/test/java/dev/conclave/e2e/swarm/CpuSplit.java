@@ -25,6 +25,7 @@ final class CpuSplit {
   private final long postmaster;
   private final long jvm0;
   private final long pg0;
+  private final long jit0;
   private final long wall0;
 
   private CpuSplit(long postmaster) {
@@ -35,6 +36,7 @@ final class CpuSplit {
     }
     this.jvm0 = jvmNanos();
     this.pg0 = pgNanos(postmaster);
+    this.jit0 = jitNanos();
     this.wall0 = System.nanoTime();
   }
 
@@ -48,10 +50,35 @@ final class CpuSplit {
     double client = threadNanos(clientThreads) / 1e9;
     double node = (jvmNanos() - jvm0) / 1e9 - client;
     double pg = (pgNanos(postmaster) - pg0) / 1e9;
+    double jit = (jitNanos() - jit0) / 1e9;
     System.out.printf(Locale.ROOT, "CPU during %s (%.1f s wall, %d cores): node %.1f s (%.2f cores, %.0f µs/task), "
-        + "PostgreSQL %.1f s (%.2f cores, %.0f µs/task), load generator %.1f s (%.2f cores, %.0f µs/task)%n", phase, wall,
+        + "PostgreSQL %.1f s (%.2f cores, %.0f µs/task), load generator %.1f s (%.2f cores, %.0f µs/task); "
+        + "of the node's, the JIT compiler %.0f µs/task%n", phase, wall,
       Runtime.getRuntime().availableProcessors(), node, node / wall, 1e6 * node / Math.max(1, tasks), pg, pg / wall,
-      1e6 * pg / Math.max(1, tasks), client, client / wall, 1e6 * client / Math.max(1, tasks));
+      1e6 * pg / Math.max(1, tasks), client, client / wall, 1e6 * client / Math.max(1, tasks), 1e6 * jit / Math.max(1, tasks));
+  }
+
+  /**
+   * CPU of this JVM's JIT compiler threads ("C1 CompilerThre…", "C2 CompilerThre…", from /proc): work
+   * the node does once, while it warms up, and not per request.
+   */
+  private static long jitNanos() {
+    try (Stream<Path> tasks = Files.list(Path.of("/proc/self/task"))) {
+      return tasks.mapToLong(t -> {
+        try {
+          if (!Files.readString(t.resolve("comm")).matches("(?s)C\\d CompilerThre.*")) {
+            return 0;
+          }
+          String stat = Files.readString(t.resolve("stat"));
+          String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+          return (long) ((Long.parseLong(f[11]) + Long.parseLong(f[12])) / TICKS * 1e9);
+        } catch (IOException | RuntimeException gone) {
+          return 0;
+        }
+      }).sum();
+    } catch (IOException e) {
+      return 0;
+    }
   }
 
   private static long jvmNanos() {

@@ -31,8 +31,9 @@ import java.util.concurrent.TimeUnit;
  * production server), unless {@code -Dswarm.bench.durable=false}. Everything runs on 127.0.0.1 in this
  * JVM except PostgreSQL. Bounded: at most N tasks per phase and {@code swarm.bench.seconds} per phase.
  * Properties: swarm.bench.tasks (10000), swarm.bench.agents (64), swarm.bench.seconds (60),
- * swarm.bench.durable (true), swarm.bench.warmup (5000: tasks claimed and completed over HTTP before
- * the measured phase, on tasks of their own; 0 for none).
+ * swarm.bench.durable (true), swarm.bench.warmup (20000: tasks claimed and completed over HTTP before
+ * the measured phase, on tasks of their own; 0 for none. It was 5000 until 2026-12-02, when the CPU
+ * split showed the JIT compiler taking 70 % of the node's CPU in the measured phase after it).
  */
 public final class SwarmBench {
 
@@ -126,7 +127,7 @@ public final class SwarmBench {
         throw new IllegalStateException("register failed: " + status);
       }
     }
-    int warmup = Integer.getInteger("swarm.bench.warmup", 5_000);
+    int warmup = Integer.getInteger("swarm.bench.warmup", 20_000);
     if (warmup > 0) {
       // the node's JIT compiler warms up on tasks of its own, as the raw phases' JDBC path did before
       createTasks(http, "warm", warmup);
