@@ -189,6 +189,39 @@ class CompletionTest {
   }
 
   @Test
+  void withoutMetricsTheCompleteChecksTheTaskAsItWritesIt() {
+    // (a COMPLETE without metrics is one UPDATE that writes only a task its agent may report on; the
+    // answers when it writes nothing are those the reading path gives)
+    String agent = s.agent();
+    String task = s.claimedBy(agent, s.task("plain"));
+    Reply first = api.complete(agent, task);
+    assertThat(first.status()).isEqualTo(200);
+    assertThat(first.json().getBoolean("qualityGatePassed")).isTrue();
+
+    Reply again = api.complete(agent, task);
+    assertThat(again.status()).isEqualTo(200);
+    assertThat(again.json()).isEqualTo(first.json());
+
+    // a task that needs review after a regression completes again, without metrics this time
+    baseline(agent, metrics(10, 10, 0, 0, true));
+    String reviewed = s.claimedBy(agent, s.task("reviewed"));
+    assertThat(api.complete(agent, reviewed, SwarmApi.result("broken"), metrics(10, 7, 0, 0, true)).json()
+      .getBoolean("qualityGatePassed")).isFalse();
+    Reply plain = api.complete(agent, reviewed);
+    assertThat(plain.json().getBoolean("qualityGatePassed")).as(plain.toString()).isTrue();
+    assertThat(api.task(reviewed).getString("status")).isEqualTo("completed");
+
+    // (last: a ready task of this scenario would be the next one its agents claim)
+    s.create(s.task("unclaimed"));
+    String unclaimed = s.id("unclaimed");
+    Reply early = api.complete(agent, unclaimed);
+    assertThat(early.status()).isEqualTo(409);
+    assertThat(early.code()).isEqualTo("invalid_operation");
+    assertThat(early.json().getString("taskStatus")).isEqualTo("ready");
+    assertThat(api.task(unclaimed).getString("status")).isEqualTo("ready");
+  }
+
+  @Test
   void onlyTheAssignedAgentCompletes() {
     String owner = s.agent();
     String intruder = s.agent();
