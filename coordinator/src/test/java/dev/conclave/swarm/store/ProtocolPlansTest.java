@@ -23,7 +23,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * swarm functions (the generic ones a claim keeps; captured with {@code auto_explain}, nested
  * statements included) have no sequential scan of {@code swarm.tasks}, and the claim takes the
  * claim-order index. Likewise RECEIVE_MESSAGES reads no other agents' messages (30,000 of them
- * stored). A sequential scan there costs every request time in proportion to the history.
+ * stored), and ACQUIRE_LEASE, RELEASE_LEASE and COMPLETE no other leases (30,000 of them held). A
+ * sequential scan there costs every request time in proportion to the history.
  */
 class ProtocolPlansTest {
 
@@ -44,8 +45,12 @@ class ProtocolPlansTest {
       // and 30,000 messages between other agents
       sql.execute("INSERT INTO swarm.messages (id, from_agent, to_agent, type, created_at) SELECT gen_random_uuid(), 'other-' || (i % 50), "
         + "'other-' || ((i + 1) % 50), 'custom', now() - interval '1 minute' FROM generate_series(1, 30000) i");
+      // and 30,000 leases other agents hold
+      sql.execute("INSERT INTO swarm.leases (file_path, agent_id, task_id, acquired_at, expires_at) SELECT 'old/file-' || i, "
+        + "'someone', 'old-' || i, now(), now() + interval '1 hour' FROM generate_series(1, 30000) i");
       sql.execute("ANALYZE swarm.tasks");
       sql.execute("ANALYZE swarm.messages");
+      sql.execute("ANALYZE swarm.leases");
     }
     execute(SwarmApi.v1().put("operation", "REGISTER").put("agent", SwarmApi.agentSpec(AGENT, List.of(SKILL))));
   }
@@ -68,7 +73,25 @@ class ProtocolPlansTest {
       .put("result", SwarmApi.result("done")));
     assertThat(complete).as("the complete's plans").contains("on tasks").doesNotContain("Seq Scan on tasks")
       // the UPDATE that checks and completes the task finds it by its key, not among the agent's tasks
-      .contains("Index Scan using tasks_pkey on tasks").doesNotContain("tasks_by_agent");
+      .contains("Index Scan using tasks_pkey on tasks").doesNotContain("tasks_by_agent")
+      // releasing the task's leases looks up its own
+      .doesNotContain("Seq Scan on leases");
+  }
+
+  @Test
+  void aLeaseReadsNoOtherLeases() throws SQLException {
+    String agent = "plans-lease-agent";
+    execute(SwarmApi.v1().put("operation", "REGISTER").put("agent", SwarmApi.agentSpec(agent, List.of("plans-lease-skill"))));
+    try (Statement sql = db.createStatement()) {
+      sql.execute("SELECT swarm.create_tasks('[{\"id\": \"plans-lease-task\", \"title\": \"leased work\", "
+        + "\"requiredSkills\": [\"plans-lease-skill\"]}]')");
+    }
+    execute(SwarmApi.v1().put("operation", "CLAIM").put("agentId", agent));
+    String acquire = plansOf(SwarmApi.v1().put("operation", "ACQUIRE_LEASE").put("agentId", agent)
+      .put("taskId", "plans-lease-task").put("filePath", "src/plans.txt").put("durationMs", 60_000));
+    assertThat(acquire).as("the acquire's plans").contains("on leases").doesNotContain("Seq Scan on leases");
+    String release = plansOf(SwarmApi.v1().put("operation", "RELEASE_LEASE").put("agentId", agent).put("filePath", "src/plans.txt"));
+    assertThat(release).as("the release's plans").contains("on leases").doesNotContain("Seq Scan on leases");
   }
 
   @Test
