@@ -24,7 +24,7 @@ import java.util.stream.Stream;
  * ended within the window (their time is the process's minus that of the threads still alive). On a
  * system without {@code /proc} every value reads as 0.
  */
-final class ProcCpu {
+public final class ProcCpu {
 
   /** Linux's USER_HZ: the unit of utime and stime in /proc/&lt;pid&gt;/stat. */
   private static final long TICK_NANOS = 10_000_000L;
@@ -34,7 +34,7 @@ final class ProcCpu {
   static final List<String> GROUPS = List.of("event loops", "hazelcast", "JIT compiler", "GC and VM", "other threads", "threads that ended");
 
   /** CPU nanoseconds per named part at one instant, and per thread (tid → name and nanos) of the processes split by thread. */
-  record Sample(long wallNanos, Map<String, Long> cpuNanos, Map<String, Map<Long, ThreadTime>> threads) {
+  public record Sample(long wallNanos, Map<String, Long> cpuNanos, Map<String, Map<Long, ThreadTime>> threads) {
 
     /** Cores each part kept busy from {@code start} to this sample. */
     Map<String, Double> coresSince(Sample start) {
@@ -52,7 +52,7 @@ final class ProcCpu {
     }
 
     /** Per split process: each thread group's share (0..1) of the process's CPU from {@code start} to this sample. */
-    Map<String, Map<String, Double>> threadSplitSince(Sample start) {
+    public Map<String, Map<String, Double>> threadSplitSince(Sample start) {
       Map<String, Map<String, Double>> out = new LinkedHashMap<>();
       threads.forEach((part, now) -> {
         Map<Long, ThreadTime> before = start.threads.getOrDefault(part, Map.of());
@@ -76,7 +76,7 @@ final class ProcCpu {
   }
 
   /** A thread's name and CPU time so far. */
-  record ThreadTime(String name, long nanos) {
+  public record ThreadTime(String name, long nanos) {
   }
 
   private final Map<String, LongSupplier> parts = new LinkedHashMap<>();
@@ -89,7 +89,7 @@ final class ProcCpu {
   }
 
   /** A process whose time is also split by thread group (see {@link Sample#threadSplitSince}). */
-  ProcCpu processByThread(String part, long pid) {
+  public ProcCpu processByThread(String part, long pid) {
     splitByThread.put(part, pid);
     return process(part, pid);
   }
@@ -98,7 +98,7 @@ final class ProcCpu {
    * A process and its live children, plus the children it has reaped: how PostgreSQL's postmaster
    * and its backends add up.
    */
-  ProcCpu processTree(String part, long pid) {
+  public ProcCpu processTree(String part, long pid) {
     parts.put(part, () -> processNanos(pid, true) + children(pid).stream().mapToLong(c -> processNanos(c, false)).sum());
     return this;
   }
@@ -114,7 +114,7 @@ final class ProcCpu {
     return process(part, ProcessHandle.current().pid());
   }
 
-  Sample sample() {
+  public Sample sample() {
     Map<String, Map<Long, ThreadTime>> threads = new LinkedHashMap<>();
     splitByThread.forEach((part, pid) -> threads.put(part, threads(pid)));
     Map<String, Long> cpu = new LinkedHashMap<>();
@@ -140,7 +140,7 @@ final class ProcCpu {
   }
 
   /** utime + stime (+ cutime + cstime), in nanoseconds; 0 when the process is gone. */
-  static long processNanos(long pid, boolean withReapedChildren) {
+  public static long processNanos(long pid, boolean withReapedChildren) {
     return stat(Path.of("/proc", Long.toString(pid), "stat")).map(f -> {
       long ticks = Long.parseLong(f[11]) + Long.parseLong(f[12]);
       if (withReapedChildren) {
@@ -197,7 +197,7 @@ final class ProcCpu {
   }
 
   /** The pid in the first line of a PostgreSQL data dir's postmaster.pid. */
-  static OptionalLong postmasterPid(Path dataDir) {
+  public static OptionalLong postmasterPid(Path dataDir) {
     try {
       return OptionalLong.of(Long.parseLong(Files.readAllLines(dataDir.resolve("postmaster.pid")).get(0).trim()));
     } catch (IOException | RuntimeException e) {

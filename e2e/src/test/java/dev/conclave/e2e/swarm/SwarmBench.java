@@ -190,16 +190,22 @@ public final class SwarmBench {
 
   private static void createTasks(HttpClaimers http, String prefix, int tasks) throws Exception {
     for (int from = 0; from < tasks; from += 1000) {
-      JsonArray batch = new JsonArray();
-      for (int i = from; i < Math.min(tasks, from + 1000); i++) {
-        batch.add(new JsonObject().put("id", prefix + "-" + i).put("title", "benchmark task " + i)
-          .put("description", "claim me, complete me").put("priority", List.of("critical", "high", "medium", "low").get(i % 4)));
-      }
+      JsonArray batch = tasks(prefix, from, Math.min(tasks, from + 1000));
       int status = http.post("/api/v1/tasks", new JsonObject().put("tasks", batch))
         .toCompletionStage().toCompletableFuture().get(60, TimeUnit.SECONDS).statusCode();
       if (status != 201) {
         throw new IllegalStateException("creating tasks failed: " + status);
       }
     }
+  }
+
+  /** The benchmark's tasks {@code from} to {@code to} (exclusive): ids prefix-i, the four priorities in turn. */
+  static JsonArray tasks(String prefix, int from, int to) {
+    JsonArray out = new JsonArray();
+    for (int i = from; i < to; i++) {
+      out.add(new JsonObject().put("id", prefix + "-" + i).put("title", "benchmark task " + i)
+        .put("description", "claim me, complete me").put("priority", List.of("critical", "high", "medium", "low").get(i % 4)));
+    }
+    return out;
   }
 }

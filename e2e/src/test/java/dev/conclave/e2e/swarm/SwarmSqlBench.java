@@ -1,5 +1,6 @@
 package dev.conclave.e2e.swarm;
 
+import dev.conclave.e2e.bench.ProcCpu;
 import dev.conclave.platform.db.EmbeddedPostgresServer;
 import dev.conclave.platform.db.Migrations;
 import dev.conclave.platform.db.PgUrl;
@@ -10,7 +11,6 @@ import dev.conclave.swarm.store.SwarmSchema;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 
-import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Array;
@@ -40,8 +40,6 @@ import java.util.Map;
  */
 public final class SwarmSqlBench {
 
-  private static final double TICKS = 100.0;
-
   private SwarmSqlBench() {
   }
 
@@ -65,15 +63,15 @@ public final class SwarmSqlBench {
         tasks, batch, rounds);
       try (Connection c = DriverManager.getConnection(db.jdbcUrl(), db.user(), db.password().orElse(null))) {
         List<String> agents = register(c, batch);
-        int pid = pid(c);
+        long pid = pid(c);
         for (int round = 1; round <= rounds; round++) {
           createTasks(c, "p" + round, tasks);
           PgFunctionTimes.reset(db, statements);
-          long cpu0 = cpuTicks(pid);
+          long cpu0 = ProcCpu.processNanos(pid, false);
           long t0 = System.nanoTime();
           long done = claimComplete(c, agents, tasks);
           double wall = (System.nanoTime() - t0) / 1e3;
-          double cpu = (cpuTicks(pid) - cpu0) / TICKS * 1e6;
+          double cpu = (ProcCpu.processNanos(pid, false) - cpu0) / 1e3;
           System.out.printf(Locale.ROOT, "round %d: claim+complete in batches of %d: %d tasks, backend CPU %.1f µs/task, wall %.1f µs/task%n",
             round, batch, done, cpu / done, wall / done);
           if (round == rounds) {
@@ -83,11 +81,11 @@ public final class SwarmSqlBench {
             }
           }
           createTasks(c, "r" + round, tasks);
-          cpu0 = cpuTicks(pid);
+          cpu0 = ProcCpu.processNanos(pid, false);
           t0 = System.nanoTime();
           long claims = rawClaims(c, tasks);
           wall = (System.nanoTime() - t0) / 1e3;
-          cpu = (cpuTicks(pid) - cpu0) / TICKS * 1e6;
+          cpu = (ProcCpu.processNanos(pid, false) - cpu0) / 1e3;
           System.out.printf(Locale.ROOT, "round %d: raw single-statement claim: %d claims, backend CPU %.1f µs/claim, wall %.1f µs/claim%n",
             round, claims, cpu / claims, wall / claims);
         }
@@ -118,12 +116,7 @@ public final class SwarmSqlBench {
   private static void createTasks(Connection c, String prefix, int tasks) throws SQLException {
     try (PreparedStatement st = c.prepareStatement("SELECT swarm.create_tasks(?::jsonb)")) {
       for (int from = 0; from < tasks; from += 1000) {
-        JsonArray list = new JsonArray();
-        for (int i = from; i < Math.min(tasks, from + 1000); i++) {
-          list.add(new JsonObject().put("id", prefix + "-" + i).put("title", "benchmark task " + i)
-            .put("description", "claim me, complete me").put("priority", List.of("critical", "high", "medium", "low").get(i % 4)));
-        }
-        st.setString(1, list.encode());
+        st.setString(1, SwarmBench.tasks(prefix, from, Math.min(tasks, from + 1000)).encode());
         st.executeQuery().close();
       }
     }
@@ -196,17 +189,10 @@ public final class SwarmSqlBench {
     return claims;
   }
 
-  private static int pid(Connection c) throws SQLException {
+  private static long pid(Connection c) throws SQLException {
     try (ResultSet rs = c.createStatement().executeQuery("SELECT pg_backend_pid()")) {
       rs.next();
-      return rs.getInt(1);
+      return rs.getLong(1);
     }
-  }
-
-  /** utime + stime of a process, in clock ticks. */
-  private static long cpuTicks(int pid) throws IOException {
-    String stat = Files.readString(Path.of("/proc/" + pid + "/stat"));
-    String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
-    return Long.parseLong(f[11]) + Long.parseLong(f[12]);
   }
 }
