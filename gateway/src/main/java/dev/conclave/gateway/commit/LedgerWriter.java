@@ -28,7 +28,9 @@ import java.util.function.Consumer;
  * BEGIN before it and, once the last unit has sent its statement, COMMIT behind it. An idle lane
  * starts a unit at once, so a lone write waits for nothing. A conversation's appends take its row lock, so they get consecutive sequence numbers,
  * and nobody sees an event before its transaction committed: followers are told only afterwards, in
- * sequence order.
+ * sequence order. Once a transaction has committed, the lane's next one starts before this one's
+ * events are published and its units completed, so PostgreSQL does not wait for that work; a lane's
+ * transactions still finish (publish, complete their units) one after the other, in commit order.
  *
  * <p>Failure: when a shared transaction fails (a database error, or a unit that waits between
  * statements failing), it rolls back whole, nothing of it is published, and each of its units runs
@@ -136,6 +138,8 @@ public final class LedgerWriter {
   private final class Lane {
     private final ArrayDeque<Queued<?>> queue = new ArrayDeque<>();
     private boolean running;
+    /** Completes once the lane's last committed transaction has been published and its units completed. */
+    private Future<Void> lastFinished = Future.succeededFuture();
 
     void add(Queued<?> q) {
       synchronized (this) {
@@ -163,39 +167,61 @@ public final class LedgerWriter {
       // once, on this node or another, mostly take their row locks in the same order: a deadlock
       // would fail the shared transaction and run each unit again alone
       batch.sort(Comparator.comparing(Queued::key));
-      run(batch).onComplete(ar -> next());
-    }
-
-    /** One shared transaction; on failure, each unit alone. Never fails. */
-    private Future<Void> run(List<Queued<?>> batch) {
-      return commit(batch).transform(ar -> {
-        if (ar.succeeded()) {
-          return Future.succeededFuture();
+      run(batch).onComplete(ar -> {
+        Runnable finish = ar.result();
+        // the transaction has committed: the lane's next one goes out before this one's events are
+        // published and its units completed (work on this node, not in PostgreSQL), so PostgreSQL
+        // is not kept waiting for it. Transactions still finish in the order they committed: each
+        // finishes after the one before it has
+        Promise<Void> finished = Promise.promise();
+        Future<Void> before;
+        synchronized (this) {
+          before = lastFinished;
+          lastFinished = finished.future();
         }
-        if (batch.size() == 1) {
-          batch.get(0).promise().tryFail(ar.cause());
-          return Future.succeededFuture();
-        }
-        LOG.warn("a group commit of {} ledger writes failed; running each alone error={}", batch.size(), ar.cause().getMessage());
-        Future<Void> alone = Future.succeededFuture();
-        for (Queued<?> q : batch) {
-          alone = alone.transform(x -> commit(List.of(q)).transform(r -> {
-            if (r.failed()) {
-              q.promise().tryFail(r.cause());
-            }
-            return Future.succeededFuture();
-          }));
-        }
-        return alone;
+        next();
+        before.onComplete(v -> {
+          try {
+            finish.run();
+          } finally {
+            finished.complete();
+          }
+        });
       });
     }
 
     /**
-     * Runs the units in one transaction; after the commit publishes and completes them. Succeeds when
-     * the transaction committed; a unit that failed without failing it (one of one statement that
-     * failed before sending it, say) then fails alone, and the others complete.
+     * One shared transaction; on failure, each unit alone. Never fails: it yields what finishes the
+     * transaction (publishes and completes or fails its units).
      */
-    private Future<Void> commit(List<Queued<?>> batch) {
+    private Future<Runnable> run(List<Queued<?>> batch) {
+      return commit(batch).transform(ar -> {
+        if (ar.succeeded()) {
+          return Future.succeededFuture(ar.result());
+        }
+        if (batch.size() == 1) {
+          return Future.succeededFuture(() -> batch.get(0).promise().tryFail(ar.cause()));
+        }
+        LOG.warn("a group commit of {} ledger writes failed; running each alone error={}", batch.size(), ar.cause().getMessage());
+        // each unit alone, one after the other; they finish together, in order, as one transaction would
+        List<Runnable> finishes = new ArrayList<>(batch.size());
+        Future<Void> alone = Future.succeededFuture();
+        for (Queued<?> q : batch) {
+          alone = alone.transform(x -> commit(List.of(q)).transform(r -> {
+            finishes.add(r.succeeded() ? r.result() : () -> q.promise().tryFail(r.cause()));
+            return Future.succeededFuture();
+          }));
+        }
+        return alone.map(v -> () -> finishes.forEach(Runnable::run));
+      });
+    }
+
+    /**
+     * Runs the units in one transaction. Succeeds when it committed, with what then publishes and
+     * completes them; a unit that failed without failing it (one of one statement that failed before
+     * sending it, say) then fails alone, and the others complete.
+     */
+    private Future<Runnable> commit(List<Queued<?>> batch) {
       if (batch.size() == 1 && batch.get(0).shape() == Shape.ONE_STATEMENT) {
         return statementAlone(batch.get(0));
       }
@@ -228,11 +254,11 @@ public final class LedgerWriter {
           txs.forEach(WriteTx::seal);
           return sent.succeeded() ? end(conn, begun, results) : rollback(conn, results, sent.cause());
         }).onComplete(ar -> conn.close());
-      }).map(v -> committed(batch, txs, results));
+      }).map(v -> () -> committed(batch, txs, results));
     }
 
     /** After a commit: publishes what the units appended, then completes each unit with its result. */
-    private Void committed(List<Queued<?>> batch, List<WriteTx> txs, List<Future<?>> results) {
+    private void committed(List<Queued<?>> batch, List<WriteTx> txs, List<Future<?>> results) {
       transactions.incrementAndGet();
       units.addAndGet(batch.size());
       publish(txs);
@@ -244,14 +270,13 @@ public final class LedgerWriter {
           batch.get(i).promise().tryFail(result.cause());
         }
       }
-      return null;
     }
 
     /**
      * A unit of one statement with a transaction to itself: the statement alone, which PostgreSQL
      * commits as it completes (or, failing, leaves no trace of).
      */
-    private Future<Void> statementAlone(Queued<?> q) {
+    private Future<Runnable> statementAlone(Queued<?> q) {
       List<WriteTx> txs = new ArrayList<>(1);
       List<Future<?>> results = new ArrayList<>(1);
       return pool.getConnection().compose(conn -> {
@@ -263,7 +288,7 @@ public final class LedgerWriter {
           tx.seal();
           conn.close();
         });
-      }).map(v -> committed(List.of(q), txs, results));
+      }).map(v -> () -> committed(List.of(q), txs, results));
     }
 
     /**

@@ -127,6 +127,30 @@ class LedgerWriterTest {
   }
 
   @Test
+  void aLanesNextTransactionRunsBeforeTheOneBeforeItIsPublishedYetTransactionsFinishInCommitOrder() {
+    List<String> finished = java.util.Collections.synchronizedList(new ArrayList<>());
+    LedgerWriter writer = new LedgerWriter(pool, ledger, p -> finished.add("published " + p.seq()), 1);
+    Promise<Void> release = Promise.promise();
+    Future<Long> first = writer.write("agent-overlap", tx -> release.future()
+      .compose(v -> tx.append("overlap", "agent-overlap", List.of(inbound("first")))));
+    first.onSuccess(seq -> finished.add("completed " + seq));
+    // queued while the first one's transaction is open: it gets the lane's next transaction
+    java.util.concurrent.atomic.AtomicReference<Boolean> firstDoneWhenSecondRan = new java.util.concurrent.atomic.AtomicReference<>();
+    Future<Long> second = writer.write("agent-overlap", tx -> {
+      firstDoneWhenSecondRan.set(first.isComplete());
+      return tx.append("overlap", "agent-overlap", List.of(inbound("second")));
+    });
+    second.onSuccess(seq -> finished.add("completed " + seq));
+    release.complete();
+
+    assertThat(GatewayFixture.await(second)).isEqualTo(2L);
+    assertThat(firstDoneWhenSecondRan.get()).as("the lane's next transaction went out before the first one was published and completed")
+      .isFalse();
+    assertThat(finished).as("each transaction published and completed after the one that committed before it")
+      .containsExactly("published 1", "completed 1", "published 2", "completed 2");
+  }
+
+  @Test
   void unitsSharingATransactionRunOneAfterAnotherSoACheckThenActSeesEveryEarlierUnitsWrite() {
     resetCounter("writer_counter");
     LedgerWriter writer = writer(new ConcurrentLinkedQueue<>());
