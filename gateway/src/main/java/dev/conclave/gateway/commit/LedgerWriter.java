@@ -257,12 +257,15 @@ public final class LedgerWriter {
       }).map(v -> () -> committed(batch, txs, results));
     }
 
-    /** After a commit: publishes what the units appended, then completes each unit with its result. */
+    /**
+     * After a commit: for each unit in turn, publishes what it appended, then completes it with its
+     * result; a unit's caller acts without waiting for the fan-out of the units behind it.
+     */
     private void committed(List<Queued<?>> batch, List<WriteTx> txs, List<Future<?>> results) {
       transactions.incrementAndGet();
       units.addAndGet(batch.size());
-      publish(txs);
       for (int i = 0; i < batch.size(); i++) {
+        publish(txs.get(i));
         Future<?> result = results.get(i);
         if (result.succeeded()) {
           batch.get(i).complete(result.result());
@@ -333,21 +336,19 @@ public final class LedgerWriter {
       }
     }
 
-    private void publish(List<WriteTx> txs) {
-      List<Published> events = new ArrayList<>();
-      for (WriteTx tx : txs) {
-        for (WriteTx.Appended a : tx.appended()) {
-          for (int i = 0; i < a.entries().size(); i++) {
-            events.add(new Published(a.conversationKey(), a.firstSeq() + i, a.entries().get(i)));
+    /**
+     * Publishes what one unit appended, in sequence order per conversation. The units of a transaction
+     * ran in order, so publishing them one after the other keeps each conversation's order.
+     */
+    private void publish(WriteTx tx) {
+      for (WriteTx.Appended a : tx.appended()) {
+        for (int i = 0; i < a.entries().size(); i++) {
+          Published p = new Published(a.conversationKey(), a.firstSeq() + i, a.entries().get(i));
+          try {
+            publisher.accept(p);
+          } catch (RuntimeException e) {
+            LOG.warn("publishing a committed ledger event failed conversation={} seq={} error={}", p.conversationKey(), p.seq(), e.toString());
           }
-        }
-      }
-      events.sort(Comparator.comparing(Published::conversationKey).thenComparingLong(Published::seq));
-      for (Published p : events) {
-        try {
-          publisher.accept(p);
-        } catch (RuntimeException e) {
-          LOG.warn("publishing a committed ledger event failed conversation={} seq={} error={}", p.conversationKey(), p.seq(), e.toString());
         }
       }
     }
