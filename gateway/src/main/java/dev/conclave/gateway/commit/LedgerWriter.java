@@ -28,9 +28,10 @@ import java.util.function.Consumer;
  * BEGIN before it and, once the last unit has sent its statement, COMMIT behind it. An idle lane
  * starts a unit at once, so a lone write waits for nothing. A conversation's appends take its row lock, so they get consecutive sequence numbers,
  * and nobody sees an event before its transaction committed: followers are told only afterwards, in
- * sequence order. Once a transaction has committed, the lane's next one starts before this one's
- * events are published and its units completed, so PostgreSQL does not wait for that work; a lane's
- * transactions still finish (publish, complete their units) one after the other, in commit order.
+ * sequence order. Once a transaction has committed, the lane's next one starts before this one
+ * finishes (each of its units in turn has what it appended published, then is completed), so
+ * PostgreSQL does not wait for that work; a lane's transactions still finish one after the other, in
+ * commit order.
  *
  * <p>Failure: when a shared transaction fails (a database error, or a unit that waits between
  * statements failing), it rolls back whole, nothing of it is published, and each of its units runs
@@ -169,8 +170,8 @@ public final class LedgerWriter {
       batch.sort(Comparator.comparing(Queued::key));
       run(batch).onComplete(ar -> {
         Runnable finish = ar.result();
-        // the transaction has committed: the lane's next one goes out before this one's events are
-        // published and its units completed (work on this node, not in PostgreSQL), so PostgreSQL
+        // the transaction has committed: the lane's next one goes out before this one finishes
+        // (publishes and completes its units: work on this node, not in PostgreSQL), so PostgreSQL
         // is not kept waiting for it. Transactions still finish in the order they committed: each
         // finishes after the one before it has
         Promise<Void> finished = Promise.promise();
