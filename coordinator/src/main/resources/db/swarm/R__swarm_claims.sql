@@ -139,3 +139,95 @@ BEGIN
   RETURN swarm._ok(jsonb_build_object('success', true, 'task', swarm.task_json(t),
                                       'relatedLearnings', swarm.related_learnings(t)));
 END $$;
+
+-- The plain CLAIMs of a batch (no filter, one request per agent), set-based: one index scan finds
+-- tasks for all of them and one UPDATE claims them, where op_claim runs its statements per request.
+-- Each agent gets the task op_claim would give it had the claims run one after another in request
+-- order: candidates come in claim order, and each goes to the first agent still without a task that
+-- may take it (its skills, not in previousAgents). An agent this leaves without a task gets a row with
+-- a NULL result: swarm.dispatch_batch runs that CLAIM alone through op_claim, which looks further and
+-- also offers tasks the agent failed before, or answers why there is nothing.
+-- p_items: swarm.dispatch_batch's; p_ords: the places in it (from 1) of these CLAIMs, in request order.
+-- The agents' rows are locked (swarm.dispatch_batch). Returns each one's result and its events.
+CREATE OR REPLACE FUNCTION swarm.claim_batch(p_items jsonb, p_ords integer[], p_now timestamptz)
+RETURNS TABLE (o integer, result jsonb, events jsonb)
+LANGUAGE plpgsql SET plan_cache_mode = force_generic_plan AS $$
+DECLARE
+  x record;
+  c record;
+  v_ords integer[] := '{}';
+  v_ids text[] := '{}';
+  v_agents swarm.agents[] := '{}';
+  v_union text[] := '{}';
+  v_taken boolean[];
+  v_claim_tasks text[] := '{}';
+  v_claim_agents text[] := '{}';
+  v_claim_ords integer[] := '{}';
+  v_next integer := 1;
+  v_n integer;
+BEGIN
+  FOR x IN SELECT * FROM swarm._batch_callers(p_items, p_ords) LOOP
+    result := x.refusal;
+    IF result IS NOT NULL THEN
+      o := x.o;
+      events := NULL;
+      RETURN NEXT;
+    ELSE
+      v_ords := array_append(v_ords, x.o);
+      v_ids := array_append(v_ids, x.agent_id);
+      v_agents := array_append(v_agents, x.agent);
+      v_union := v_union || (x.agent).skills;
+    END IF;
+  END LOOP;
+  v_n := cardinality(v_ids);
+  IF v_n = 0 THEN
+    RETURN;
+  END IF;
+
+  -- first choice, as op_claim's: ready tasks in claim order that one of these agents may take,
+  -- skipping rows other transactions are claiming right now
+  v_taken := array_fill(false, ARRAY[v_n]);
+  FOR c IN SELECT t.id, t.required_skills, t.previous_agents FROM swarm.tasks t
+            WHERE t.status = 'ready' AND t.required_skills <@ v_union AND NOT t.previous_agents @> v_ids
+            ORDER BY swarm.priority_rank(t.priority), t.created_at, t.seq
+            LIMIT v_n
+              FOR UPDATE SKIP LOCKED LOOP
+    FOR j IN v_next .. v_n LOOP
+      IF NOT v_taken[j] AND c.required_skills <@ (v_agents[j]).skills AND v_ids[j] <> ALL (c.previous_agents) THEN
+        v_taken[j] := true;
+        v_claim_tasks := array_append(v_claim_tasks, c.id);
+        v_claim_agents := array_append(v_claim_agents, v_ids[j]);
+        v_claim_ords := array_append(v_claim_ords, v_ords[j]);
+        EXIT;
+      END IF;
+    END LOOP;
+    WHILE v_next <= v_n AND v_taken[v_next] LOOP
+      v_next := v_next + 1;
+    END LOOP;
+  END LOOP;
+
+  -- the agents left without a task: op_claim, alone
+  RETURN QUERY SELECT v_ords[j], NULL::jsonb, NULL::jsonb FROM generate_subscripts(v_ords, 1) j WHERE NOT v_taken[j];
+
+  RETURN QUERY
+  WITH p AS (SELECT * FROM unnest(v_claim_tasks, v_claim_agents, v_claim_ords) p(task_id, agent_id, o)),
+  claimed AS (
+    UPDATE swarm.tasks t
+       SET status = 'claimed', assigned_agent = p.agent_id, claimed_at = p_now, started_at = NULL,
+           progress = NULL, next_retry_at = NULL, updated_at = p_now
+      FROM p
+     -- (= ANY as well as the join: the generic plan then finds the rows by primary key, however
+     -- many it expects, instead of joining the whole table)
+     WHERE t.id = p.task_id AND t.id = ANY (v_claim_tasks)
+    RETURNING t AS task, p.o, p.agent_id),
+  busy AS (
+    UPDATE swarm.agents a SET status = 'busy', current_task = p.task_id
+      FROM p
+     WHERE a.id = p.agent_id AND a.id = ANY (v_claim_agents))
+  SELECT k.o,
+         swarm._ok(jsonb_build_object('success', true, 'task', swarm.task_json(k.task),
+                                      'relatedLearnings', swarm.related_learnings(k.task))),
+         jsonb_build_array(swarm._event('task', 'claimed', (k.task).id, p_now,
+           jsonb_build_object('agentId', k.agent_id, 'priority', (k.task).priority, 'retryCount', (k.task).retry_count)))
+    FROM claimed k;
+END $$;

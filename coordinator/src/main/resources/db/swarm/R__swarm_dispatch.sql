@@ -77,20 +77,54 @@ BEGIN
   RETURN v_result -> 'ok';
 END $$;
 
--- Runs many requests in one transaction, in order, each with its own result (as swarm.dispatch).
+-- The requests of a batch at these places (from 1), in this order, for the set-based paths: each with
+-- its agent's row (locked by swarm.dispatch_batch; NULL when not registered) and why that agent may not
+-- make the call (swarm._agent_error; NULL when it may).
+CREATE OR REPLACE FUNCTION swarm._batch_callers(p_items jsonb, p_ords integer[])
+RETURNS TABLE (o integer, request jsonb, agent_id text, agent swarm.agents, refusal jsonb) LANGUAGE sql STABLE AS $$
+  SELECT k.o, e.i -> 'request', e.i -> 'request' ->> 'agentId', a,
+         swarm._agent_error(a, e.i -> 'request' ->> 'agentId', (e.i ->> 'principal')::uuid,
+                            coalesce((e.i -> 'options' ->> 'admin')::boolean, false))
+    FROM unnest(p_ords) WITH ORDINALITY k(o, n)
+    CROSS JOIN LATERAL (SELECT p_items -> (k.o - 1) AS i) e
+    LEFT JOIN swarm.agents a ON a.id = e.i -> 'request' ->> 'agentId'
+   ORDER BY k.n
+$$;
+
+-- Runs many requests in one transaction, each with its own result (as swarm.dispatch).
 -- p_items: [{"request": {...}, "principal": "<uuid>"|null, "options": {...}}, ...].
--- Returns {"results": [{"ok"}|{"error"}, ...], "events": [...]}. With p_capture_events the events of
--- these requests come back in "events" (for the caller to publish) instead of going to the outbox.
+-- Returns {"results": [{"ok"}|{"error"}, ...], "events": [...], "order": [...]}. With p_capture_events
+-- the events of these requests come back in "events" (for the caller to publish) instead of going to
+-- the outbox. "order" lists the requests (from 1) in the order they took effect (below).
 -- The agents named are locked first, in id order, so concurrent batches never deadlock on them.
+--
+-- The requests of a batch were all in flight at once, so any order is a correct one between
+-- different agents; one agent's requests run in the order given. An agent with a single request
+-- that is a plain CLAIM (no filter) or a plain COMPLETE (no qualityMetrics), the hot path, goes
+-- through swarm.complete_batch and swarm.claim_batch: a few statements for all of them. Every other
+-- request runs alone through swarm.dispatch, in order, first; then the COMPLETEs, so that the CLAIMs
+-- after them can take the tasks the COMPLETEs unblocked; then the CLAIMs. What a set-based step does
+-- not serve (a COMPLETE it did not write, an agent without a first-choice task among the tasks it
+-- looked at) runs alone, in order, right after it. The outcome is that of running the requests one by
+-- one through swarm.dispatch in the order "order" gives (BatchEquivalenceTest).
 CREATE OR REPLACE FUNCTION swarm.dispatch_batch(p_items jsonb,
                                      p_now timestamptz DEFAULT date_trunc('milliseconds', clock_timestamp()),
                                      p_capture_events boolean DEFAULT false)
 RETURNS jsonb LANGUAGE plpgsql AS $$
 DECLARE
+  v_n integer := jsonb_array_length(p_items);
+  v_results jsonb[] := array_fill(NULL::jsonb, ARRAY[v_n]);
+  v_alone integer[];
+  v_claims integer[];
+  v_completes integer[];
+  v_again integer[] := '{}';
+  v_served integer[];
+  v_order integer[] := '{}';
+  v_o integer;
   v_item jsonb;
-  -- (an array, appended in place, rather than a jsonb value copied whole for each result)
-  v_results jsonb[] := '{}';
+  r record;
   v_captured text[] := '{}';
+  v_batch_events jsonb[] := '{}';
   v_events jsonb := '[]'::jsonb;
   v_setting text;
 BEGIN
@@ -102,20 +136,65 @@ BEGIN
                   FROM jsonb_array_elements(p_items) i)
    ORDER BY id
    FOR NO KEY UPDATE;
-  FOR v_item IN SELECT i FROM jsonb_array_elements(p_items) WITH ORDINALITY x(i, o) ORDER BY o LOOP
-    v_results := v_results || swarm.dispatch(
-      v_item -> 'request', p_now, (v_item ->> 'principal')::uuid, coalesce(v_item -> 'options', '{}'::jsonb));
-    IF p_capture_events THEN
-      -- moved out after each request, so the setting stays short
-      v_captured := v_captured || current_setting('swarm.captured');
-      -- (an assignment rather than PERFORM: see swarm._emit)
-      v_setting := set_config('swarm.captured', '', true);
-    END IF;
+
+  -- which requests take the set-based paths (see above); the rest run alone
+  SELECT coalesce(array_agg(k.o ORDER BY k.o) FILTER (WHERE k.path IS NULL), '{}'),
+         coalesce(array_agg(k.o ORDER BY k.o) FILTER (WHERE k.path = 'CLAIM'), '{}'),
+         coalesce(array_agg(k.o ORDER BY k.o) FILTER (WHERE k.path = 'COMPLETE'), '{}')
+    INTO v_alone, v_claims, v_completes
+    FROM (SELECT s.o,
+                 CASE WHEN count(*) OVER (PARTITION BY s.agent_id) = 1
+                        AND s.r -> 'protocolVersion' = '"1.0"'
+                        AND jsonb_typeof(s.r -> 'agentId') = 'string' AND btrim(s.r ->> 'agentId') <> ''
+                        AND NOT coalesce(s.i -> 'options' ? 'rate', false) THEN
+                   CASE WHEN s.r ->> 'operation' = 'CLAIM' AND coalesce(s.r -> 'filter', 'null') = 'null'
+                          THEN 'CLAIM'
+                        WHEN s.r ->> 'operation' = 'COMPLETE' AND coalesce(s.r -> 'qualityMetrics', 'null') = 'null'
+                          THEN 'COMPLETE' END
+                 END AS path
+            FROM (SELECT x.o::integer AS o, x.i, x.i -> 'request' AS r,
+                         coalesce(x.i -> 'request' ->> 'agentId', x.i -> 'request' -> 'agent' ->> 'id') AS agent_id
+                    FROM jsonb_array_elements(p_items) WITH ORDINALITY x(i, o)) s) k;
+
+  -- the other requests; then the plain COMPLETEs; then the plain CLAIMs. After each set-based step, the
+  -- requests it did not serve run alone, in order, before the next step.
+  FOR v_pass IN 1 .. 3 LOOP
+    v_served := '{}';
+    v_again := '{}';
+    FOR r IN SELECT * FROM swarm.complete_batch(p_items, v_completes, p_now) WHERE v_pass = 2 AND cardinality(v_completes) > 0
+             UNION ALL
+             SELECT * FROM swarm.claim_batch(p_items, v_claims, p_now) WHERE v_pass = 3 AND cardinality(v_claims) > 0 LOOP
+      IF r.result IS NULL THEN
+        v_again := array_append(v_again, r.o);
+      ELSE
+        v_served := array_append(v_served, r.o);
+        v_results[r.o] := r.result;
+        v_batch_events := CASE WHEN r.events IS NULL THEN v_batch_events ELSE array_append(v_batch_events, r.events) END;
+      END IF;
+    END LOOP;
+    v_order := v_order || ARRAY(SELECT unnest(v_served) ORDER BY 1);
+    FOREACH v_o IN ARRAY CASE WHEN v_pass = 1 THEN v_alone ELSE v_again END LOOP
+      v_item := p_items -> (v_o - 1);
+      v_results[v_o] := swarm.dispatch(
+        v_item -> 'request', p_now, (v_item ->> 'principal')::uuid, coalesce(v_item -> 'options', '{}'::jsonb));
+      v_order := array_append(v_order, v_o);
+      IF p_capture_events THEN
+        -- moved out after each request, so the setting stays short
+        v_captured := v_captured || current_setting('swarm.captured');
+        -- (an assignment rather than PERFORM: see swarm._emit)
+        v_setting := set_config('swarm.captured', '', true);
+      END IF;
+    END LOOP;
   END LOOP;
+
+  -- every event, in the order it was numbered
+  SELECT coalesce(jsonb_agg(e ORDER BY (e ->> 'seq')::bigint), '[]'::jsonb) INTO v_events
+    FROM (SELECT line::jsonb AS e
+            FROM unnest(string_to_array(array_to_string(v_captured, ''), E'\n')) line
+           WHERE line <> ''
+          UNION ALL
+          SELECT jsonb_array_elements(b) FROM unnest(v_batch_events) b) x;
   IF p_capture_events THEN
-    SELECT coalesce(jsonb_agg(line::jsonb ORDER BY o), '[]'::jsonb) INTO v_events
-      FROM unnest(string_to_array(array_to_string(v_captured, ''), E'\n')) WITH ORDINALITY x(line, o)
-     WHERE line <> '';
     -- the task history of the captured events, in the same transaction (the outbox's trigger does
     -- this for events that are not captured): every task event, and lease and message events naming a task
     INSERT INTO swarm.task_history (task_id, seq, kind, event, at, data)
@@ -124,8 +203,14 @@ BEGIN
       FROM jsonb_array_elements(v_events) e
      WHERE e ->> 'kind' = 'task' OR (e ->> 'kind' IN ('lease', 'message') AND e -> 'data' ->> 'taskId' IS NOT NULL);
     PERFORM set_config('swarm.capture', 'off', true);
+    RETURN jsonb_build_object('results', to_jsonb(v_results), 'events', v_events, 'order', to_jsonb(v_order));
   END IF;
-  RETURN jsonb_build_object('results', to_jsonb(v_results), 'events', v_events);
+  -- not captured: the set-based paths' events go to the outbox too (its trigger writes their history)
+  INSERT INTO swarm.events (seq, kind, event, entity_id, at, data)
+  SELECT (e ->> 'seq')::bigint, e ->> 'kind', e ->> 'event', e ->> 'id', (e ->> 'at')::timestamptz, e -> 'data'
+    FROM unnest(v_batch_events) b, jsonb_array_elements(b) e
+   ORDER BY 1;
+  RETURN jsonb_build_object('results', to_jsonb(v_results), 'events', '[]'::jsonb, 'order', to_jsonb(v_order));
 END $$;
 
 -- ---- background jobs -----------------------------------------------------------------------

@@ -215,6 +215,13 @@ CREATE OR REPLACE FUNCTION swarm.agent_json(a swarm.agents) RETURNS jsonb LANGUA
     'offlineAt', swarm._iso(a.offline_at)))
 $$;
 
+-- an event as the coordinator publishes it, numbered now: {seq, kind, event, id, at, data}
+CREATE OR REPLACE FUNCTION swarm._event(p_kind text, p_event text, p_id text, p_at timestamptz, p_data jsonb)
+RETURNS jsonb LANGUAGE sql VOLATILE AS $$
+  SELECT jsonb_build_object('seq', nextval('swarm.event_seq'), 'kind', p_kind, 'event', p_event, 'id', p_id,
+                            'at', swarm._iso(p_at), 'data', coalesce(jsonb_strip_nulls(p_data), '{}'::jsonb))
+$$;
+
 -- Returns the event's number when it is captured, NULL when it went to the outbox. (A result, so that
 -- the hot paths call it in an assignment: PL/pgSQL evaluates an assignment's expression directly,
 -- where PERFORM runs a whole query through the executor. The same goes for set_config here.)
@@ -222,20 +229,18 @@ DROP FUNCTION IF EXISTS swarm._emit(text, text, text, timestamptz, jsonb);
 CREATE FUNCTION swarm._emit(p_kind text, p_event text, p_id text, p_at timestamptz, p_data jsonb)
 RETURNS bigint LANGUAGE plpgsql AS $$
 DECLARE
-  v_data jsonb := coalesce(jsonb_strip_nulls(p_data), '{}'::jsonb);
-  v_seq bigint;
+  v_event jsonb;
   v_captured text;
 BEGIN
   IF current_setting('swarm.capture', true) = 'on' THEN
-    v_seq := nextval('swarm.event_seq');
-    v_captured := set_config('swarm.captured', current_setting('swarm.captured') || jsonb_build_object(
-      'seq', v_seq, 'kind', p_kind, 'event', p_event, 'id', p_id,
-      'at', swarm._iso(p_at), 'data', v_data)::text || E'\n', true);
+    v_event := swarm._event(p_kind, p_event, p_id, p_at, p_data);
+    v_captured := set_config('swarm.captured', current_setting('swarm.captured') || v_event::text || E'\n', true);
     -- (swarm.dispatch_batch writes the task history of what it captured, in one statement)
-  ELSE
-    INSERT INTO swarm.events (kind, event, entity_id, at, data) VALUES (p_kind, p_event, p_id, p_at, v_data);
+    RETURN (v_event ->> 'seq')::bigint;
   END IF;
-  RETURN v_seq;
+  INSERT INTO swarm.events (kind, event, entity_id, at, data)
+  VALUES (p_kind, p_event, p_id, p_at, coalesce(jsonb_strip_nulls(p_data), '{}'::jsonb));
+  RETURN NULL;
 END $$;
 
 -- ---- agents as callers ---------------------------------------------------------------------

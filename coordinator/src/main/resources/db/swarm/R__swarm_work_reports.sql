@@ -307,6 +307,149 @@ BEGIN
   RETURN swarm._ok(v_response);
 END $$;
 
+-- The plain COMPLETEs of a batch (no qualityMetrics, one request per agent), set-based: one UPDATE
+-- completes every task, and one statement each releases their leases, unblocks their dependents and
+-- counts them for their agents, where op_complete runs its statements per request. The checks and
+-- answers are op_complete's: the request's fields are read by the same readers (raising on a bad
+-- one), an agent that may not call gets _agent_error's answer, and a task is written only when
+-- _reportable allows it. A COMPLETE that wrote nothing gets a row with a NULL result:
+-- swarm.dispatch_batch runs it alone through op_complete, which says why (or, for a repeated
+-- COMPLETE, gives the first answer again).
+-- p_items: swarm.dispatch_batch's; p_ords: the places in it (from 1) of these COMPLETEs. The agents'
+-- rows are locked (swarm.dispatch_batch). Returns each one's result and its events.
+-- (one generic plan for every call: planning each for its arrays costs more than running it)
+CREATE OR REPLACE FUNCTION swarm.complete_batch(p_items jsonb, p_ords integer[], p_now timestamptz)
+RETURNS TABLE (o integer, result jsonb, events jsonb)
+LANGUAGE plpgsql SET plan_cache_mode = force_generic_plan AS $$
+DECLARE
+  -- without metrics the gate passes (swarm._quality_gate)
+  v_response constant jsonb := jsonb_build_object('success', true, 'qualityGatePassed', true,
+                                                  'regressions', '[]'::jsonb, 'nextAction', 'proceed');
+  q record;
+  v_result jsonb;
+  v_checked text[];
+  v_ords integer[] := '{}';
+  v_agent_ids text[] := '{}';
+  v_task_ids text[] := '{}';
+  v_results jsonb[] := '{}';
+  v_learnings jsonb[] := '{}';
+  v_learned boolean := false;
+  v_done_ords integer[];
+  v_done_tasks text[];
+  v_done_agents text[];
+  v_lease_events jsonb;
+  v_unblock_events jsonb;
+BEGIN
+  FOR q IN SELECT * FROM swarm._batch_callers(p_items, p_ords) LOOP
+    -- op_complete's checks, in its order
+    v_result := swarm._obj(q.request, 'result', 'result');
+    IF v_result IS NULL THEN
+      PERFORM swarm._invalid('result', 'is required');
+    END IF;
+    v_checked := ARRAY[swarm._req_str(q.request, 'agentId', 'agentId'), swarm._req_str(q.request, 'taskId', 'taskId'),
+                       swarm._req_str(v_result, 'summary', 'result.summary')]
+              || swarm._str_array(v_result, 'filesCreated', 'result.filesCreated')
+              || swarm._str_array(v_result, 'filesModified', 'result.filesModified')
+              || swarm._str_array(v_result, 'filesDeleted', 'result.filesDeleted')
+              || swarm._str_array(v_result, 'learnings', 'result.learnings');
+    result := q.refusal;
+    IF result IS NOT NULL THEN
+      o := q.o;
+      events := NULL;
+      RETURN NEXT;
+    ELSE
+      v_ords := array_append(v_ords, q.o);
+      v_agent_ids := array_append(v_agent_ids, q.agent_id);
+      v_task_ids := array_append(v_task_ids, q.request ->> 'taskId');
+      v_results := array_append(v_results, v_result);
+      v_learnings := array_append(v_learnings, v_result -> 'learnings');
+      v_learned := v_learned OR coalesce(v_result -> 'learnings', '[]'::jsonb) <> '[]'::jsonb;
+    END IF;
+  END LOOP;
+  IF cardinality(v_ords) = 0 THEN
+    RETURN;
+  END IF;
+
+  -- the tasks these agents may report on, completed (the rule on the row the primary key finds, as in op_complete)
+  WITH p AS (SELECT * FROM unnest(v_ords, v_agent_ids, v_task_ids, v_results) p(o, agent_id, task_id, res)),
+  done AS (
+    UPDATE swarm.tasks t
+       SET status = 'completed', result = p.res, quality = v_response, completed_by = p.agent_id,
+           completed_at = p_now, updated_at = p_now
+      FROM p
+     -- (= ANY as well as the join: see swarm.claim_batch)
+     WHERE t.id = p.task_id AND t.id = ANY (v_task_ids) AND swarm._reportable(t, p.task_id, p.agent_id) IS NULL
+    RETURNING p.o, p.task_id, p.agent_id)
+  SELECT coalesce(array_agg(d.o ORDER BY d.o), '{}'), coalesce(array_agg(d.task_id ORDER BY d.o), '{}'),
+         coalesce(array_agg(d.agent_id ORDER BY d.o), '{}')
+    INTO v_done_ords, v_done_tasks, v_done_agents
+    FROM done d;
+
+  -- those it did not write: op_complete, alone
+  RETURN QUERY SELECT p.o, NULL::jsonb, NULL::jsonb FROM unnest(v_ords) p(o) WHERE p.o <> ALL (v_done_ords);
+  IF cardinality(v_done_ords) = 0 THEN
+    RETURN;
+  END IF;
+
+  UPDATE swarm.agents a
+     SET status = CASE WHEN a.current_task = p.task_id THEN 'idle' ELSE a.status END,
+         current_task = CASE WHEN a.current_task = p.task_id THEN NULL ELSE a.current_task END,
+         tasks_completed = a.tasks_completed + 1
+    FROM unnest(v_done_agents, v_done_tasks) p(agent_id, task_id)
+   WHERE a.id = p.agent_id AND a.id = ANY (v_done_agents);
+
+  -- their leases released (swarm._release_task_leases), with an event each
+  WITH released AS (
+    DELETE FROM swarm.leases l WHERE l.task_id = ANY (v_done_tasks) RETURNING l.file_path, l.agent_id, l.task_id)
+  SELECT jsonb_agg(jsonb_build_array(r.task_id, swarm._event('lease', 'released', r.file_path, p_now,
+           jsonb_build_object('agentId', r.agent_id, 'taskId', r.task_id, 'reason', 'task_completed'))))
+    INTO v_lease_events
+    FROM released r;
+
+  -- their dependents lose one unmet dependency each and become ready at zero (swarm._unblock_dependents);
+  -- the event names the dependency completed last in request order
+  WITH deps AS (
+    SELECT x.id, count(*)::integer AS n, (array_agg(d.task_id ORDER BY d.o DESC))[1] AS last_dep
+      FROM swarm.tasks x
+      JOIN unnest(v_done_tasks, v_done_ords) d(task_id, o) ON d.task_id = ANY (x.dependencies)
+     WHERE x.status = 'blocked' AND x.dependencies && v_done_tasks
+     GROUP BY x.id),
+  unblocked AS (
+    UPDATE swarm.tasks x
+       SET unmet_deps = x.unmet_deps - deps.n,
+           status = CASE WHEN x.unmet_deps = deps.n THEN 'ready' ELSE x.status END,
+           updated_at = p_now
+      FROM deps
+     WHERE x.id = deps.id AND x.status = 'blocked'
+    RETURNING x.id, x.status, deps.last_dep)
+  SELECT jsonb_agg(jsonb_build_array(u.last_dep, swarm._event('task', 'unblocked', u.id, p_now,
+           jsonb_build_object('status', 'ready', 'completedDependency', u.last_dep))))
+    INTO v_unblock_events
+    FROM unblocked u
+   WHERE u.status = 'ready';
+
+  IF v_learned THEN
+    INSERT INTO swarm.learnings (task_id, agent_id, content, created_at)
+    SELECT p.task_id, p.agent_id, btrim(l.content), p_now
+      FROM unnest(v_ords, v_task_ids, v_agent_ids, v_learnings) p(o, task_id, agent_id, learn),
+           jsonb_array_elements_text(coalesce(p.learn, '[]'::jsonb)) WITH ORDINALITY l(content, n)
+     WHERE btrim(l.content) <> '' AND p.o = ANY (v_done_ords)
+     -- (in request order, as op_complete would have stored them: related learnings of equal rank come newest first)
+     ORDER BY p.o, l.n
+    ON CONFLICT DO NOTHING;
+  END IF;
+
+  -- each request's events: its leases', its dependents', then its own (op_complete's order)
+  RETURN QUERY
+  SELECT d.o, swarm._ok(v_response),
+         coalesce((SELECT jsonb_agg(e -> 1) FROM jsonb_array_elements(v_lease_events) e WHERE e ->> 0 = d.task_id), '[]'::jsonb)
+         || coalesce((SELECT jsonb_agg(e -> 1) FROM jsonb_array_elements(v_unblock_events) e WHERE e ->> 0 = d.task_id), '[]'::jsonb)
+         || jsonb_build_array(swarm._event('task', 'completed', d.task_id, p_now,
+              jsonb_build_object('agentId', d.agent_id, 'qualityGatePassed', true,
+                                 'regressions', '[]'::jsonb, 'nextAction', 'proceed')))
+    FROM unnest(v_done_ords, v_done_tasks, v_done_agents) d(o, task_id, agent_id);
+END $$;
+
 -- ---- FAIL ----------------------------------------------------------------------------------
 
 CREATE OR REPLACE FUNCTION swarm.op_fail(p_req jsonb, p_now timestamptz, p_principal uuid, p_admin boolean)
