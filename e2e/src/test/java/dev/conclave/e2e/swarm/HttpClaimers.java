@@ -46,6 +46,11 @@ final class HttpClaimers {
     return threads;
   }
 
+  /** GETs a path with the token; the body as text. */
+  Future<String> get(String path) {
+    return client.get(port, "127.0.0.1", path).putHeader("authorization", "Bearer " + token).send().map(HttpResponse::bodyAsString);
+  }
+
   Future<HttpResponse<Buffer>> post(String path, JsonObject body) {
     return client.post(port, "127.0.0.1", path).putHeader("authorization", "Bearer " + token).sendJsonObject(body);
   }

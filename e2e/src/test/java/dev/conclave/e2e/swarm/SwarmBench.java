@@ -5,6 +5,7 @@ import dev.conclave.platform.db.PgUrl;
 import dev.conclave.platform.testing.TestDatabase;
 import dev.conclave.platform.testing.FreePorts;
 import dev.conclave.platform.testing.TestNode;
+import dev.conclave.e2e.support.NodeProcess;
 import dev.conclave.swarm.app.CoordinatorRole;
 import dev.conclave.platform.metrics.MetricNames;
 import io.micrometer.core.instrument.DistributionSummary;
@@ -18,6 +19,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -33,7 +35,9 @@ import java.util.concurrent.TimeUnit;
  * Properties: swarm.bench.tasks (10000), swarm.bench.agents (64), swarm.bench.seconds (60),
  * swarm.bench.durable (true), swarm.bench.warmup (20000: tasks claimed and completed over HTTP before
  * the measured phase, on tasks of their own; 0 for none. It was 5000 until 2026-12-02, when the CPU
- * split showed the JIT compiler taking 70 % of the node's CPU in the measured phase after it).
+ * split showed the JIT compiler taking 70 % of the node's CPU in the measured phase after it),
+ * swarm.bench.process (false: the node runs in this JVM; true: in a process of its own, the node jar
+ * with the coordinator role, as a deployment runs it, so that its JIT compiler profiles only the node).
  */
 public final class SwarmBench {
 
@@ -41,6 +45,8 @@ public final class SwarmBench {
   private static final boolean STATEMENTS = Boolean.getBoolean("swarm.bench.statements");
   /** {@code -Dswarm.bench.plans=true}: also load auto_explain and print the plans of the claim+complete phase. */
   private static final boolean PLANS = Boolean.getBoolean("swarm.bench.plans");
+  /** {@code -Dswarm.bench.process=true}: the node in a process of its own. */
+  private static final boolean PROCESS = Boolean.getBoolean("swarm.bench.process");
 
   private SwarmBench() {
   }
@@ -76,22 +82,44 @@ public final class SwarmBench {
     try {
       TestDatabase.execute(pg.url(), "CREATE DATABASE swarm_bench");
       PgUrl db = pg.url().withDatabase("swarm_bench");
-      TestNode.Builder builder = TestNode.builder().role(new CoordinatorRole()).database(db).dataDir(dir.resolve("node"))
-        .env("CONCLAVE_SWARM_RATE_LIMITS", "false").env("CONCLAVE_SWARM_FILE_TRANSPORT", "false")
-        .env("CONCLAVE_PG_POOL_SIZE", "16");
-      builder.env("CONCLAVE_GRPC_PORT", String.valueOf(FreePorts.next())).env("CONCLAVE_HTTP_PORT", String.valueOf(FreePorts.next()));
+      Map<String, String> env = new java.util.LinkedHashMap<>();
+      env.put("CONCLAVE_SWARM_RATE_LIMITS", "false");
+      env.put("CONCLAVE_SWARM_FILE_TRANSPORT", "false");
+      env.put("CONCLAVE_PG_POOL_SIZE", "16");
       // extra node settings, e.g. -Dswarm.bench.env=CONCLAVE_SWARM_BATCH_IN_FLIGHT=1,CONCLAVE_EDGE_INSTANCES=1
       for (String pair : System.getProperty("swarm.bench.env", "").split(",")) {
         if (pair.contains("=")) {
-          builder.env(pair.substring(0, pair.indexOf('=')).trim(), pair.substring(pair.indexOf('=') + 1).trim());
+          env.put(pair.substring(0, pair.indexOf('=')).trim(), pair.substring(pair.indexOf('=') + 1).trim());
         }
       }
-      try (TestNode node = builder.start()) {
-        HttpClaimers http = new HttpClaimers(node.httpPort(), node.adminToken(), agents);
-        try {
-          run(node, db, http, tasks, agents, budget, dir.resolve("pg"));
-        } finally {
-          http.close();
+      if (PROCESS) {
+        env.put("CONCLAVE_ROLES", "coordinator");
+        env.put("CONCLAVE_PG_URL", db.full());
+        try (NodeProcess node = NodeProcess.start(dir.resolve("node"), env)) {
+          node.awaitReady(Duration.ofSeconds(120));
+          System.out.println("swarm bench: the node runs in a process of its own (pid " + node.pid() + ")");
+          String token = Files.readString(node.dataDir().resolve("admin.token")).trim();
+          HttpClaimers http = new HttpClaimers(node.httpPort(), token, agents);
+          try {
+            run(new NodeSide(Optional.of(node.pid()), () -> scrapedBatches(http)), db, http, tasks, agents, budget, dir.resolve("pg"));
+          } finally {
+            http.close();
+          }
+        }
+      } else {
+        TestNode.Builder builder = TestNode.builder().role(new CoordinatorRole()).database(db).dataDir(dir.resolve("node"));
+        env.forEach(builder::env);
+        builder.env("CONCLAVE_GRPC_PORT", String.valueOf(FreePorts.next())).env("CONCLAVE_HTTP_PORT", String.valueOf(FreePorts.next()));
+        try (TestNode node = builder.start()) {
+          HttpClaimers http = new HttpClaimers(node.httpPort(), node.adminToken(), agents);
+          try {
+            run(new NodeSide(Optional.empty(), () -> {
+              DistributionSummary batches = node.runtime().context().metrics().find(MetricNames.SWARM_BATCH_SIZE).summary();
+              return batches == null ? new double[] {0, 0} : new double[] {batches.count(), batches.totalAmount()};
+            }), db, http, tasks, agents, budget, dir.resolve("pg"));
+          } finally {
+            http.close();
+          }
         }
       }
     } finally {
@@ -101,18 +129,44 @@ public final class SwarmBench {
     System.exit(0);
   }
 
-  private static void run(TestNode node, PgUrl db, HttpClaimers http, int tasks, int agents, Duration budget, Path pgDir)
+  /**
+   * The node as the benchmark sees it: its process when it has one of its own, and how many statements
+   * it sent and how many requests they carried ({count, sum} of the batch-size metric).
+   */
+  private record NodeSide(Optional<Long> pid, java.util.function.Supplier<double[]> batches) {
+  }
+
+  /** The batch-size metric's count and sum, from the node's /metrics (Prometheus text). */
+  private static double[] scrapedBatches(HttpClaimers http) {
+    try {
+      String text = http.get("/metrics").toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
+      double[] out = {0, 0};
+      for (String line : text.split("\n")) {
+        if (line.startsWith(MetricNames.SWARM_BATCH_SIZE + "_count")) {
+          out[0] = Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
+        } else if (line.startsWith(MetricNames.SWARM_BATCH_SIZE + "_sum")) {
+          out[1] = Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
+        }
+      }
+      return out;
+    } catch (Exception e) {
+      throw new IllegalStateException("could not read the node's metrics", e);
+    }
+  }
+
+  private static void run(NodeSide node, PgUrl db, HttpClaimers http, int tasks, int agents, Duration budget, Path pgDir)
     throws Exception {
     List<RawClaims.Result> raws = new ArrayList<>();
     for (int clients : List.of(8, agents)) {
       createTasks(http, "raw" + clients, tasks);
       TestDatabase.execute(db, "VACUUM ANALYZE swarm.tasks");
-      CpuSplit cpu = CpuSplit.start(pgDir);
+      CpuSplit cpu = CpuSplit.start(pgDir, node.pid());
       RawClaims.Result raw = RawClaims.run(db, clients, tasks, budget);
       raws.add(raw);
       System.out.printf(Locale.ROOT, "raw single-statement SKIP LOCKED claim, %d connections: %d claims in %d ms = %.0f claims/s%n",
         clients, raw.claims(), raw.took().toMillis(), raw.perSecond());
-      // (here "node" is the JDBC clients in this JVM: no node takes part in the raw claims)
+      // (no node takes part in the raw claims: in this JVM "node" is the JDBC clients; with the node in a
+      // process of its own, they are the "load generator" and the node is idle)
       cpu.print("raw claims, " + clients + " connections", raw.claims(), java.util.Set.of());
     }
 
@@ -137,16 +191,15 @@ public final class SwarmBench {
     }
     createTasks(http, "http", tasks);
     TestDatabase.execute(db, "VACUUM ANALYZE swarm.tasks");
-    DistributionSummary batches = node.runtime().context().metrics().find(MetricNames.SWARM_BATCH_SIZE).summary();
-    long batchesBefore = batches == null ? 0 : batches.count();
-    double sumBefore = batches == null ? 0 : batches.totalAmount();
+    double[] batchesBefore = node.batches().get();
     PgFunctionTimes.reset(db, STATEMENTS);
     long plansFrom = PLANS ? PgPlans.mark(pgLog(pgDir)) : 0;
-    CpuSplit cpu = CpuSplit.start(pgDir);
+    CpuSplit cpu = CpuSplit.start(pgDir, node.pid());
     HttpClaimers.Result result = http.run(ids, tasks, budget);
     cpu.print("claim+complete", result.completed(), http.threads());
-    long statements = batches == null ? 0 : batches.count() - batchesBefore;
-    double requests = batches == null ? 0 : batches.totalAmount() - sumBefore;
+    double[] batchesAfter = node.batches().get();
+    double statements = batchesAfter[0] - batchesBefore[0];
+    double requests = batchesAfter[1] - batchesBefore[1];
     double best = raws.stream().mapToDouble(RawClaims.Result::perSecond).max().orElse(0);
     System.out.printf(Locale.ROOT, "http claim+complete, %d agents: %d tasks in %d ms = %.0f tasks/s (%.0f requests/s), "
         + "%d empty claims, %.1f requests per statement%n", agents, result.completed(), result.took().toMillis(),
