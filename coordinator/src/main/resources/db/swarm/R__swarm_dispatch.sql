@@ -186,14 +186,14 @@ BEGIN
     END LOOP;
   END LOOP;
 
-  -- every event, in the order it was numbered
-  SELECT coalesce(jsonb_agg(e ORDER BY (e ->> 'seq')::bigint), '[]'::jsonb) INTO v_events
-    FROM (SELECT line::jsonb AS e
-            FROM unnest(string_to_array(array_to_string(v_captured, ''), E'\n')) line
-           WHERE line <> ''
-          UNION ALL
-          SELECT jsonb_array_elements(b) FROM unnest(v_batch_events) b) x;
   IF p_capture_events THEN
+    -- every event, in the order it was numbered
+    SELECT coalesce(jsonb_agg(e ORDER BY (e ->> 'seq')::bigint), '[]'::jsonb) INTO v_events
+      FROM (SELECT line::jsonb AS e
+              FROM unnest(string_to_array(array_to_string(v_captured, ''), E'\n')) line
+             WHERE line <> ''
+            UNION ALL
+            SELECT jsonb_array_elements(b) FROM unnest(v_batch_events) b) x;
     -- the task history of the captured events, in the same transaction (the outbox's trigger does
     -- this for events that are not captured): every task event, and lease and message events naming a task
     INSERT INTO swarm.task_history (task_id, seq, kind, event, at, data)
