@@ -33,9 +33,10 @@ import java.util.concurrent.TimeUnit;
  * production server), unless {@code -Dswarm.bench.durable=false}. Everything runs on 127.0.0.1 in this
  * JVM except PostgreSQL. Bounded: at most N tasks per phase and {@code swarm.bench.seconds} per phase.
  * Properties: swarm.bench.tasks (10000), swarm.bench.agents (64), swarm.bench.seconds (60),
- * swarm.bench.durable (true), swarm.bench.warmup (20000: tasks claimed and completed over HTTP before
- * the measured phase, on tasks of their own; 0 for none. It was 5000 until 2026-12-02, when the CPU
- * split showed the JIT compiler taking 70 % of the node's CPU in the measured phase after it),
+ * swarm.bench.durable (true), swarm.bench.warmup (60000: tasks claimed and completed over HTTP before
+ * the measured phase, on tasks of their own, in rounds of N prepared as the measured phase is, each
+ * with its CPU split; 0 for none. It was 5000, then 20000 in one round, until the split per round
+ * showed the JIT compiler still busy in the measured phase; it settles after about 40000 in rounds),
  * swarm.bench.process (false: the node runs in this JVM; true: in a process of its own, the node jar
  * with the coordinator role, as a deployment runs it, so that its JIT compiler profiles only the node).
  */
@@ -181,13 +182,22 @@ public final class SwarmBench {
         throw new IllegalStateException("register failed: " + status);
       }
     }
-    int warmup = Integer.getInteger("swarm.bench.warmup", 20_000);
-    if (warmup > 0) {
-      // the node's JIT compiler warms up on tasks of its own, as the raw phases' JDBC path did before
-      createTasks(http, "warm", warmup);
-      HttpClaimers.Result warm = http.run(ids, warmup, budget);
-      System.out.printf(Locale.ROOT, "http claim+complete warm-up (not measured): %d tasks in %d ms = %.0f tasks/s%n",
-        warm.completed(), warm.took().toMillis(), warm.perSecond());
+    // The node's JIT compiler warms up on tasks of its own, in rounds of the measured phase's size, each
+    // prepared as the measured phase is (its tasks created in bodies of 1,000, VACUUM, a scrape of the
+    // node's metrics): a warm-up of claims alone left those paths cold, and the first large POST body
+    // after it sent the HTTP server's compiled code back to the interpreter during the measured phase.
+    int warmup = Integer.getInteger("swarm.bench.warmup", 60_000);
+    for (int round = 0, done = 0; done < warmup; round++) {
+      int size = Math.min(tasks, warmup - done);
+      createTasks(http, "warm" + round, size);
+      TestDatabase.execute(db, "VACUUM ANALYZE swarm.tasks");
+      node.batches().get();
+      CpuSplit warmCpu = CpuSplit.start(pgDir, node.pid());
+      HttpClaimers.Result warm = http.run(ids, size, budget);
+      System.out.printf(Locale.ROOT, "http claim+complete warm-up %d (not measured): %d tasks in %d ms = %.0f tasks/s%n",
+        round + 1, warm.completed(), warm.took().toMillis(), warm.perSecond());
+      warmCpu.print("warm-up " + (round + 1), warm.completed(), http.threads());
+      done += size;
     }
     createTasks(http, "http", tasks);
     TestDatabase.execute(db, "VACUUM ANALYZE swarm.tasks");
