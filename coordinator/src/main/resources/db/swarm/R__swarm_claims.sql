@@ -226,8 +226,8 @@ BEGIN
      WHERE a.id = p.agent_id AND a.id = ANY (v_claim_agents))
   SELECT k.o,
          swarm._ok(jsonb_build_object('success', true, 'task', swarm.task_json(k.task),
-                                      'relatedLearnings', swarm.related_learnings(k.task))),
+                                      'relatedLearnings', r.learnings)),
          jsonb_build_array(swarm._event('task', 'claimed', (k.task).id, p_now,
            jsonb_build_object('agentId', k.agent_id, 'priority', (k.task).priority, 'retryCount', (k.task).retry_count)))
-    FROM claimed k;
+    FROM claimed k CROSS JOIN LATERAL swarm.learnings_matching((k.task).words) r;
 END $$;

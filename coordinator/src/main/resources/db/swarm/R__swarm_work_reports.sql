@@ -22,21 +22,25 @@ CREATE OR REPLACE FUNCTION swarm._learning_json(l swarm.learnings) RETURNS jsonb
                             'createdAt', swarm._iso(l.created_at))
 $$;
 
--- learnings of earlier work that share words with a task's title and description, best first
-CREATE OR REPLACE FUNCTION swarm.related_learnings(t swarm.tasks, p_limit integer DEFAULT 5) RETURNS jsonb LANGUAGE plpgsql STABLE AS $$
-DECLARE v_found jsonb;
-BEGIN
-  IF t.words IS NULL THEN
-    RETURN '[]'::jsonb;
-  END IF;
-  SELECT coalesce(jsonb_agg(x.j ORDER BY x.rank DESC, x.id DESC), '[]'::jsonb) INTO v_found
-    FROM (SELECT l.id, ts_rank(l.search, t.words) AS rank, swarm._learning_json(l) AS j
+-- learnings of earlier work that share words with a task's title and description (its words), best
+-- first, as one row holding the JSON array. A set-returning SQL function, so that PostgreSQL inlines
+-- it into a statement that joins it LATERAL: swarm.claim_batch finds the learnings of all the tasks it
+-- claims in its one statement (3 µs a task where none match, against 14 µs for a function call each).
+-- Without words, (@@ NULL), nothing matches.
+CREATE OR REPLACE FUNCTION swarm.learnings_matching(p_words tsquery, p_limit integer DEFAULT 5)
+RETURNS TABLE (learnings jsonb) LANGUAGE sql STABLE AS $$
+  SELECT coalesce(jsonb_agg(x.j ORDER BY x.rank DESC, x.id DESC), '[]'::jsonb)
+    FROM (SELECT l.id, ts_rank(l.search, p_words) AS rank, swarm._learning_json(l) AS j
             FROM swarm.learnings l
-           WHERE l.search @@ t.words
+           WHERE l.search @@ p_words
            ORDER BY rank DESC, l.id DESC
-           LIMIT p_limit) x;
-  RETURN v_found;
-END $$;
+           LIMIT p_limit) x
+$$;
+
+-- the same for one task, as a value
+CREATE OR REPLACE FUNCTION swarm.related_learnings(t swarm.tasks, p_limit integer DEFAULT 5) RETURNS jsonb LANGUAGE sql STABLE AS $$
+  SELECT learnings FROM swarm.learnings_matching(t.words, p_limit)
+$$;
 
 -- full-text search over learnings (web-search syntax: words, "phrases", or, -not)
 CREATE OR REPLACE FUNCTION swarm.search_learnings(p_query text, p_limit integer DEFAULT 20) RETURNS jsonb LANGUAGE sql STABLE AS $$
