@@ -93,9 +93,12 @@ $$;
 
 -- Runs many requests in one transaction, each with its own result (as swarm.dispatch).
 -- p_items: [{"request": {...}, "principal": "<uuid>"|null, "options": {...}}, ...].
--- Returns {"results": [{"ok"}|{"error"}, ...], "events": [...], "order": [...]}. With p_capture_events
--- the events of these requests come back in "events" (for the caller to publish) instead of going to
--- the outbox. "order" lists the requests (from 1) in the order they took effect (below).
+-- Returns the results, [{"ok"}|{"error"}, ...] in request order, the events and the order. With
+-- p_capture_events the events of these requests come back in events (for the caller to publish)
+-- instead of going to the outbox. run_order lists the requests (from 1) in the order they took effect
+-- (below). swarm.dispatch_batch returns the same as one JSON object; the coordinator reads these parts
+-- (ProtocolStore): folding every answer into one object, for the caller to take it apart again, copied
+-- each answer twice, 15 µs a request.
 -- The agents named are locked first, in id order, so concurrent batches never deadlock on them.
 --
 -- The requests of a batch were all in flight at once, so any order is a correct one between
@@ -109,10 +112,11 @@ $$;
 -- one through swarm.dispatch in the order "order" gives (BatchEquivalenceTest).
 -- (one generic plan per statement: left to choose, PostgreSQL planned several of them afresh for every
 -- batch, about a tenth of a small batch's time)
-CREATE OR REPLACE FUNCTION swarm.dispatch_batch(p_items jsonb,
+CREATE OR REPLACE FUNCTION swarm.dispatch_batch_parts(p_items jsonb,
                                      p_now timestamptz DEFAULT date_trunc('milliseconds', clock_timestamp()),
-                                     p_capture_events boolean DEFAULT false)
-RETURNS jsonb LANGUAGE plpgsql SET plan_cache_mode = force_generic_plan AS $$
+                                     p_capture_events boolean DEFAULT false,
+                                     OUT results jsonb[], OUT events jsonb, OUT run_order integer[])
+LANGUAGE plpgsql SET plan_cache_mode = force_generic_plan AS $$
 DECLARE
   v_n integer := jsonb_array_length(p_items);
   v_results jsonb[] := array_fill(NULL::jsonb, ARRAY[v_n]);
@@ -202,15 +206,29 @@ BEGIN
       FROM jsonb_array_elements(v_events) e
      WHERE e ->> 'kind' = 'task' OR (e ->> 'kind' IN ('lease', 'message') AND e -> 'data' ->> 'taskId' IS NOT NULL);
     PERFORM set_config('swarm.capture', 'off', true);
-    RETURN jsonb_build_object('results', to_jsonb(v_results), 'events', v_events, 'order', to_jsonb(v_order));
+    results := v_results;
+    events := v_events;
+    run_order := v_order;
+    RETURN;
   END IF;
   -- not captured: the set-based paths' events go to the outbox too (its trigger writes their history)
   INSERT INTO swarm.events (seq, kind, event, entity_id, at, data)
   SELECT (e ->> 'seq')::bigint, e ->> 'kind', e ->> 'event', e ->> 'id', (e ->> 'at')::timestamptz, e -> 'data'
     FROM unnest(v_batch_events) b, jsonb_array_elements(b) e
    ORDER BY 1;
-  RETURN jsonb_build_object('results', to_jsonb(v_results), 'events', '[]'::jsonb, 'order', to_jsonb(v_order));
+  results := v_results;
+  events := '[]'::jsonb;
+  run_order := v_order;
 END $$;
+
+-- swarm.dispatch_batch_parts as one object: {"results": [...], "events": [...], "order": [...]}
+CREATE OR REPLACE FUNCTION swarm.dispatch_batch(p_items jsonb,
+                                     p_now timestamptz DEFAULT date_trunc('milliseconds', clock_timestamp()),
+                                     p_capture_events boolean DEFAULT false)
+RETURNS jsonb LANGUAGE sql AS $$
+  SELECT jsonb_build_object('results', to_jsonb(p.results), 'events', p.events, 'order', to_jsonb(p.run_order))
+    FROM swarm.dispatch_batch_parts(p_items, p_now, p_capture_events) p
+$$;
 
 -- ---- background jobs -----------------------------------------------------------------------
 
