@@ -207,7 +207,9 @@ BEGIN
   END LOOP;
 
   -- the agents left without a task: op_claim, alone
-  RETURN QUERY SELECT v_ords[j], NULL::jsonb, NULL::jsonb FROM generate_subscripts(v_ords, 1) j WHERE NOT v_taken[j];
+  IF cardinality(v_claim_ords) < v_n THEN
+    RETURN QUERY SELECT v_ords[j], NULL::jsonb, NULL::jsonb FROM generate_subscripts(v_ords, 1) j WHERE NOT v_taken[j];
+  END IF;
 
   RETURN QUERY
   WITH p AS (SELECT * FROM unnest(v_claim_tasks, v_claim_agents, v_claim_ords) p(task_id, agent_id, o)),

@@ -135,8 +135,11 @@ DECLARE
   v_events jsonb := '[]'::jsonb;
   v_setting text;
 BEGIN
+  -- (set_config in assignments, statements of their own only where there is something to do: each
+  -- statement of this function is an executor started and ended for every batch; see swarm._emit)
   IF p_capture_events THEN
-    PERFORM set_config('swarm.capture', 'on', true), set_config('swarm.captured', '', true);
+    v_setting := set_config('swarm.capture', 'on', true);
+    v_setting := set_config('swarm.captured', '', true);
   END IF;
   -- which requests take the set-based paths (see above); the rest run alone. And the agents named.
   SELECT coalesce(array_agg(k.o ORDER BY k.o) FILTER (WHERE k.path IS NULL), '{}'),
@@ -164,18 +167,20 @@ BEGIN
   FOR v_pass IN 1 .. 3 LOOP
     v_served := '{}';
     v_again := '{}';
-    FOR r IN SELECT * FROM swarm.complete_batch(p_items, v_completes, p_now) WHERE v_pass = 2 AND cardinality(v_completes) > 0
-             UNION ALL
-             SELECT * FROM swarm.claim_batch(p_items, v_claims, p_now) WHERE v_pass = 3 AND cardinality(v_claims) > 0 LOOP
-      IF r.result IS NULL THEN
-        v_again := array_append(v_again, r.o);
-      ELSE
-        v_served := array_append(v_served, r.o);
-        v_results[r.o] := r.result;
-        v_batch_events := CASE WHEN r.events IS NULL THEN v_batch_events ELSE array_append(v_batch_events, r.events) END;
-      END IF;
-    END LOOP;
-    v_order := v_order || ARRAY(SELECT unnest(v_served) ORDER BY 1);
+    IF (v_pass = 2 AND cardinality(v_completes) > 0) OR (v_pass = 3 AND cardinality(v_claims) > 0) THEN
+      FOR r IN SELECT * FROM swarm.complete_batch(p_items, v_completes, p_now) WHERE v_pass = 2
+               UNION ALL
+               SELECT * FROM swarm.claim_batch(p_items, v_claims, p_now) WHERE v_pass = 3 LOOP
+        IF r.result IS NULL THEN
+          v_again := array_append(v_again, r.o);
+        ELSE
+          v_served := array_append(v_served, r.o);
+          v_results[r.o] := r.result;
+          v_batch_events := CASE WHEN r.events IS NULL THEN v_batch_events ELSE array_append(v_batch_events, r.events) END;
+        END IF;
+      END LOOP;
+      v_order := v_order || ARRAY(SELECT unnest(v_served) ORDER BY 1);
+    END IF;
     FOREACH v_o IN ARRAY CASE WHEN v_pass = 1 THEN v_alone ELSE v_again END LOOP
       v_item := p_items -> (v_o - 1);
       v_results[v_o] := swarm.dispatch(
@@ -205,7 +210,7 @@ BEGIN
            (e ->> 'seq')::bigint, e ->> 'kind', e ->> 'event', (e ->> 'at')::timestamptz, e -> 'data'
       FROM jsonb_array_elements(v_events) e
      WHERE e ->> 'kind' = 'task' OR (e ->> 'kind' IN ('lease', 'message') AND e -> 'data' ->> 'taskId' IS NOT NULL);
-    PERFORM set_config('swarm.capture', 'off', true);
+    v_setting := set_config('swarm.capture', 'off', true);
     results := v_results;
     events := v_events;
     run_order := v_order;

@@ -390,7 +390,9 @@ BEGIN
     FROM done d;
 
   -- those it did not write: op_complete, alone
-  RETURN QUERY SELECT p.o, NULL::jsonb, NULL::jsonb FROM unnest(v_ords) p(o) WHERE p.o <> ALL (v_done_ords);
+  IF cardinality(v_done_ords) < cardinality(v_ords) THEN
+    RETURN QUERY SELECT p.o, NULL::jsonb, NULL::jsonb FROM unnest(v_ords) p(o) WHERE p.o <> ALL (v_done_ords);
+  END IF;
   IF cardinality(v_done_ords) = 0 THEN
     RETURN;
   END IF;
