@@ -44,12 +44,7 @@ $$;
 
 -- full-text search over learnings (web-search syntax: words, "phrases", or, -not)
 CREATE OR REPLACE FUNCTION swarm.search_learnings(p_query text, p_limit integer DEFAULT 20) RETURNS jsonb LANGUAGE sql STABLE AS $$
-  SELECT coalesce(jsonb_agg(x.j ORDER BY x.rank DESC, x.id DESC), '[]'::jsonb)
-  FROM (SELECT l.id, ts_rank(l.search, q) AS rank, swarm._learning_json(l) AS j
-          FROM swarm.learnings l, websearch_to_tsquery('english', p_query) q
-         WHERE l.search @@ q
-         ORDER BY rank DESC, l.id DESC
-         LIMIT p_limit) x
+  SELECT learnings FROM swarm.learnings_matching(websearch_to_tsquery('english', p_query), p_limit)
 $$;
 
 -- ---- the quality gate ----------------------------------------------------------------------

@@ -31,9 +31,9 @@ public final class ProtocolStore {
    * items, $2 the time). (From the function's parts: its results as one JSON object cost PostgreSQL two
    * copies of every answer.)
    */
-  public static final String DISPATCH = "SELECT (SELECT array_agg((r.x -> 'ok')::text ORDER BY r.o) FROM unnest(b.results) WITH ORDINALITY r(x, o)) AS oks, "
-    + "(SELECT jsonb_agg(r.x -> 'error' ORDER BY r.o) FROM unnest(b.results) WITH ORDINALITY r(x, o)) AS errors, b.events "
-    + "FROM swarm.dispatch_batch_parts($1::jsonb, $2, true) b";
+  public static final String DISPATCH = "SELECT s.oks, s.errors, b.events FROM swarm.dispatch_batch_parts($1::jsonb, $2, true) b, "
+    + "LATERAL (SELECT array_agg((r.x -> 'ok')::text ORDER BY r.o) AS oks, jsonb_agg(r.x -> 'error' ORDER BY r.o) AS errors "
+    + "FROM unnest(b.results) WITH ORDINALITY r(x, o)) s";
 
   private final Pool pool;
 

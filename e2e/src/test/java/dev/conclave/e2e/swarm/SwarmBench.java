@@ -189,9 +189,7 @@ public final class SwarmBench {
     int warmup = Integer.getInteger("swarm.bench.warmup", 60_000);
     for (int round = 0, done = 0; done < warmup; round++) {
       int size = Math.min(tasks, warmup - done);
-      createTasks(http, "warm" + round, size);
-      TestDatabase.execute(db, "VACUUM ANALYZE swarm.tasks");
-      node.batches().get();
+      prepareRound(http, db, node, "warm" + round, size);
       CpuSplit warmCpu = CpuSplit.start(pgDir, node.pid());
       HttpClaimers.Result warm = http.run(ids, size, budget);
       System.out.printf(Locale.ROOT, "http claim+complete warm-up %d (not measured): %d tasks in %d ms = %.0f tasks/s%n",
@@ -199,9 +197,7 @@ public final class SwarmBench {
       warmCpu.print("warm-up " + (round + 1), warm.completed(), http.threads());
       done += size;
     }
-    createTasks(http, "http", tasks);
-    TestDatabase.execute(db, "VACUUM ANALYZE swarm.tasks");
-    double[] batchesBefore = node.batches().get();
+    double[] batchesBefore = prepareRound(http, db, node, "http", tasks);
     PgFunctionTimes.reset(db, STATEMENTS);
     long plansFrom = PLANS ? PgPlans.mark(pgLog(pgDir)) : 0;
     CpuSplit cpu = CpuSplit.start(pgDir, node.pid());
@@ -226,6 +222,17 @@ public final class SwarmBench {
       System.out.println("PostgreSQL plans during claim+complete (auto_explain, 1 % of statements, nested ones included):");
       PgPlans.print(pgLog(pgDir), plansFrom, 14);
     }
+  }
+
+  /**
+   * What precedes every claim+complete round, warm-up or measured: its tasks, created in bodies of
+   * 1,000; VACUUM ANALYZE; a read of the node's batch metric (a scrape of /metrics when the node runs
+   * in a process of its own), which it returns.
+   */
+  private static double[] prepareRound(HttpClaimers http, PgUrl db, NodeSide node, String prefix, int tasks) throws Exception {
+    createTasks(http, prefix, tasks);
+    TestDatabase.execute(db, "VACUUM ANALYZE swarm.tasks");
+    return node.batches().get();
   }
 
   /** Where PostgreSQL writes its log when the plans are asked for (beside its data directory). */
