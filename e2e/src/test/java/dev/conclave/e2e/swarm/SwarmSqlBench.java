@@ -36,7 +36,9 @@ import java.util.Map;
  * function. Durable settings (fsync, synchronous_commit on). Properties: swarm.sql.tasks (10000),
  * swarm.sql.batch (15, the batch size SwarmBench's 64 agents reach), swarm.sql.rounds (3: the
  * claim+complete phase and the raw phase alternate, each on fresh tasks, and every round is printed),
- * swarm.sql.statements (false: also load pg_stat_statements and print the last round's statements).
+ * swarm.sql.statements (false: also load pg_stat_statements and print the last round's statements),
+ * swarm.sql.ladder (false: each round first runs {@link SqlLadder}'s rungs, each on fresh tasks: what
+ * the same claims and completes cost with only part of the protocol's work).
  */
 public final class SwarmSqlBench {
 
@@ -49,6 +51,7 @@ public final class SwarmSqlBench {
     int rounds = Integer.getInteger("swarm.sql.rounds", 3);
     Path dir = Files.createTempDirectory("swarm-sql-bench");
     boolean statements = Boolean.getBoolean("swarm.sql.statements");
+    boolean ladder = Boolean.getBoolean("swarm.sql.ladder");
     Map<String, String> settings = new java.util.HashMap<>(
       Map.of("fsync", "on", "synchronous_commit", "on", "full_page_writes", "on", "track_functions", "pl"));
     if (statements) {
@@ -65,6 +68,9 @@ public final class SwarmSqlBench {
         List<String> agents = register(c, batch);
         long pid = pid(c);
         for (int round = 1; round <= rounds; round++) {
+          if (ladder) {
+            climb(c, pid, agents, tasks, round);
+          }
           createTasks(c, "p" + round, tasks);
           PgFunctionTimes.reset(db, statements);
           long cpu0 = ProcCpu.processNanos(pid, false);
@@ -95,6 +101,23 @@ public final class SwarmSqlBench {
       TestDatabase.deleteTree(dir);
     }
     System.exit(0);
+  }
+
+  /** Each of {@link SqlLadder}'s rungs on fresh tasks, in batches of the agents' number. */
+  private static void climb(Connection c, long pid, List<String> agents, int tasks, int round) throws SQLException {
+    for (int i = 0; i < SqlLadder.RUNGS.size(); i++) {
+      SqlLadder.Rung rung = SqlLadder.RUNGS.get(i);
+      createTasks(c, "l" + round + "-" + i, tasks);
+      long cpu0 = ProcCpu.processNanos(pid, false);
+      long t0 = System.nanoTime();
+      SqlLadder.Climbed climbed = SqlLadder.run(c, rung, agents, tasks);
+      long done = climbed.tasks();
+      double wall = (System.nanoTime() - t0) / 1e3;
+      double cpu = (ProcCpu.processNanos(pid, false) - cpu0) / 1e3;
+      System.out.printf(Locale.ROOT, "round %d: rung %-28s %d tasks, backend CPU %.1f µs/task, wall %.1f µs/task "
+          + "(claims %.1f, completes %.1f)%n", round, rung.name(), done, cpu / done, wall / done,
+        climbed.claimNanos() / 1e3 / done, climbed.completeNanos() / 1e3 / done);
+    }
   }
 
   private static List<String> register(Connection c, int count) throws SQLException {
