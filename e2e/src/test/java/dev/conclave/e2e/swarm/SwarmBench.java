@@ -27,7 +27,9 @@ import java.util.concurrent.TimeUnit;
  * <ol>
  *   <li>the raw rate of the bare single-statement SKIP LOCKED claim (JDBC, autocommit) over N tasks,
  *       with 8 and with M connections;</li>
- *   <li>claim+complete throughput of M agents through the coordinator's HTTP API over N fresh tasks.</li>
+ *   <li>claim+complete throughput of M agents through the coordinator's HTTP API over N fresh tasks;</li>
+ *   <li>the raw claims of 1. again, right after 2.: the target compares 2. with the best of all four raw
+ *       phases, and the two sets bracket the measured phase against the machine's changing speed.</li>
  * </ol>
  * PostgreSQL is a fresh embedded server with durable settings (fsync and synchronous_commit on, as a
  * production server), unless {@code -Dswarm.bench.durable=false}. Everything runs on 127.0.0.1 in this
@@ -157,19 +159,7 @@ public final class SwarmBench {
 
   private static void run(NodeSide node, PgUrl db, HttpClaimers http, int tasks, int agents, Duration budget, Path pgDir)
     throws Exception {
-    List<RawClaims.Result> raws = new ArrayList<>();
-    for (int clients : List.of(8, agents)) {
-      createTasks(http, "raw" + clients, tasks);
-      TestDatabase.execute(db, "VACUUM ANALYZE swarm.tasks");
-      CpuSplit cpu = CpuSplit.start(pgDir, node.pid());
-      RawClaims.Result raw = RawClaims.run(db, clients, tasks, budget);
-      raws.add(raw);
-      System.out.printf(Locale.ROOT, "raw single-statement SKIP LOCKED claim, %d connections: %d claims in %d ms = %.0f claims/s%n",
-        clients, raw.claims(), raw.took().toMillis(), raw.perSecond());
-      // (no node takes part in the raw claims: in this JVM "node" is the JDBC clients; with the node in a
-      // process of its own, they are the "load generator" and the node is idle)
-      cpu.print("raw claims, " + clients + " connections", raw.claims(), java.util.Set.of());
-    }
+    List<RawClaims.Result> before = rawPhases("before", node, db, http, tasks, agents, budget, pgDir);
 
     List<String> ids = new ArrayList<>();
     for (int i = 0; i < agents; i++) {
@@ -206,11 +196,9 @@ public final class SwarmBench {
     double[] batchesAfter = node.batches().get();
     double statements = batchesAfter[0] - batchesBefore[0];
     double requests = batchesAfter[1] - batchesBefore[1];
-    double best = raws.stream().mapToDouble(RawClaims.Result::perSecond).max().orElse(0);
     System.out.printf(Locale.ROOT, "http claim+complete, %d agents: %d tasks in %d ms = %.0f tasks/s (%.0f requests/s), "
         + "%d empty claims, %.1f requests per statement%n", agents, result.completed(), result.took().toMillis(),
       result.perSecond(), 2 * result.perSecond(), result.emptyClaims(), statements == 0 ? 0 : requests / statements);
-    System.out.printf(Locale.ROOT, "http claim+complete vs best raw claim rate: %.2fx%n", result.perSecond() / best);
     System.out.println("PostgreSQL time by swarm function during claim+complete (track_functions = pl):");
     PgFunctionTimes.print(db, result.completed(), 16);
     rateLimitCost(db);
@@ -222,6 +210,41 @@ public final class SwarmBench {
       System.out.println("PostgreSQL plans during claim+complete (auto_explain, 1 % of statements, nested ones included):");
       PgPlans.print(pgLog(pgDir), plansFrom, 14);
     }
+    // The raw claims again, after the claim+complete phase (and after its breakdown, which they would
+    // add to): this machine's speed changes from minute to minute, and the raw claims before ran minutes
+    // earlier, before the warm-up. The target is against the best of all four.
+    List<RawClaims.Result> after = rawPhases("after", node, db, http, tasks, agents, budget, pgDir);
+    double bestBefore = best(before);
+    double bestAfter = best(after);
+    System.out.printf(Locale.ROOT, "http claim+complete vs best raw claim rate: %.2fx (%.2fx of the best before the warm-up, "
+      + "%.2fx of the best right after)%n", result.perSecond() / Math.max(bestBefore, bestAfter),
+      result.perSecond() / bestBefore, result.perSecond() / bestAfter);
+  }
+
+  /**
+   * The raw single-statement claim with 8 and with {@code agents} JDBC connections, each over
+   * {@code tasks} fresh tasks after VACUUM, with its CPU split.
+   */
+  private static List<RawClaims.Result> rawPhases(String when, NodeSide node, PgUrl db, HttpClaimers http, int tasks,
+                                                  int agents, Duration budget, Path pgDir) throws Exception {
+    List<RawClaims.Result> raws = new ArrayList<>();
+    for (int clients : List.of(8, agents)) {
+      createTasks(http, "raw-" + when + "-" + clients, tasks);
+      TestDatabase.execute(db, "VACUUM ANALYZE swarm.tasks");
+      CpuSplit cpu = CpuSplit.start(pgDir, node.pid());
+      RawClaims.Result raw = RawClaims.run(db, clients, tasks, budget);
+      raws.add(raw);
+      System.out.printf(Locale.ROOT, "raw single-statement SKIP LOCKED claim, %d connections (%s): %d claims in %d ms = %.0f claims/s%n",
+        clients, when, raw.claims(), raw.took().toMillis(), raw.perSecond());
+      // (no node takes part in the raw claims: in this JVM "node" is the JDBC clients; with the node in a
+      // process of its own, they are the "load generator" and the node is idle)
+      cpu.print("raw claims, " + clients + " connections (" + when + ")", raw.claims(), java.util.Set.of());
+    }
+    return raws;
+  }
+
+  private static double best(List<RawClaims.Result> raws) {
+    return raws.stream().mapToDouble(RawClaims.Result::perSecond).max().orElse(0);
   }
 
   /**
