@@ -28,8 +28,12 @@ import java.util.concurrent.TimeUnit;
  *   <li>the raw rate of the bare single-statement SKIP LOCKED claim (JDBC, autocommit) over N tasks,
  *       with 8 and with M connections;</li>
  *   <li>claim+complete throughput of M agents through the coordinator's HTTP API over N fresh tasks;</li>
- *   <li>the raw claims of 1. again, right after 2.: the target compares 2. with the best of all four raw
- *       phases, and the two sets bracket the measured phase against the machine's changing speed.</li>
+ *   <li>the floor ({@link BareClaims}): the same agents against a bare HTTP server that only runs the
+ *       two UPDATEs, batched as the node batches, over N fresh tasks, after warm-up rounds of its own
+ *       (unless {@code -Dswarm.bench.floor=false});</li>
+ *   <li>the raw claims of 1. again, right after 2. and 3.: the target compares 2. with the best of all
+ *       four raw phases, and the two sets bracket the measured phases against the machine's changing
+ *       speed.</li>
  * </ol>
  * PostgreSQL is a fresh embedded server with durable settings (fsync and synchronous_commit on, as a
  * production server), unless {@code -Dswarm.bench.durable=false}. Everything runs on 127.0.0.1 in this
@@ -50,6 +54,9 @@ public final class SwarmBench {
   private static final boolean PLANS = Boolean.getBoolean("swarm.bench.plans");
   /** {@code -Dswarm.bench.process=true}: the node in a process of its own. */
   private static final boolean PROCESS = Boolean.getBoolean("swarm.bench.process");
+  /** {@code -Dswarm.bench.floor=false}: leave out the floor ({@link BareClaims}). */
+  private static final boolean FLOOR = Boolean.parseBoolean(System.getProperty("swarm.bench.floor", "true"));
+  private static final int FLOOR_WARMUP_ROUNDS = 3;
 
   private SwarmBench() {
   }
@@ -104,7 +111,7 @@ public final class SwarmBench {
           String token = Files.readString(node.dataDir().resolve("admin.token")).trim();
           HttpClaimers http = new HttpClaimers(node.httpPort(), token, agents);
           try {
-            run(new NodeSide(Optional.of(node.pid()), () -> scrapedBatches(http)), db, http, tasks, agents, budget, dir.resolve("pg"));
+            run(new NodeSide(Optional.of(node.pid()), () -> scrapedBatches(http)), db, http, tasks, agents, budget, dir.resolve("pg"), env);
           } finally {
             http.close();
           }
@@ -119,7 +126,7 @@ public final class SwarmBench {
             run(new NodeSide(Optional.empty(), () -> {
               DistributionSummary batches = node.runtime().context().metrics().find(MetricNames.SWARM_BATCH_SIZE).summary();
               return batches == null ? new double[] {0, 0} : new double[] {batches.count(), batches.totalAmount()};
-            }), db, http, tasks, agents, budget, dir.resolve("pg"));
+            }), db, http, tasks, agents, budget, dir.resolve("pg"), env);
           } finally {
             http.close();
           }
@@ -157,8 +164,8 @@ public final class SwarmBench {
     }
   }
 
-  private static void run(NodeSide node, PgUrl db, HttpClaimers http, int tasks, int agents, Duration budget, Path pgDir)
-    throws Exception {
+  private static void run(NodeSide node, PgUrl db, HttpClaimers http, int tasks, int agents, Duration budget, Path pgDir,
+                          Map<String, String> env) throws Exception {
     List<RawClaims.Result> before = rawPhases("before", node, db, http, tasks, agents, budget, pgDir);
 
     List<String> ids = new ArrayList<>();
@@ -210,6 +217,8 @@ public final class SwarmBench {
       System.out.println("PostgreSQL plans during claim+complete (auto_explain, 1 % of statements, nested ones included):");
       PgPlans.print(pgLog(pgDir), plansFrom, 14);
     }
+    Optional<HttpClaimers.Result> floor = FLOOR
+      ? Optional.of(floor(node, db, http, ids, tasks, budget, pgDir, env)) : Optional.empty();
     // The raw claims again, after the claim+complete phase (and after its breakdown, which they would
     // add to): this machine's speed changes from minute to minute, and the raw claims before ran minutes
     // earlier, before the warm-up. The target is against the best of all four.
@@ -219,6 +228,42 @@ public final class SwarmBench {
     System.out.printf(Locale.ROOT, "http claim+complete vs best raw claim rate: %.2fx (%.2fx of the best before the warm-up, "
       + "%.2fx of the best right after)%n", result.perSecond() / Math.max(bestBefore, bestAfter),
       result.perSecond() / bestBefore, result.perSecond() / bestAfter);
+    floor.ifPresent(f -> System.out.printf(Locale.ROOT, "floor (bare HTTP and the two bare UPDATEs) vs best raw claim rate: %.2fx "
+        + "(%.2fx of the best before, %.2fx of the best after); the coordinator reaches %.2f of the floor%n",
+      f.perSecond() / Math.max(bestBefore, bestAfter), f.perSecond() / bestBefore, f.perSecond() / bestAfter,
+      result.perSecond() / f.perSecond()));
+  }
+
+  /**
+   * The floor ({@link BareClaims}): the same agents and load generator against the same endpoints of a
+   * bare HTTP server that only runs the two UPDATEs, batched as the node batches, over N fresh tasks,
+   * after a warm-up round of its own; with its CPU split ("node" is the floor's server here).
+   */
+  private static HttpClaimers.Result floor(NodeSide node, PgUrl db, HttpClaimers http, List<String> agents, int tasks,
+                                           Duration budget, Path pgDir, Map<String, String> env) throws Exception {
+    int port = FreePorts.next();
+    int instances = dev.conclave.platform.config.NodeSettings.EDGE_INSTANCES.get(env);
+    try (BareClaims bare = BareClaims.start(db, port, instances, dev.conclave.platform.config.NodeSettings.PG_POOL_SIZE.get(env))) {
+      HttpClaimers client = new HttpClaimers(port, "unused", agents.size());
+      try {
+        HttpClaimers.Result result = null;
+        // (its own warm-up: its code is small, but one round left its JIT compiler busy in the measured one)
+        for (int round = 1; round <= FLOOR_WARMUP_ROUNDS + 1; round++) {
+          boolean measured = round > FLOOR_WARMUP_ROUNDS;
+          prepareRound(http, db, node, "floor" + round, tasks);
+          CpuSplit cpu = CpuSplit.start(pgDir, Optional.empty());
+          result = client.run(agents, tasks, budget);
+          String phase = measured ? "the floor" : "the floor's warm-up " + round;
+          System.out.printf(Locale.ROOT, "floor claim+complete%s, %d agents, %d event loops: %d tasks in %d ms = %.0f tasks/s%n",
+            measured ? "" : " warm-up " + round + " (not measured)", agents.size(), instances, result.completed(),
+            result.took().toMillis(), result.perSecond());
+          cpu.print(phase, result.completed(), client.threads());
+        }
+        return result;
+      } finally {
+        client.close();
+      }
+    }
   }
 
   /**
