@@ -58,7 +58,8 @@ final class BareClaims implements AutoCloseable {
     + "claimed_at = $3, started_at = NULL, "
     + "progress = NULL, next_retry_at = NULL, updated_at = $3 FROM k WHERE t.id = k.id AND t.id = ANY (ARRAY(SELECT id FROM k)) "
     + "RETURNING t.id, t.assigned_agent) "
-    + "SELECT c.id, c.assigned_agent FROM c UNION ALL SELECT NULL, NULL FROM (SELECT count(*) FROM done) d";
+    // (done need not be read: PostgreSQL runs a data-modifying WITH to completion either way)
+    + "SELECT c.id, c.assigned_agent FROM c";
 
   private static final String CLAIM_PATH = "/api/v1/tasks/claim";
   private static final String TASKS_PREFIX = "/api/v1/tasks/";
@@ -86,7 +87,7 @@ final class BareClaims implements AutoCloseable {
 
   @Override
   public void close() throws Exception {
-    pool.close();
+    pool.close().toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
     vertx.close().toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
   }
 
@@ -96,11 +97,13 @@ final class BareClaims implements AutoCloseable {
     private record Claim(String agent, HttpServerRequest request) {
     }
 
+    private record Complete(String taskId, HttpServerRequest request) {
+    }
+
     private final Pool pool;
     private final int port;
     private final ArrayDeque<Claim> claims = new ArrayDeque<>();
-    private final ArrayDeque<HttpServerRequest> completes = new ArrayDeque<>();
-    private final List<String> completeIds = new ArrayList<>();
+    private final ArrayDeque<Complete> completes = new ArrayDeque<>();
     private boolean inFlight;
     private HttpServer http;
 
@@ -128,8 +131,7 @@ final class BareClaims implements AutoCloseable {
       } else if (path.startsWith(TASKS_PREFIX) && path.endsWith(COMPLETE_SUFFIX)) {
         req.body().onSuccess(body -> {
           body.toJsonObject();
-          completes.add(req);
-          completeIds.add(path.substring(TASKS_PREFIX.length(), path.length() - COMPLETE_SUFFIX.length()));
+          completes.add(new Complete(path.substring(TASKS_PREFIX.length(), path.length() - COMPLETE_SUFFIX.length()), req));
           drain();
         });
       } else {
@@ -143,17 +145,16 @@ final class BareClaims implements AutoCloseable {
       }
       inFlight = true;
       List<Claim> batchClaims = new ArrayList<>(claims);
-      List<HttpServerRequest> batchCompletes = new ArrayList<>(completes);
+      List<Complete> batchCompletes = new ArrayList<>(completes);
       String[] agents = batchClaims.stream().map(Claim::agent).toArray(String[]::new);
-      String[] done = completeIds.toArray(String[]::new);
+      String[] done = batchCompletes.stream().map(Complete::taskId).toArray(String[]::new);
       claims.clear();
       completes.clear();
-      completeIds.clear();
       pool.preparedQuery(BATCH).execute(Tuple.of(agents, done, java.time.OffsetDateTime.now())).onComplete(ar -> {
         inFlight = false;
         if (ar.failed()) {
           batchClaims.forEach(c -> c.request().response().setStatusCode(500).end(ar.cause().getMessage()));
-          batchCompletes.forEach(r -> r.response().setStatusCode(500).end(ar.cause().getMessage()));
+          batchCompletes.forEach(c -> c.request().response().setStatusCode(500).end(ar.cause().getMessage()));
         } else {
           Map<String, String> tasks = new HashMap<>();
           for (Row row : ar.result()) {
@@ -166,7 +167,7 @@ final class BareClaims implements AutoCloseable {
             c.request().response().putHeader("content-type", "application/json")
               .end(task == null ? NONE : Buffer.buffer("{\"success\":true,\"task\":{\"id\":\"" + task + "\"}}"));
           }
-          batchCompletes.forEach(r -> r.response().putHeader("content-type", "application/json").end(DONE));
+          batchCompletes.forEach(c -> c.request().response().putHeader("content-type", "application/json").end(DONE));
         }
         drain();
       });

@@ -1,5 +1,6 @@
 package dev.conclave.e2e.swarm;
 
+import dev.conclave.platform.config.NodeSettings;
 import dev.conclave.platform.db.EmbeddedPostgresServer;
 import dev.conclave.platform.db.PgUrl;
 import dev.conclave.platform.testing.TestDatabase;
@@ -237,13 +238,13 @@ public final class SwarmBench {
   /**
    * The floor ({@link BareClaims}): the same agents and load generator against the same endpoints of a
    * bare HTTP server that only runs the two UPDATEs, batched as the node batches, over N fresh tasks,
-   * after a warm-up round of its own; with its CPU split ("node" is the floor's server here).
+   * after warm-up rounds of its own; with its CPU split ("node" is the floor's server here).
    */
   private static HttpClaimers.Result floor(NodeSide node, PgUrl db, HttpClaimers http, List<String> agents, int tasks,
                                            Duration budget, Path pgDir, Map<String, String> env) throws Exception {
     int port = FreePorts.next();
-    int instances = dev.conclave.platform.config.NodeSettings.EDGE_INSTANCES.get(env);
-    try (BareClaims bare = BareClaims.start(db, port, instances, dev.conclave.platform.config.NodeSettings.PG_POOL_SIZE.get(env))) {
+    int instances = NodeSettings.EDGE_INSTANCES.get(env);
+    try (BareClaims bare = BareClaims.start(db, port, instances, NodeSettings.PG_POOL_SIZE.get(env))) {
       HttpClaimers client = new HttpClaimers(port, "unused", agents.size());
       try {
         HttpClaimers.Result result = null;
