@@ -39,13 +39,24 @@ public final class SessionDrain {
     Future.join(sessions.all().stream().map(s -> s.drain(reason)).toList());
     Promise<Void> drained = Promise.promise();
     long deadline = System.nanoTime() + Math.max(0, grace.toMillis() - 1000) * 1_000_000;
-    vertx.setPeriodic(100, id -> {
-      if (sessions.size() == 0 || System.nanoTime() > deadline) {
-        vertx.cancelTimer(id);
-        sessions.all().forEach(s -> s.forceClose("node stopping"));
-        drained.complete();
-      }
-    });
+    check(drained, deadline);
     return drained.future();
+  }
+
+  /**
+   * Ends the drain when no session is left or the deadline passed, else looks again in 100 ms. One-shot
+   * timers, never a periodic one cancelled from its own handler: Vert.x's cancel could throw there
+   * (its timer future not yet set), which left the drain unfinished for the whole grace period.
+   */
+  private void check(Promise<Void> drained, long deadline) {
+    if (sessions.size() == 0 || System.nanoTime() > deadline) {
+      try {
+        sessions.all().forEach(s -> s.forceClose("node stopping"));
+      } finally {
+        drained.tryComplete();
+      }
+      return;
+    }
+    vertx.setTimer(100, id -> check(drained, deadline));
   }
 }
