@@ -4,12 +4,8 @@ import dev.conclave.contract.Addresses;
 import dev.conclave.platform.access.RouteTable.Route;
 import dev.conclave.platform.auth.Principal;
 import dev.conclave.platform.auth.TokenPurpose;
-import dev.conclave.platform.testing.RawHttp;
 import dev.conclave.gateway.support.GatewayFixture;
-import io.vertx.core.http.UpgradeRejectedException;
-import io.vertx.core.http.WebSocket;
-import io.vertx.core.http.WebSocketClient;
-import io.vertx.core.http.WebSocketConnectOptions;
+import dev.conclave.platform.testing.RawHttp;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import org.junit.jupiter.api.AfterAll;
@@ -22,10 +18,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeSet;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.TimeUnit;
-import java.util.function.Predicate;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -171,7 +163,7 @@ class WebSocketRoutesTest {
       if (t.token() != null) {
         headers.put("authorization", "Bearer " + t.token());
       }
-      Socket s = Socket.open("/api/v1/sessions", t.cookie(), t.origin(), headers);
+      BrowserSocket s = BrowserSocket.open(f, "/api/v1/sessions", t.cookie(), t.origin(), headers);
       if (s == null) {
         return Access.NOTHING;
       }
@@ -203,7 +195,7 @@ class WebSocketRoutesTest {
     @Override
     public Access access(Try t) {
       String path = sockjs ? "/eventbus/000/" + Long.toHexString(System.nanoTime()) + "/websocket" : "/eventbus/websocket";
-      Socket s = Socket.open(path, t.cookie(), t.origin(), Map.of());
+      BrowserSocket s = BrowserSocket.open(f, path, t.cookie(), t.origin(), Map.of());
       if (s == null) {
         return Access.NOTHING;
       }
@@ -224,99 +216,8 @@ class WebSocketRoutesTest {
       }
     }
 
-    private void write(Socket s, JsonObject frame) {
+    private void write(BrowserSocket s, JsonObject frame) {
       s.ws.writeTextMessage(sockjs ? new JsonArray().add(frame.encode()).encode() : frame.encode());
-    }
-  }
-
-  /** A test's WebSocket, with exactly the given cookie, Origin and headers; its frames as JSON objects (SockJS's unwrapped). */
-  static final class Socket implements AutoCloseable {
-    private final WebSocketClient client;
-    final WebSocket ws;
-    private final LinkedBlockingQueue<String> frames = new LinkedBlockingQueue<>();
-    private final java.util.ArrayDeque<JsonObject> parsed = new java.util.ArrayDeque<>();
-
-    private Socket(WebSocketClient client, WebSocket ws) {
-      this.client = client;
-      this.ws = ws;
-      ws.textMessageHandler(frames::add);
-      ws.binaryMessageHandler(b -> frames.add(b.toString()));
-    }
-
-    /** The socket, or null when the node refused the upgrade. */
-    static Socket open(String path, String cookie, String origin, Map<String, String> headers) {
-      WebSocketClient client = f.vertx.createWebSocketClient();
-      // Vert.x sends an Origin of its own unless told not to, and then drops any Origin given
-      WebSocketConnectOptions options = new WebSocketConnectOptions().setHost("127.0.0.1").setPort(f.node.httpPort()).setURI(path)
-        .setAllowOriginHeader(origin != null);
-      if (cookie != null) {
-        options.addHeader("cookie", cookie);
-      }
-      if (origin != null) {
-        options.addHeader("origin", origin);
-      }
-      headers.forEach(options::addHeader);
-      try {
-        return client.connect(options).map(ws -> new Socket(client, ws)).toCompletionStage().toCompletableFuture().get(15, TimeUnit.SECONDS);
-      } catch (ExecutionException e) {
-        client.close();
-        if (e.getCause() instanceof UpgradeRejectedException rejected && rejected.getStatus() < 500) {
-          return null;
-        }
-        throw new AssertionError("upgrade " + path + " failed: " + e, e);
-      } catch (Exception e) {
-        client.close();
-        throw new AssertionError("upgrade " + path + " failed: " + e, e);
-      }
-    }
-
-    /** The next message as it came, or null within 5 s. */
-    String raw() {
-      try {
-        return frames.poll(5, TimeUnit.SECONDS);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        return null;
-      }
-    }
-
-    /** The next JSON frame that matches (SockJS arrays unwrapped), or null within 3 s; frames before it are passed over. */
-    JsonObject next(Predicate<JsonObject> match) {
-      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(3);
-      while (true) {
-        while (!parsed.isEmpty()) {
-          JsonObject frame = parsed.poll();
-          if (match.test(frame)) {
-            return frame;
-          }
-        }
-        long left = deadline - System.nanoTime();
-        if (left <= 0) {
-          return null;
-        }
-        String m;
-        try {
-          m = frames.poll(left, TimeUnit.NANOSECONDS);
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-          return null;
-        }
-        if (m != null && m.startsWith("a[")) {
-          new JsonArray(m.substring(1)).forEach(item -> parsed.add(new JsonObject((String) item)));
-        } else if (m != null && m.startsWith("{")) {
-          parsed.add(new JsonObject(m));
-        }
-      }
-    }
-
-    @Override
-    public void close() {
-      try {
-        ws.close();
-      } catch (RuntimeException ignored) {
-        // already closed
-      }
-      client.close();
     }
   }
 
@@ -324,7 +225,7 @@ class WebSocketRoutesTest {
 
   /** Whether an upgrade to {@code path}, as an admin's program (bearer token, no Origin), opens a socket. */
   private static boolean opens(String path) {
-    Socket s = Socket.open(path, null, null, Map.of("authorization", "Bearer " + f.tokens.get(Who.ADMIN)));
+    BrowserSocket s = BrowserSocket.open(f, path, null, null, Map.of("authorization", "Bearer " + f.tokens.get(Who.ADMIN)));
     if (s == null) {
       return false;
     }
