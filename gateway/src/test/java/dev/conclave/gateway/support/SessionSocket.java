@@ -38,6 +38,20 @@ public final class SessionSocket implements AutoCloseable {
     return new SessionSocket(client, GatewayFixture.await(client.connect(options)));
   }
 
+  /**
+   * Opens it with exactly {@code headers} on the upgrade (a cookie, an {@code Origin}, an
+   * authorization) and no Origin of the client's own: as a page of that origin, or a program, would.
+   * Fails with Vert.x's {@code UpgradeRejectedException} (status and body) when the node refuses.
+   */
+  public static io.vertx.core.Future<SessionSocket> connect(Vertx vertx, int port, java.util.Map<String, String> headers) {
+    WebSocketClient client = vertx.createWebSocketClient();
+    WebSocketConnectOptions options = new WebSocketConnectOptions().setHost("127.0.0.1").setPort(port).setURI("/api/v1/sessions")
+      // Vert.x adds an Origin of its own unless told not to, and then removes any Origin given
+      .setAllowOriginHeader(headers.keySet().stream().anyMatch("origin"::equalsIgnoreCase));
+    headers.forEach(options::addHeader);
+    return client.connect(options).map(ws -> new SessionSocket(client, ws)).onFailure(e -> client.close());
+  }
+
   public void submit(String id, JsonObject op) {
     GatewayFixture.await(ws.writeTextMessage(new JsonObject().put("id", id).put("op", op).encode()));
   }

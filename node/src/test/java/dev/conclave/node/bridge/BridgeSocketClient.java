@@ -56,6 +56,21 @@ final class BridgeSocketClient implements AutoCloseable {
     }
   }
 
+  /** With exactly {@code headers} on the upgrade and no Origin of the client's own: as a page, or a program, would open it. */
+  static BridgeSocketClient withHeaders(Vertx vertx, int port, java.util.Map<String, String> headers) {
+    WebSocketClient client = vertx.createWebSocketClient();
+    WebSocketConnectOptions options = new WebSocketConnectOptions().setHost("127.0.0.1").setPort(port).setURI("/eventbus/websocket")
+      // Vert.x adds an Origin of its own unless told not to, and then removes any Origin given
+      .setAllowOriginHeader(headers.keySet().stream().anyMatch("origin"::equalsIgnoreCase));
+    headers.forEach(options::addHeader);
+    try {
+      return client.connect(options).map(ws -> new BridgeSocketClient(client, ws))
+        .toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+    } catch (Exception e) {
+      throw new AssertionError("could not open a bridge socket", e);
+    }
+  }
+
   void register(String address) {
     frame(new JsonObject().put("type", "register").put("address", address));
   }

@@ -329,7 +329,8 @@ class BridgeTest {
     HttpResponse<Buffer> bad = request(HttpMethod.POST, "/auth/session").sendJsonObject(new JsonObject().put("token", "garbage")).await();
     assertThat(bad.statusCode()).isEqualTo(401);
     assertThat(bad.getHeader("set-cookie")).isNull();
-    assertThat(request(HttpMethod.POST, "/auth/session").sendBuffer(Buffer.buffer("{not json")).await().statusCode()).isEqualTo(400);
+    assertThat(request(HttpMethod.POST, "/auth/session").putHeader("content-type", "application/json").sendBuffer(Buffer.buffer("{not json"))
+      .await().statusCode()).isEqualTo(400);
 
     String path = "/api/v1/gateway/conversations/" + AGENT_ID + "/messages";
     JsonObject message = new JsonObject().put("content", "csrf?");

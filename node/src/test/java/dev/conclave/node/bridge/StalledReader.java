@@ -65,7 +65,8 @@ final class StalledReader implements AutoCloseable {
       }
     };
     try {
-      ws = HttpClient.newHttpClient().newWebSocketBuilder().header("Cookie", cookie)
+      // a cookie counts on a socket only with the node's own Origin, as the console's page sends it
+      ws = HttpClient.newHttpClient().newWebSocketBuilder().header("Cookie", cookie).header("Origin", "http://127.0.0.1:" + port)
         .buildAsync(URI.create("ws://127.0.0.1:" + port + "/eventbus/websocket"), listener).get(10, TimeUnit.SECONDS);
       ws.sendText("{\"type\":\"register\",\"address\":\"" + address + "\"}", true).get(10, TimeUnit.SECONDS);
       subscribed.get(10, TimeUnit.SECONDS);

@@ -53,6 +53,16 @@ final class FuzzNode {
     NOBODY, ADMIN, MEMBER, STRANGER, AGENT, PACK, MCP, BRIDGE, GARBAGE_BEARER, BASIC
   }
 
+  /** The console's session cookie a generated request carries: of an {@code api} or a {@code bridge} token, or a bad one. */
+  enum Cookie {
+    NONE, API_MEMBER, API_ADMIN, BRIDGE_MEMBER, BRIDGE_ADMIN, GARBAGE;
+
+    /** Whether the session acts as an admin (so that its generated ops keep off the real agent). */
+    boolean admin() {
+      return this == API_ADMIN || this == BRIDGE_ADMIN;
+    }
+  }
+
   /** An HTTP answer. */
   record Answer(int status, MultiMap headers, String body) {
   }
@@ -64,6 +74,8 @@ final class FuzzNode {
   final Vertx vertx;
   final GrpcCalls grpc;
   final Map<Caller, String> tokens = new EnumMap<>(Caller.class);
+  /** {@code name=value} of each cookie, as a browser would send it back. */
+  final Map<Cookie, String> cookies = new EnumMap<>(Cookie.class);
   final UUID memberId;
   final RawAgent agent;
   final long heapAtStart;
@@ -99,6 +111,13 @@ final class FuzzNode {
     agent = RawAgent.open(grpc.client(), grpc.address(),
       token(principal(PrincipalType.AGENT, "fz-agent-principal", List.of(), Optional.of(member.id())), TokenPurpose.API));
     tokens.put(Caller.MCP, agent.register(RawAgent.registration(AGENT_ID)).getMcpToken());
+    Principal admin = GatewayFixture.await(node.runtime().context().principals().find(
+      node.runtime().context().tokens().verify(node.adminToken()).principalId())).orElseThrow();
+    cookies.put(Cookie.API_MEMBER, login(tokens.get(Caller.MEMBER)));
+    cookies.put(Cookie.API_ADMIN, login(tokens.get(Caller.ADMIN)));
+    cookies.put(Cookie.BRIDGE_MEMBER, login(tokens.get(Caller.BRIDGE)));
+    cookies.put(Cookie.BRIDGE_ADMIN, login(token(admin, TokenPurpose.BRIDGE)));
+    cookies.put(Cookie.GARBAGE, "conclave_session=eyJub3QiOiJhIHRva2VuIn0.Zm9v.YmFy");
     // the agent behaves: it heartbeats, and answers at once whatever work generated requests send it
     Thread keeper = new Thread(this::keepAgentAlive, "fuzz-agent");
     keeper.setDaemon(true);
@@ -145,6 +164,19 @@ final class FuzzNode {
 
   private String token(Principal p, TokenPurpose purpose) {
     return GatewayFixture.await(node.runtime().context().tokens().issue(p, Duration.ofHours(6), purpose)).token();
+  }
+
+  /** The console's login (JSON, as a program sends it); the cookie as {@code name=value}. */
+  private String login(String token) {
+    Answer a = send(HttpMethod.POST, "/auth/session", Caller.NOBODY, "application/json", new JsonObject().put("token", token).toBuffer().getBytes());
+    expect2xx(a);
+    String set = a.headers().get("set-cookie");
+    return set.substring(0, set.indexOf(';'));
+  }
+
+  /** The node's own origin, as its pages send it. */
+  String ownOrigin() {
+    return "http://127.0.0.1:" + node.httpPort();
   }
 
   /** Every route of the node's route table (all three roles). */

@@ -23,6 +23,7 @@ import net.jqwik.api.lifecycle.AfterProperty;
 
 import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
@@ -30,7 +31,9 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * WebSocket frames on the session protocol ({@code GET /api/v1/sessions}, seed 004), from callers of
- * every kind: mutations of its submissions (configure_session, user_input, interrupt, exec_approval,
+ * every kind, bearer tokens and the console's cookie of each purpose with Origins of every sort (none,
+ * the node's own, another port or name, opaque, hostile): the upgrade must open exactly for members'
+ * and admins' bearer tokens and for an {@code api} cookie from the node's own page. Then mutations of its submissions (configure_session, user_input, interrupt, exec_approval,
  * agent_query, unknown and extension ops: missing, extra and wrongly typed fields, hostile strings),
  * text that is not JSON, JSON that is not an object, binary frames and oversized messages. An upgrade
  * may be refused (4xx), never a 5xx. After the frames comes an unknown op that must still be answered
@@ -61,11 +64,19 @@ class SessionFuzzTest {
     }
   }
 
-  /** One generated socket: its caller and frames. */
-  record SessionCase(Caller caller, List<Frame> frames) {
+  /** What the upgrade carries besides the caller's authorization: the console's cookie, and the page's Origin (null: none). */
+  record Upgrade(FuzzNode.Cookie cookie, String origin) {
     @Override
     public String toString() {
-      return "as " + caller + " frames " + frames;
+      return "cookie " + cookie + ", " + (origin == null ? "no Origin" : "Origin " + Hostile.show(origin));
+    }
+  }
+
+  /** One generated socket: its caller, its upgrade and frames. */
+  record SessionCase(Caller caller, Upgrade upgrade, List<Frame> frames) {
+    @Override
+    public String toString() {
+      return "as " + caller + " (" + upgrade + ") frames " + frames;
     }
   }
 
@@ -81,6 +92,15 @@ class SessionFuzzTest {
     if (authorization != null) {
       options.addHeader("authorization", authorization);
     }
+    // Vert.x sends an Origin of its own unless told not to, and then drops any Origin given
+    options.setAllowOriginHeader(c.upgrade().origin() != null);
+    if (c.upgrade().origin() != null) {
+      options.addHeader("origin", c.upgrade().origin());
+    }
+    if (c.upgrade().cookie() != FuzzNode.Cookie.NONE) {
+      options.addHeader("cookie", f.cookies.get(c.upgrade().cookie()));
+    }
+    String admitted = admitted(c);
     WebSocket ws;
     try {
       ws = client.connect(options).toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
@@ -89,12 +109,18 @@ class SessionFuzzTest {
       if (!(cause instanceof UpgradeRejectedException rejected) || rejected.getStatus() >= 500) {
         found.add("the upgrade failed: " + (cause instanceof UpgradeRejectedException r ? r.getStatus() : cause.getClass().getSimpleName()),
           cause.toString());
-      } else if (c.caller() == Caller.ADMIN || c.caller() == Caller.MEMBER) {
-        found.add("a member's upgrade was refused: " + rejected.getStatus(), rejected.getBody() == null ? "" : rejected.getBody().toString());
+      } else if (admitted != null && rejected.getStatus() != 431) {
+        // (431: headers over the node's limit, a huge generated Origin; refused before anyone is admitted)
+        found.add("an upgrade the rules admit (" + admitted + ") was refused: " + rejected.getStatus(),
+          rejected.getBody() == null ? "" : rejected.getBody().toString());
       }
       found.logs(f.logs.drain());
       found.close();
       return;
+    }
+    if (admitted == null) {
+      found.add("the session socket opened for a caller the browser rules refuse (" + c.upgrade().cookie() + " cookie, "
+        + (c.upgrade().origin() == null ? "no Origin" : "Origin " + (own(c.upgrade().origin()) ? "own" : "foreign")) + ")", c.toString());
     }
     try {
       ws.textMessageHandler(received::add);
@@ -157,6 +183,30 @@ class SessionFuzzTest {
     found.close();
   }
 
+  /**
+   * Why the node must open this socket, or null when it must refuse it. A bearer token decides alone
+   * (members and admins get in); without one, the session cookie opens it only when it is of an
+   * {@code api} token and the page is the node's own (issue 40: a {@code bridge} cookie, or a page
+   * of another origin, drove the agent through this socket).
+   */
+  private String admitted(SessionCase c) {
+    if (c.caller() != Caller.NOBODY) {
+      return c.caller() == Caller.ADMIN || c.caller() == Caller.MEMBER || c.caller() == Caller.STRANGER ? "a member's bearer token" : null;
+    }
+    boolean api = c.upgrade().cookie() == FuzzNode.Cookie.API_MEMBER || c.upgrade().cookie() == FuzzNode.Cookie.API_ADMIN;
+    return api && c.upgrade().origin() != null && own(c.upgrade().origin()) ? "an api cookie from the node's own page" : null;
+  }
+
+  /**
+   * The node's own origin: its host and port exactly, over http or https (on a plain connection the
+   * node cannot tell whether a proxy in front ended TLS, so it takes either scheme).
+   */
+  private boolean own(String origin) {
+    String own = f.ownOrigin();
+    int scheme = origin.indexOf("://");
+    return scheme > 0 && origin.substring(0, scheme).matches("(?i)https?") && origin.substring(scheme).equals(own.substring(own.indexOf("://")));
+  }
+
   /** Checks one message from the node; true when it is the error answering the sentinel. */
   private static boolean judge(String message, String sentinel, Findings found) {
     found.leaks("frame", message);
@@ -190,19 +240,41 @@ class SessionFuzzTest {
   @Provide
   Arbitrary<SessionCase> sockets() {
     Arbitrary<Caller> caller = Arbitraries.frequencyOf(Tuple.of(4, Arbitraries.just(Caller.MEMBER)), Tuple.of(3, Arbitraries.just(Caller.ADMIN)),
-      Tuple.of(1, Arbitraries.of(Caller.STRANGER, Caller.NOBODY, Caller.GARBAGE_BEARER, Caller.BASIC, Caller.AGENT, Caller.PACK)));
-    return caller.flatMap(who -> frame(who).list().ofMinSize(1).ofMaxSize(5).map(frames -> new SessionCase(who, frames)));
+      Tuple.of(3, Arbitraries.just(Caller.NOBODY)),
+      Tuple.of(1, Arbitraries.of(Caller.STRANGER, Caller.GARBAGE_BEARER, Caller.BASIC, Caller.AGENT, Caller.PACK)));
+    return caller.flatMap(who -> upgrade(who).flatMap(up -> frame(who == Caller.ADMIN || (who == Caller.NOBODY && up.cookie().admin()))
+      .list().ofMinSize(1).ofMaxSize(5).map(frames -> new SessionCase(who, up, frames))));
   }
 
-  private Arbitrary<Frame> frame(Caller caller) {
+  /** The cookie (of each purpose, mostly when there is no bearer token) and the Origin: none, the node's own, another, hostile. */
+  private Arbitrary<Upgrade> upgrade(Caller who) {
+    Arbitrary<FuzzNode.Cookie> cookie = who == Caller.NOBODY
+      ? Arbitraries.frequencyOf(Tuple.of(1, Arbitraries.just(FuzzNode.Cookie.NONE)), Tuple.of(3, Arbitraries.just(FuzzNode.Cookie.API_MEMBER)),
+        Tuple.of(2, Arbitraries.just(FuzzNode.Cookie.API_ADMIN)), Tuple.of(2, Arbitraries.just(FuzzNode.Cookie.BRIDGE_MEMBER)),
+        Tuple.of(2, Arbitraries.just(FuzzNode.Cookie.BRIDGE_ADMIN)), Tuple.of(1, Arbitraries.just(FuzzNode.Cookie.GARBAGE)))
+      : Arbitraries.frequencyOf(Tuple.of(6, Arbitraries.just(FuzzNode.Cookie.NONE)), Tuple.of(1, Arbitraries.of(FuzzNode.Cookie.class)));
+    String own = f.ownOrigin();
+    String port = own.substring(own.lastIndexOf(':') + 1);
+    Arbitrary<Optional<String>> origin = Arbitraries.frequencyOf(
+      Tuple.of(3, Arbitraries.just(Optional.<String>empty())),
+      Tuple.of(4, Arbitraries.of(own, own.replace("http", "HTTP"), own.replace("http", "https")).map(Optional::of)),
+      Tuple.of(4, Arbitraries.of("http://evil.example", "http://127.0.0.1:1", "http://localhost:" + port, "null", "ws://127.0.0.1:" + port,
+        own + ".evil.example", own + "/", "http://127.0.0.1", "http://127.0.0.1:" + port + "@evil.example", "", own + "," + own)
+        .map(Optional::of)),
+      // header values are printable ASCII: anything else the client itself refuses to send
+      Tuple.of(1, Hostile.strings().map(text -> Optional.of(text.replaceAll("[^\\x20-\\x7e]", "?").trim()))));
+    return Combinators.combine(cookie, origin).as((c, o) -> new Upgrade(c, o.orElse(null)));
+  }
+
+  private Arbitrary<Frame> frame(boolean admin) {
     // admins never configure on the real agent (their lifecycle_transition would pause or retire it)
-    Arbitrary<String> agent = caller == Caller.ADMIN
+    Arbitrary<String> agent = admin
       ? Arbitraries.frequencyOf(Tuple.of(4, Arbitraries.just(NOBODY_AGENT)), Tuple.of(1, Hostile.strings()))
       : Arbitraries.frequencyOf(Tuple.of(2, Arbitraries.just(FuzzNode.AGENT_ID)), Tuple.of(3, Arbitraries.just(NOBODY_AGENT)),
         Tuple.of(1, Hostile.strings()));
     Arbitrary<String> type = Arbitraries.frequencyOf(
       Tuple.of(6, Arbitraries.of("configure_session", "user_input", "interrupt", "exec_approval", "agent_query")),
-      Tuple.of(caller == Caller.ADMIN ? 0 : 1, Arbitraries.of("lifecycle_transition", "register_agent")),
+      Tuple.of(admin ? 0 : 1, Arbitraries.of("lifecycle_transition", "register_agent")),
       Tuple.of(1, Arbitraries.of("spawn_sub_agent", "knowledge_update", "verification", "cort", "visualization", "USER_INPUT", "", "op")));
     Arbitrary<JsonObject> template = Combinators.combine(type, agent, Arbitraries.integers().between(0, 3), Hostile.strings())
       .as((t, a, shape, text) -> submission(t, a, shape, text));

@@ -10,6 +10,7 @@ import dev.conclave.platform.auth.TokenService;
 import dev.conclave.platform.errors.ConclaveException;
 import dev.conclave.platform.errors.Failures;
 import dev.conclave.platform.metrics.MetricNames;
+import dev.conclave.platform.server.CrossSite;
 import dev.conclave.platform.server.EdgeSecurity;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.modelcontextprotocol.json.McpJsonMapper;
@@ -23,7 +24,6 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
-import java.net.URI;
 import java.util.Optional;
 
 /**
@@ -68,11 +68,10 @@ public final class McpHttpEndpoint {
     router.route(PATH).handler(ctx -> ctx.response().setStatusCode(405).putHeader("allow", "POST, DELETE").end());
   }
 
-  /** Origin check (DNS rebinding) and authentication, before anything else. */
+  /** Origin check (the node's browser rule, CrossSite: DNS rebinding, pages of other origins) and authentication, before anything else. */
   private void guard(RoutingContext ctx) {
-    String origin = ctx.request().getHeader("origin");
-    if (origin != null && !sameHost(origin, ctx.request().authority() == null ? null : ctx.request().authority().host())) {
-      plain(ctx, 403, "origin not allowed: " + origin);
+    if (CrossSite.origin(ctx.request()) == CrossSite.Origin.FOREIGN) {
+      plain(ctx, 403, "origin not allowed: " + dev.conclave.platform.validation.TextRules.echo(ctx.request().getHeader("origin")));
       return;
     }
     try {
@@ -210,15 +209,6 @@ public final class McpHttpEndpoint {
 
   private static void plain(RoutingContext ctx, int status, String text) {
     ctx.response().setStatusCode(status).putHeader("content-type", "text/plain; charset=utf-8").end(text);
-  }
-
-  private static boolean sameHost(String origin, String host) {
-    try {
-      String originHost = URI.create(origin).getHost();
-      return originHost != null && host != null && originHost.equalsIgnoreCase(host);
-    } catch (IllegalArgumentException e) {
-      return false;
-    }
   }
 
   private static String known(String method) {

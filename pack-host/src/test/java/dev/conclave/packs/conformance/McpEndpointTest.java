@@ -154,6 +154,13 @@ class McpEndpointTest {
       HttpResponse<Buffer> foreign = send(http.post(port(), "127.0.0.1", "/mcp").bearerTokenAuthentication(token)
         .putHeader("origin", "http://evil.example"), initialize("2025-06-18"));
       assertThat(foreign.statusCode()).isEqualTo(403);
+      // the node's browser rule (CrossSite): another port of the same host is another origin
+      HttpResponse<Buffer> otherPort = send(http.post(port(), "127.0.0.1", "/mcp").bearerTokenAuthentication(token)
+        .putHeader("origin", "http://127.0.0.1:1"), initialize("2025-06-18"));
+      assertThat(otherPort.statusCode()).isEqualTo(403);
+      HttpResponse<Buffer> own = send(http.post(port(), "127.0.0.1", "/mcp").bearerTokenAuthentication(token)
+        .putHeader("origin", "http://127.0.0.1:" + port()), initialize("2025-06-18"));
+      assertThat(own.statusCode()).isEqualTo(200);
     }
   }
 

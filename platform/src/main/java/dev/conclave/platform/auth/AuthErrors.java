@@ -97,7 +97,20 @@ public final class AuthErrors {
 
   public static ConclaveException readOnlySession() {
     return new ConclaveException(ErrorKind.PERMISSION_DENIED, "session_read_only",
-      "this session was opened with a 'bridge' token: it may subscribe and read, never act (log in with an 'api' token)");
+      "this session was opened with a 'bridge' token: it may subscribe and read, never act or open a session socket (log in with an 'api' token)");
+  }
+
+  /** A browser's request from a page of another origin, which the session cookie never authenticates. */
+  public static ConclaveException originNotAllowed(String origin) {
+    return new ConclaveException(ErrorKind.PERMISSION_DENIED, "origin_not_allowed",
+      "a page of another origin (" + dev.conclave.platform.validation.TextRules.echo(String.valueOf(origin))
+        + ") may not use the console's session; only the node's own pages may (programs: send 'authorization: Bearer <token>')");
+  }
+
+  /** A WebSocket the session cookie would open without the node's own Origin, the one proof an upgrade can carry. */
+  public static ConclaveException originRequired() {
+    return new ConclaveException(ErrorKind.PERMISSION_DENIED, "origin_required",
+      "a WebSocket opened with the session cookie must come from the node's own page (its Origin header); programs send 'authorization: Bearer <token>'");
   }
 
   public static ConclaveException missingSession() {

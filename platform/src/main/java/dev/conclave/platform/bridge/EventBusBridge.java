@@ -10,6 +10,7 @@ import dev.conclave.platform.errors.ErrorKind;
 import dev.conclave.platform.errors.Failures;
 import dev.conclave.platform.metrics.MetricNames;
 import dev.conclave.platform.server.ConnectionGuard;
+import dev.conclave.platform.server.CrossSite;
 import dev.conclave.platform.server.SessionCookie;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.vertx.core.Future;
@@ -86,9 +87,10 @@ public final class EventBusBridge {
     SockJSHandler sockJS = SockJSHandler.create(vertx, new SockJSHandlerOptions().setRegisterWriteHandler(false).setInsertJSESSIONID(false));
     // SockJS strips cookies from the headers its sockets see (and, for its own transports, from the
     // request); the session cookie is taken here first. A page of another origin must not ride on the
-    // user's cookie (cross-site WebSocket hijacking), so its cookie is ignored.
+    // user's cookie (cross-site WebSocket hijacking), so the cookie counts only on a request with the
+    // node's own Origin, as on every socket (CrossSite); otherwise it is ignored.
     router.route(PATH + "/*").handler(ctx -> {
-      if (sameOrigin(ctx.request().headers())) {
+      if (CrossSite.cookieRefused(ctx.request(), true).isEmpty()) {
         SessionCookie.token(ctx.request().headers()).ifPresent(t -> ctx.put(SESSION_TOKEN, t));
       }
       ctx.next();
@@ -229,17 +231,6 @@ public final class EventBusBridge {
     }
     state.onRelease(admission.release());
     return Optional.empty();
-  }
-
-  /** True when the request has no Origin (not a browser) or one whose host and port are the Host it was sent to. */
-  static boolean sameOrigin(io.vertx.core.MultiMap headers) {
-    String origin = headers.get("origin");
-    if (origin == null) {
-      return true;
-    }
-    String host = headers.get("host");
-    int scheme = origin.indexOf("://");
-    return host != null && scheme > 0 && origin.substring(scheme + 3).equalsIgnoreCase(host);
   }
 
   private void register(BridgeSocket state, BridgeEvent event) {

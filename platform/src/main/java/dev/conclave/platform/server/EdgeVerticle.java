@@ -58,6 +58,7 @@ public final class EdgeVerticle extends VerticleBase {
 
     Router router = Router.router(vertx);
     router.route().handler(RequestShape::check);
+    router.route().handler(CrossSite::socketsOnlyWhereRuled);
     setup.health().mountHttp(router);
     router.get("/metrics").handler(setup.metrics().scrapeHandler());
     // the body is read first (bounded) because some credentials sign it

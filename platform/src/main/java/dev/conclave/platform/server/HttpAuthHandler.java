@@ -2,7 +2,6 @@ package dev.conclave.platform.server;
 
 import dev.conclave.platform.auth.AuthErrors;
 import dev.conclave.platform.auth.Caller;
-import dev.conclave.platform.auth.TokenPurpose;
 import dev.conclave.platform.auth.TokenService;
 import dev.conclave.platform.errors.ConclaveException;
 import dev.conclave.platform.errors.Failures;
@@ -14,7 +13,8 @@ import java.util.List;
 /**
  * The one HTTP authentication handler. It accepts {@code authorization: Bearer <token>} (an API
  * token), and, for requests without an authorization header, the {@link HttpCredentials} roles
- * contribute, then the console's {@link SessionCookie}. Tokens are never taken from a URL.
+ * contribute, then the console's {@link SessionCookie} under the browser rules of {@link CrossSite}
+ * (every WebSocket upgrade under {@code /api/} included). Tokens are never taken from a URL.
  * The verified {@link Caller} is left on the routing context for handlers to read.
  */
 public final class HttpAuthHandler implements Handler<RoutingContext> {
@@ -66,17 +66,10 @@ public final class HttpAuthHandler implements Handler<RoutingContext> {
     }
   }
 
-  /** The console's cookie: read-only for bridge tokens, and changes need the CSRF header. */
+  /** The console's cookie, under the browser rules ({@link CrossSite}): the node's own pages only, read-only for bridge tokens. */
   private Caller viaSession(RoutingContext ctx, String token) {
     Caller caller = SessionCookie.verify(tokens, token);
-    if (SessionCookie.changes(ctx.request().method())) {
-      if (caller.purpose() != TokenPurpose.API) {
-        throw AuthErrors.readOnlySession();
-      }
-      if (!"1".equals(ctx.request().getHeader(SessionCookie.CSRF_HEADER))) {
-        throw AuthErrors.csrfHeaderRequired();
-      }
-    }
+    CrossSite.admitSession(ctx.request(), caller);
     return caller;
   }
 

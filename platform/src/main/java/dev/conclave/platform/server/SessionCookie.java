@@ -14,9 +14,9 @@ import java.util.Optional;
 
 /**
  * The console's session: a Conclave token kept in an HttpOnly, SameSite=Strict cookie, so page
- * scripts never hold it and no URL ever carries it. Requests it authenticates that change
- * something must also carry {@link #CSRF_HEADER}, which another origin cannot add without a CORS
- * preflight (never granted). Model: docs/dashboard.md.
+ * scripts never hold it and no URL ever carries it. What it may authenticate (the node's own pages
+ * only; changes with {@link #CSRF_HEADER}, which another origin cannot add without a CORS preflight,
+ * never granted) is decided by {@link CrossSite}. Model: docs/dashboard.md.
  */
 public final class SessionCookie {
 
@@ -56,10 +56,5 @@ public final class SessionCookie {
   /** The {@code Set-Cookie} value that ends the session. */
   public static String clear(boolean secure) {
     return NAME + "=; Max-Age=0; Path=/; HttpOnly; SameSite=Strict" + (secure ? "; Secure" : "");
-  }
-
-  /** True when the request changes something (so, authenticated by the cookie, it needs the CSRF header). */
-  public static boolean changes(io.vertx.core.http.HttpMethod method) {
-    return !(method == io.vertx.core.http.HttpMethod.GET || method == io.vertx.core.http.HttpMethod.HEAD);
   }
 }

@@ -18,7 +18,8 @@ import java.time.Clock;
  * {@code /auth/session}: the console's login. {@code POST} exchanges a token (in the body, never the
  * URL) for the session cookie, {@code GET} says who the cookie is, {@code DELETE} forgets it. It sits
  * outside {@code /api/} because it takes its credentials in the body; failures are audited as
- * authentication failures like any other.
+ * authentication failures like any other. A page of another origin can do none of it
+ * ({@link CrossSite}), and a login is JSON only.
  */
 public final class SessionEndpoint {
 
@@ -38,12 +39,42 @@ public final class SessionEndpoint {
   }
 
   public void mount(Router router) {
+    router.route(PATH).handler(this::browserRules);
     router.post(PATH).handler(BodyHandler.create(false).setBodyLimit(MAX_BODY));
     router.post(PATH).handler(ctx -> answer(ctx, true, () -> tokenInBody(ctx)));
     router.get(PATH).handler(ctx -> answer(ctx, false,
       () -> SessionCookie.token(ctx.request().headers()).orElseThrow(AuthErrors::missingSession)));
     router.delete(PATH).handler(ctx -> ctx.response().setStatusCode(204)
       .putHeader("set-cookie", SessionCookie.clear(ctx.request().isSSL())).end());
+  }
+
+  /**
+   * Login CSRF: a page of another site could log the user in as the attacker (a {@code text/plain}
+   * form needs no preflight), or out. So every call here comes from the node's own page or from a
+   * program (no Origin), and a login is JSON, which another origin cannot send without a CORS
+   * preflight (never granted).
+   */
+  private void browserRules(RoutingContext ctx) {
+    ConclaveException refused = null;
+    if (CrossSite.origin(ctx.request()) == CrossSite.Origin.FOREIGN) {
+      refused = dev.conclave.platform.auth.AuthErrors.originNotAllowed(ctx.request().getHeader("origin"));
+    } else if (ctx.request().method() == io.vertx.core.http.HttpMethod.POST && !json(ctx.request().getHeader("content-type"))) {
+      refused = new ConclaveException(dev.conclave.platform.errors.ErrorKind.UNSUPPORTED_MEDIA, "media_type_unsupported",
+        "a login is JSON: send 'content-type: application/json' and {\"token\": \"…\"}");
+    }
+    if (refused == null) {
+      ctx.next();
+      return;
+    }
+    edge.authenticationFailed(ctx.request().method() + " " + PATH, refused,
+      ctx.request().remoteAddress() == null ? "" : ctx.request().remoteAddress().toString());
+    Problems.send(ctx.response(), refused);
+  }
+
+  /** {@code application/json}, with parameters (a charset) or without. */
+  private static boolean json(String contentType) {
+    return contentType != null
+      && contentType.split(";", 2)[0].trim().equalsIgnoreCase("application/json");
   }
 
   private static String tokenInBody(RoutingContext ctx) {
