@@ -24,6 +24,8 @@ import java.util.concurrent.TimeUnit;
 final class NdjsonSession {
 
   static final int RECONNECT_ATTEMPTS = 20;
+  /** The submission id of the client's own configure_session. */
+  static final String CONFIGURE_ID = "configure";
 
   private final Vertx vertx;
   private final WebSocketClient client;
@@ -39,6 +41,9 @@ final class NdjsonSession {
   private String lastEventId;
   private volatile boolean finishing;
   private volatile long lastFrameAt = System.nanoTime();
+  /** The answer to the latest configure submission ({@code session_configured} or {@code error}). */
+  private volatile java.util.concurrent.CompletableFuture<JsonObject> configured = new java.util.concurrent.CompletableFuture<>();
+  private final java.util.Set<URI> reported = new java.util.HashSet<>();
 
   NdjsonSession(Vertx vertx, List<URI> nodes, String token, JsonObject configure, PrintStream out, Runnable onGiveUp) {
     this.vertx = vertx;
@@ -59,6 +64,7 @@ final class NdjsonSession {
         synchronized (lock) {
           ws = socket;
         }
+        configured = new java.util.concurrent.CompletableFuture<>();
         JsonObject op = configure.copy();
         if (sessionId != null) {
           op.put("session_id", sessionId);
@@ -66,15 +72,38 @@ final class NdjsonSession {
             op.put("last_event_id", lastEventId);
           }
         }
-        write(new JsonObject().put("id", "configure").put("op", op).encode());
+        write(new JsonObject().put("id", CONFIGURE_ID).put("op", op).encode());
         return true;
       } catch (Exception e) {
-        System.err.println("conclave session: cannot reach " + uri + " (" + e.getMessage() + "); trying the next node");
+        // one line per node, not one per attempt: the retries go on quietly
+        if (reported.add(uri)) {
+          System.err.println("conclave session: cannot reach " + uri + " (" + message(e) + "); retrying"
+            + (nodes.size() > 1 ? " with the next node" : ""));
+        }
         node++;
         sleep(500);
       }
     }
     return false;
+  }
+
+  /**
+   * Waits for the answer to the configure submission: the {@code msg} of its {@code session_configured}
+   * or {@code error} event; an error event when none came within {@code ms}.
+   */
+  JsonObject awaitConfigured(long ms) {
+    try {
+      return configured.get(ms, TimeUnit.MILLISECONDS);
+    } catch (java.util.concurrent.TimeoutException e) {
+      return new JsonObject().put("type", "error").put("code", "no_answer").put("message", "no answer to configure_session within " + ms + " ms");
+    } catch (Exception e) {
+      return new JsonObject().put("type", "error").put("code", "no_answer").put("message", message(e));
+    }
+  }
+
+  private static String message(Throwable e) {
+    Throwable cause = e instanceof java.util.concurrent.ExecutionException && e.getCause() != null ? e.getCause() : e;
+    return cause.getMessage() == null ? cause.getClass().getSimpleName() : cause.getMessage();
   }
 
   private Future<WebSocket> open(URI uri) {
@@ -101,6 +130,15 @@ final class NdjsonSession {
       }
       if (frame.getString("event_id") != null) {
         lastEventId = frame.getString("event_id");
+      }
+      if (CONFIGURE_ID.equals(frame.getString("id"))) {
+        configured.complete(msg);
+        if ("error".equals(msg.getString("type")) && sessionId != null) {
+          // a resume refused (the agent or the access is gone): nothing can follow
+          System.err.println("conclave session: the session could not be resumed: " + msg.getString("code", "error") + ": "
+            + msg.getString("message", ""));
+          onGiveUp.run();
+        }
       }
     } catch (DecodeException | ClassCastException e) {
       // printed as it came; the server only sends JSON

@@ -26,6 +26,11 @@ import java.util.concurrent.Callable;
   description = "Session protocol over NDJSON: submissions ({\"id\",\"op\"}) on stdin, events ({\"id\",\"event_id\",\"msg\"}) on stdout.")
 public final class SessionCommand implements Callable<Integer> {
 
+  /** Exit codes (docs/sessions.md): 0 stdin ended and the server went quiet; 2 bad flags; 3 no node answered, or none took the session back; 4 configure_session was refused. */
+  static final int EXIT_NO_NODE = 3;
+  static final int EXIT_CONFIGURE_FAILED = 4;
+  private static final long CONFIGURE_WAIT_MS = 15_000;
+
   @Option(names = "--agent", description = "The agent to drive (configure_session's agent_id).")
   String agent;
 
@@ -68,10 +73,18 @@ public final class SessionCommand implements Callable<Integer> {
       : List.of(URI.create("http://127.0.0.1:" + NodeSettings.HTTP_PORT.get(System.getenv())));
     Vertx vertx = Vertx.vertx();
     try {
-      NdjsonSession session = new NdjsonSession(vertx, nodes, token, configure, System.out, () -> System.exit(3));
+      NdjsonSession session = new NdjsonSession(vertx, nodes, token, configure, System.out, () -> System.exit(EXIT_NO_NODE));
       if (!session.connect()) {
         System.err.println("conclave session: no node answered at " + nodes);
-        return 3;
+        return EXIT_NO_NODE;
+      }
+      JsonObject answer = session.awaitConfigured(CONFIGURE_WAIT_MS);
+      if (!"session_configured".equals(answer.getString("type"))) {
+        // the answer is on stdout too (as every event); stderr says why the command stops
+        System.err.println("conclave session: configure_session failed: " + answer.getString("code", "error") + ": "
+          + answer.getString("message", answer.encode()));
+        session.close();
+        return EXIT_CONFIGURE_FAILED;
       }
       try (BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8))) {
         String line;

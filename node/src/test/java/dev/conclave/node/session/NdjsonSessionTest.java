@@ -72,6 +72,46 @@ class NdjsonSessionTest {
     }
   }
 
+  @Test
+  void aRefusedConfigureExitsWithFourAndSaysWhy() throws Exception {
+    try (GatewayFixture gateway = GatewayFixture.start()) {
+      java.nio.file.Path tokenFile = java.nio.file.Files.createTempFile("session", ".token");
+      java.nio.file.Files.writeString(tokenFile, gateway.node().adminToken());
+      Run run = run("--agent", "no-such-agent", "--url", "http://127.0.0.1:" + gateway.node().httpPort(), "--token-file", tokenFile.toString());
+      assertThat(run.code()).isEqualTo(SessionCommand.EXIT_CONFIGURE_FAILED);
+      assertThat(run.err()).contains("configure_session failed: ");
+    }
+  }
+
+  @Test
+  void noNodeExitsWithThreeAfterOneLinePerNode() throws Exception {
+    java.nio.file.Path tokenFile = java.nio.file.Files.createTempFile("session", ".token");
+    java.nio.file.Files.writeString(tokenFile, "not-used");
+    Run run = run("--agent", "a", "--url", "http://127.0.0.1:" + FreePorts.next(), "--token-file", tokenFile.toString());
+    assertThat(run.code()).isEqualTo(SessionCommand.EXIT_NO_NODE);
+    assertThat(run.err().lines().filter(l -> l.contains("cannot reach")).count()).isEqualTo(1);
+    assertThat(run.err()).contains("no node answered");
+  }
+
+  private record Run(int code, String err) {
+  }
+
+  /** Runs the command in this JVM, with stderr captured. */
+  private static synchronized Run run(String... args) {
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    PrintStream old = System.err;
+    java.io.InputStream oldIn = System.in;
+    System.setErr(new PrintStream(err, true, StandardCharsets.UTF_8));
+    System.setIn(new java.io.ByteArrayInputStream(new byte[0])); // no submissions: stdin ends at once
+    try {
+      int code = new picocli.CommandLine(new SessionCommand()).execute(args);
+      return new Run(code, err.toString(StandardCharsets.UTF_8));
+    } finally {
+      System.setErr(old);
+      System.setIn(oldIn);
+    }
+  }
+
   private static TestNode.Builder clustered(PgUrl db, String members, int hazelcastPort) {
     return TestNode.builder().database(db)
       .env("CONCLAVE_AUTH_SECRET", SECRET)
