@@ -16,6 +16,7 @@ import dev.conclave.platform.auth.TokenStore;
 import dev.conclave.platform.config.ConclaveConfig;
 import dev.conclave.platform.config.NodeSettings;
 import dev.conclave.platform.db.EmbeddedPostgresServer;
+import dev.conclave.platform.runtime.DataDirOwner;
 import dev.conclave.platform.db.Migrations;
 import dev.conclave.platform.db.PgPools;
 import dev.conclave.platform.db.PgUrl;
@@ -106,14 +107,35 @@ final class TokenCommand implements Callable<Integer> {
       return keys(config);
     }
     EmbeddedPostgresServer started = null;
+    DataDirOwner owner = null;
     PgUrl url;
     if (config.pgUrl().isPresent()) {
       url = config.pgUrl().get();
     } else {
-      Optional<PgUrl> running = EmbeddedPostgresServer.runningUrl(config.embeddedPgDir());
-      if (running.isPresent()) {
+      Optional<DataDirOwner.Holder> live = DataDirOwner.liveHolder(config.dataDir());
+      Optional<DataDirOwner.Holder> last = live.or(() -> DataDirOwner.lastHolder(config.dataDir()));
+      if (last.isPresent() && !last.get().embeddedDatabase()) {
+        // a node of a cluster: its database is elsewhere, and a new one here would be a different Conclave
+        System.err.println("token: the node on " + config.dataDir() + " (" + last.get().describe() + ") uses an external PostgreSQL;"
+          + " set CONCLAVE_PG_URL (and CONCLAVE_AUTH_SECRET) as that node has them");
+        return 2;
+      }
+      if (live.isPresent()) {
+        Optional<PgUrl> running = EmbeddedPostgresServer.runningUrl(config.embeddedPgDir());
+        if (running.isEmpty()) {
+          System.err.println("token: " + config.dataDir() + " is held by " + live.get().describe()
+            + ", whose PostgreSQL is not running yet; try again when it is ready");
+          return 3;
+        }
         url = running.get();
       } else {
+        DataDirOwner.Attempt attempt = DataDirOwner.acquire(config.dataDir(), "token", true);
+        if (attempt instanceof DataDirOwner.Held held) {
+          System.err.println("token: " + config.dataDir() + " was just taken by " + held.holder().describe() + "; try again");
+          return 3;
+        }
+        owner = ((DataDirOwner.Acquired) attempt).owner();
+        System.err.println("token: starting the embedded PostgreSQL of " + config.dataDir() + " (no node is running on it)");
         started = EmbeddedPostgresServer.start(config.embeddedPgDir(), 0, Map.of());
         url = started.url();
       }
@@ -142,6 +164,9 @@ final class TokenCommand implements Callable<Integer> {
       await(vertx.close());
       if (started != null) {
         started.close();
+      }
+      if (owner != null) {
+        owner.close();
       }
     }
   }

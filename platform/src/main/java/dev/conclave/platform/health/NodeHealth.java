@@ -16,7 +16,8 @@ import java.util.function.Supplier;
 
 /**
  * The node's health: {@code /health/live}, {@code /health/ready} and the standard gRPC health
- * service all answer from the same checks. Ready means the database answers, every deployed
+ * service all answer from the same checks. Ready means the database answers (a pooled connection and
+ * a new one), every deployed
  * verticle has started and the node is not draining (and, when clustered, the cluster is safe).
  */
 public final class NodeHealth {
@@ -27,11 +28,18 @@ public final class NodeHealth {
   private final HealthChecks checks;
   private final Readiness readiness;
 
-  public NodeHealth(Vertx vertx, Pool pool, Readiness readiness) {
+  /**
+   * @param connect opens a new connection to the node's database, outside the pool: the pool's open
+   *                connections keep working while the server refuses new ones (shutting down, out of
+   *                connection slots), and readiness must see that
+   */
+  public NodeHealth(Vertx vertx, Pool pool, Supplier<Future<io.vertx.sqlclient.SqlConnection>> connect, Readiness readiness) {
     this.vertx = vertx;
     this.readiness = readiness;
     this.checks = HealthChecks.create(vertx);
+    FreshConnectionCheck fresh = new FreshConnectionCheck(vertx, connect);
     checks.register("database", CHECK_TIMEOUT_MS, promise -> pool.query("SELECT 1").execute()
+      .compose(rows -> fresh.check())
       .onSuccess(rows -> promise.complete(Status.OK()))
       .onFailure(err -> promise.complete(Status.KO(new JsonObject().put("error", String.valueOf(err.getMessage()))))));
     checks.register("verticles", CHECK_TIMEOUT_MS, promise -> promise.complete(

@@ -64,6 +64,7 @@ public final class NodeRuntime {
 
   private final ConclaveConfig config;
   private final NodeDatabase database;
+  private final DataDirOwner owner;
   private final Vertx vertx;
   private final Pool pool;
   private final NodeContext context;
@@ -75,11 +76,12 @@ public final class NodeRuntime {
   /** This node's claim on its database, when a role needs one ({@link RoleModule#oneClusterPerDatabase}). */
   private final Optional<DatabaseClaim> claim;
 
-  private NodeRuntime(ConclaveConfig config, NodeDatabase database, Vertx vertx, Pool pool, NodeContext context,
+  private NodeRuntime(ConclaveConfig config, DataDirOwner owner, NodeDatabase database, Vertx vertx, Pool pool, NodeContext context,
                       List<RunningRole> roles, String edgeDeployment, int grpcPort, int httpPort, Optional<DatabaseClaim> claim) {
     this.config = config;
     this.claim = claim;
     this.database = database;
+    this.owner = owner;
     this.vertx = vertx;
     this.pool = pool;
     this.context = context;
@@ -94,8 +96,16 @@ public final class NodeRuntime {
     long t0 = System.nanoTime();
     LOG.info("starting node={} roles={} data={}", config.nodeId(),
       config.roles().stream().map(Object::toString).collect(Collectors.joining(",")), config.dataDir());
-    SecretsKey.Resolved secretsKey = SecretsKey.resolve(config);
-    NodeDatabase database = NodeDatabase.open(config);
+    DataDirOwner owner = holdDataDir(config);
+    SecretsKey.Resolved secretsKey;
+    NodeDatabase database;
+    try {
+      secretsKey = SecretsKey.resolve(config);
+      database = NodeDatabase.open(config);
+    } catch (RuntimeException e) {
+      owner.close();
+      throw e;
+    }
     Vertx vertx = null;
     DatabaseClaim claim = null;
     try {
@@ -109,7 +119,9 @@ public final class NodeRuntime {
       Pool pool = PgPools.create(vertx, database.url(), config.pgPoolSize(), config.pgPoolWaitQueue());
       Secrets secrets = await(Secrets.start(pool, secretsKey), "check the secrets key");
       Readiness readiness = new Readiness();
-      NodeHealth health = new NodeHealth(vertx, pool, readiness);
+      Vertx v = vertx;
+      io.vertx.pgclient.PgConnectOptions direct = PgPools.connectOptions(vertx, database.url());
+      NodeHealth health = new NodeHealth(vertx, pool, () -> io.vertx.pgclient.PgConnection.connect(v, direct).map(c -> c), readiness);
       if (vertx.isClustered()) {
         health.registerProcedure("cluster", io.vertx.spi.cluster.hazelcast.ClusterHealthCheck.createProcedure(vertx));
       }
@@ -160,7 +172,8 @@ public final class NodeRuntime {
       readiness.started();
       LOG.info("ready node={} grpc={}:{} http=http://{}:{} admin-token={} took={}ms", config.nodeId(), config.advertisedHost(), grpcPort,
         config.advertisedHost(), httpPort, config.adminTokenFile(), (System.nanoTime() - t0) / 1_000_000);
-      return new NodeRuntime(config, database, vertx, pool, context, running, edgeId, grpcPort, httpPort, Optional.ofNullable(claim));
+      owner.endpoints("grpc=" + config.advertisedHost() + ":" + grpcPort + " http=http://" + config.advertisedHost() + ":" + httpPort);
+      return new NodeRuntime(config, owner, database, vertx, pool, context, running, edgeId, grpcPort, httpPort, Optional.ofNullable(claim));
     } catch (RuntimeException e) {
       if (vertx != null) {
         try {
@@ -170,8 +183,22 @@ public final class NodeRuntime {
         }
       }
       database.close();
+      owner.close();
       throw e;
     }
+  }
+
+  /**
+   * Takes the data dir for this node: a second node, or the {@code postgres} command, on the same dir
+   * would share its files and take its embedded PostgreSQL for an orphan.
+   */
+  private static DataDirOwner holdDataDir(ConclaveConfig config) {
+    DataDirOwner.Attempt attempt = DataDirOwner.acquire(config.dataDir(), "node", config.pgUrl().isEmpty());
+    if (attempt instanceof DataDirOwner.Held held) {
+      throw new dev.conclave.settings.ConfigException(dev.conclave.platform.config.NodeSettings.DATA_DIR.name(),
+        config.dataDir() + " is in use by " + held.holder().describe() + "; stop it first, or give this node a data dir of its own");
+    }
+    return ((DataDirOwner.Acquired) attempt).owner();
   }
 
   private static TokenService startAuth(Vertx vertx, ConclaveConfig config, Pool pool, Clock clock) {
@@ -213,6 +240,7 @@ public final class NodeRuntime {
     bounded(pool.close(), Duration.ofSeconds(5), "close the database pool");
     bounded(vertx.close(), grace, "close Vert.x");
     database.close();
+    owner.close();
     LOG.info("stopped node={} took={}ms", config.nodeId(), (System.nanoTime() - t0) / 1_000_000);
   }
 

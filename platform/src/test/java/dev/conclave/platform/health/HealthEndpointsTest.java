@@ -84,6 +84,19 @@ class HealthEndpointsTest {
   }
 
   @Test
+  void notReadyWhenTheDatabaseRefusesNewConnectionsWhilePooledOnesStillWork() throws Exception {
+    // what `postgres` stopping the node's server looked like: open connections answer, new ones are refused
+    String db = node.database().database();
+    try {
+      TestDatabase.execute(node.database().withDatabase("postgres"), "ALTER DATABASE " + db + " WITH ALLOW_CONNECTIONS false");
+      assertThat(eventually(503)).as("ready while new connections are refused").isEqualTo(503);
+    } finally {
+      TestDatabase.execute(node.database().withDatabase("postgres"), "ALTER DATABASE " + db + " WITH ALLOW_CONNECTIONS true");
+    }
+    assertThat(eventually(200)).as("ready once new connections are taken again").isEqualTo(200);
+  }
+
+  @Test
   void metricsArePrometheusTextWithJvmAndVertxMetrics() {
     HttpResponse<Buffer> metrics = get("/metrics");
     assertThat(metrics.statusCode()).isEqualTo(200);
