@@ -86,8 +86,10 @@ public final class GrpcAuthGate implements Handler<HttpServerRequest> {
             verified = Future.failedFuture(e);
           }
           verified.onComplete(ar -> {
+            // a client that cancelled while its credentials were checked is gone: nothing to admit or answer
+            boolean gone = request.response().closed();
             if (ar.succeeded()) {
-              if (admitted(request, ar.result())) {
+              if (!gone && admitted(request, ar.result())) {
                 handoff.put(request.headers(), ar.result());
                 server.handle(request);
                 request.resume();
@@ -95,7 +97,9 @@ public final class GrpcAuthGate implements Handler<HttpServerRequest> {
             } else {
               ConclaveException e = Failures.classify(ar.cause());
               handoff.authenticationFailed(request, e);
-              GrpcFailures.reject(request.response(), e);
+              if (!gone) {
+                GrpcFailures.reject(request.response(), e);
+              }
             }
           });
           return;
