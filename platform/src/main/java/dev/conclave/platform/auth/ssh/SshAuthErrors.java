@@ -17,8 +17,13 @@ public final class SshAuthErrors {
     return unauthenticated("ssh_header_missing", header + " is missing; SSH agent authentication needs " + HEADERS);
   }
 
+  static ConclaveException repeatedHeader(String header, int times) {
+    return unauthenticated("ssh_header_repeated", header + " was sent " + times + " times; each of " + HEADERS + " is sent exactly once");
+  }
+
   static ConclaveException badTimestamp(String value) {
-    return unauthenticated("ssh_timestamp_invalid", "x-ssh-timestamp must be unix seconds (a whole number), got '" + shorten(value) + "'");
+    return unauthenticated("ssh_timestamp_invalid", "x-ssh-timestamp must be unix seconds written in decimal digits only, "
+      + "with no sign, space or leading zero (as signed), got '" + shorten(value) + "'");
   }
 
   static ConclaveException expired(long ageSeconds, long maxSeconds) {
@@ -87,6 +92,6 @@ public final class SshAuthErrors {
 
   /** Client-sent text echoed in a message stays short. */
   private static String shorten(String value) {
-    return value.length() <= 40 ? value : value.substring(0, 40) + "…";
+    return dev.conclave.platform.validation.TextRules.echo(value.length() <= 40 ? value : value.substring(0, 40) + "…");
   }
 }
