@@ -59,9 +59,11 @@ public final class GrpcAuthGate implements Handler<HttpServerRequest> {
   }
 
   @Override
-  public void handle(HttpServerRequest request) {
-    CallerHandoff.strip(request.headers());
-    boolean open = isPublic(request.path());
+  public void handle(HttpServerRequest received) {
+    CallerHandoff.strip(received.headers());
+    boolean open = isPublic(received.path());
+    // every message's compressed flag is read before Vert.x deframes it
+    HttpServerRequest request = StrictFrames.check(received, open);
     // the open services are decoded by Vert.x, which inflates without bound: they take no compression
     Optional<ConclaveException> encoding = GrpcMessages.admit(request.headers(), !open);
     if (encoding.isPresent()) {
