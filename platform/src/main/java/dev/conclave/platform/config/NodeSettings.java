@@ -117,6 +117,17 @@ public final class NodeSettings implements SettingCatalogue {
     .readBy(Reader.NODE)
     .describedAs("an HTTP connection (REST, console, event-bus bridge) with no traffic for this long is closed; the bridge's pings keep dashboards open")
     .byDefault("60");
+  public static final Setting<Duration> HTTP_HEADER_TIMEOUT = Setting.define("CONCLAVE_HTTP_HEADER_SECONDS", Parsers.SECONDS)
+    .readBy(Reader.NODE)
+    .describedAs("an HTTP request (REST, console, MCP, event-bus bridge, WebSocket upgrades) whose request line and headers have not "
+      + "all arrived this long after its connection opened or its previous request ended is answered 408 and its connection closed, "
+      + "however steadily its bytes trickle in")
+    .byDefault("10");
+  public static final Setting<Duration> HTTP_BODY_TIMEOUT = Setting.define("CONCLAVE_HTTP_BODY_SECONDS", Parsers.SECONDS)
+    .readBy(Reader.NODE)
+    .describedAs("an HTTP request body that has not all arrived this long after its headers is answered 408 and its connection "
+      + "closed; WebSockets, SockJS and responses that stream are not bounded by it")
+    .byDefault("30");
   public static final Setting<Integer> MAX_CALLS_PER_PRINCIPAL = Setting.define("CONCLAVE_MAX_CALLS_PER_PRINCIPAL", Parsers.POSITIVE)
     .readBy(Reader.NODE).describedAs("gRPC calls one principal may have in progress on one node; more get `RESOURCE_EXHAUSTED`")
     .byDefault("10000");
