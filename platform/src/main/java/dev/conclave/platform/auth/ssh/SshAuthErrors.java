@@ -74,6 +74,18 @@ public final class SshAuthErrors {
       + "; an admin registers it (AdminService.CreatePrincipal with pubkey or pubkey_fp)");
   }
 
+  static ConclaveException newKeysLimit(int perHour) {
+    return new ConclaveException(ErrorKind.RATE_LIMITED, "ssh_new_keys_limit", "this address has registered " + perHour
+      + " unknown SSH keys within the hour, the most it may (CONCLAVE_SSH_NEW_KEYS_PER_HOUR); try again later, or have an admin register "
+      + "the key (AdminService.CreatePrincipal with pubkey or pubkey_fp)");
+  }
+
+  static ConclaveException pendingLimit(int max) {
+    return new ConclaveException(ErrorKind.RATE_LIMITED, "ssh_pending_limit", max
+      + " agent principals made from unknown SSH keys already wait for an admin, the most there may be (CONCLAVE_SSH_PENDING_MAX); "
+      + "an admin approves or deletes some, or registers this key (AdminService.CreatePrincipal with pubkey or pubkey_fp)");
+  }
+
   static ConclaveException pending(UUID principalId, boolean justCreated) {
     return new ConclaveException(ErrorKind.PERMISSION_DENIED, "ssh_principal_pending",
       (justCreated ? "this key is new: it was registered as agent principal " + principalId + ", status pending; "
