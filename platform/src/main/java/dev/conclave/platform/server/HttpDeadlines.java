@@ -37,8 +37,8 @@ import java.util.concurrent.TimeUnit;
  *       have arrived within the deadline of the connection opening (its first request) or of the
  *       first byte of the request (a later one); between requests a kept-alive connection is left
  *       to the idle timeout. Read below the HTTP decoder, byte by byte, because Vert.x sees a request
- *       only once its headers are complete. A request cut off is answered 408 when nothing else is
- *       being answered on the connection, which is then closed.</li>
+ *       only once its headers are complete. A request cut off is answered 408 (a connection that
+ *       sent nothing is not answered), and its connection closed.</li>
  *   <li><b>Bodies</b> ({@code CONCLAVE_HTTP_BODY_SECONDS}): a request body must have arrived whole
  *       within the deadline of its headers; otherwise it is answered 408 ({@code body_timeout}) if
  *       its answer has not begun, and its connection closed. A request without a body ends with its
@@ -74,7 +74,7 @@ public final class HttpDeadlines {
       return;
     }
     ChannelPipeline pipeline = base.channel().pipeline();
-    if (pipeline.get(HttpRequestDecoder.class) == null || pipeline.get(RAW) != null) {
+    if (pipeline.get(HttpRequestDecoder.class) == null || pipeline.get("handler") == null || pipeline.get(RAW) != null) {
       return;
     }
     Watch watch = new Watch();
@@ -121,6 +121,8 @@ public final class HttpDeadlines {
 
     private Phase phase = Phase.BETWEEN;
     private ScheduledFuture<?> headerTimer;
+    /** Whether a byte of the request being waited for has arrived (a connection that sent none is closed without an answer). */
+    private boolean started;
     /** Requests whose response has not been written whole yet. */
     private int answering;
 
@@ -128,11 +130,14 @@ public final class HttpDeadlines {
     final ChannelInboundHandlerAdapter raw = new ChannelInboundHandlerAdapter() {
       @Override
       public void channelRead(ChannelHandlerContext ctx, Object msg) {
-        if (phase == Phase.BETWEEN && msg instanceof ByteBuf buf && buf.isReadable()) {
+        if (phase != Phase.DONE && msg instanceof ByteBuf buf && buf.isReadable()) {
           if (ctx.pipeline().get(HttpRequestDecoder.class) == null) {
             done(); // no longer HTTP
-          } else {
+          } else if (phase == Phase.BETWEEN) {
             headersFrom(ctx);
+            started = true;
+          } else if (phase == Phase.HEADERS) {
+            started = true;
           }
         }
         ctx.fireChannelRead(msg);
@@ -177,6 +182,7 @@ public final class HttpDeadlines {
 
     void headersFrom(ChannelHandlerContext ctx) {
       phase = Phase.HEADERS;
+      started = false;
       cancelHeaders();
       headerTimer = ctx.executor().schedule(() -> headersTimedOut(ctx), limits.headers().toMillis(), TimeUnit.MILLISECONDS);
     }
@@ -192,6 +198,11 @@ public final class HttpDeadlines {
       }
       phase = Phase.DONE;
       headerCut.increment();
+      if (!started) {
+        // a connection that never sent a byte of a request: nothing to answer
+        ctx.close();
+        return;
+      }
       String body = Problems.body(new ConclaveException(ErrorKind.INVALID_ARGUMENT, "header_timeout",
         "the request's line and headers did not arrive within " + limits.headers().toSeconds() + " s (CONCLAVE_HTTP_HEADER_SECONDS)"))
         .put("status", 408).put("title", "Request timeout").encode();
