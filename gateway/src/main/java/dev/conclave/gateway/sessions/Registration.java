@@ -88,6 +88,10 @@ final class Registration {
     if (badName.isPresent()) {
       return Future.failedFuture(GatewayErrors.badAgentName(badName.get()));
     }
+    Optional<String> badFeatures = featuresProblem(request.getProtocolFeaturesList());
+    if (badFeatures.isPresent()) {
+      return Future.failedFuture(GatewayErrors.invalid("RegisterAgent.protocol_features", badFeatures.get()));
+    }
     // the three reads are independent, so they run at once (after a node's death every round trip
     // counts, and presence may wait for the cluster to repartition); they are judged in order, and
     // only then does anything write
@@ -171,6 +175,28 @@ final class Registration {
         .onFailure(err -> LOG.debug("supersede not delivered agent={} node={} error={}", p.agentId(), p.node(), err.getMessage())));
       return mine;
     });
+  }
+
+  static final int MAX_FEATURES = 32;
+  static final int MAX_FEATURE = 64;
+
+  /**
+   * Why the protocol features are not acceptable: they are stored, kept in presence and logged, so
+   * there are at most {@link #MAX_FEATURES}, each a plain name (unknown ones pass, for features yet to come).
+   */
+  static Optional<String> featuresProblem(java.util.List<String> features) {
+    if (features.size() > MAX_FEATURES) {
+      return Optional.of("may name at most " + MAX_FEATURES + " features, got " + features.size());
+    }
+    for (String f : features) {
+      if (f.isEmpty() || f.length() > MAX_FEATURE) {
+        return Optional.of("entries must be 1 to " + MAX_FEATURE + " characters, got " + f.length());
+      }
+      if (!f.chars().allMatch(c -> (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-' || c == '.')) {
+        return Optional.of("entries may contain only ASCII letters, digits, '_', '-' and '.', got '" + TextRules.echo(f) + "'");
+      }
+    }
+    return Optional.empty();
   }
 
   private static String suggestId(String agentId) {

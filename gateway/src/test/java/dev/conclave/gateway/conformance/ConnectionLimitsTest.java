@@ -132,6 +132,36 @@ class ConnectionLimitsTest {
     }
   }
 
+  /**
+   * Issue 40, finding 4: StreamEvents opened and cancelled at once, many in a row on one connection,
+   * left their slots held, and the principal was refused every new call on any connection.
+   */
+  @Test
+  void callsCancelledRightAfterTheyStartGiveTheirSlotsBack() throws Exception {
+    try (RawAgent agent = gw.connect("hasty", gw.agentToken("hasty"))) {
+      String token = gw.token(gw.newPrincipal(PrincipalType.CLIENT, "canceller", PrincipalStatus.APPROVED, List.of("admin")));
+      try (GrpcCalls calls = new GrpcCalls(gw.vertx(), gw.node().grpcPort())) {
+        for (int i = 0; i < 20 * MAX_CALLS; i++) {
+          var request = GatewayFixture.await(calls.open(dev.conclave.proto.coven.ClientServiceGrpcClient.StreamEvents, GrpcCalls.bearer(token)));
+          request.end(dev.conclave.proto.coven.StreamEventsRequest.newBuilder().setConversationKey("hasty").build());
+          Thread.sleep(i % 3);
+          request.cancel();
+        }
+      }
+      // every slot comes back once the cancels have been read: a new call is admitted, on a new connection
+      long deadline = System.currentTimeMillis() + 10_000;
+      GrpcStatus refusal;
+      do {
+        try (GrpcCalls fresh = new GrpcCalls(gw.vertx(), gw.node().grpcPort());
+             EventTap tap = new Clients(fresh, token).stream("hasty", null)) {
+          refusal = waitEnded(tap, 300) ? tap.awaitEnd() : null;
+        }
+      } while (refusal != null && System.currentTimeMillis() < deadline);
+      assertThat(refusal).as("a call after the cancelled ones (null: admitted)").isNull();
+      assertThat(agent.ended()).isFalse();
+    }
+  }
+
   @Test
   void connectionsBeyondThePrincipalsLimitAreRefused() throws Exception {
     try (RawAgent agent = gw.connect("spread", gw.agentToken("spread"))) {
@@ -183,6 +213,29 @@ class ConnectionLimitsTest {
     } finally {
       sockets.forEach(SessionSocket::close);
     }
+  }
+
+  /** Upgrades to a session socket whose client goes away at once give their place back, however early. */
+  @Test
+  void sessionSocketsClosedDuringTheUpgradeGiveTheirPlaceBack() throws Exception {
+    String token = gw.token(gw.newPrincipal(PrincipalType.CLIENT, "quitter", PrincipalStatus.APPROVED, List.of("admin")));
+    byte[] upgrade = ("GET /api/v1/sessions HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+      + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\nAuthorization: Bearer " + token + "\r\n\r\n")
+      .getBytes(StandardCharsets.US_ASCII);
+    for (int i = 0; i < 20 * MAX_CONNECTIONS; i++) {
+      try (Socket s = new Socket("127.0.0.1", gw.node().httpPort())) {
+        s.getOutputStream().write(upgrade);
+        s.getOutputStream().flush();
+        Thread.sleep(i % 3);
+      }
+    }
+    long deadline = System.currentTimeMillis() + 10_000;
+    Integer refused = refusedUpgrade(token);
+    while (refused != null && System.currentTimeMillis() < deadline) {
+      Thread.sleep(200);
+      refused = refusedUpgrade(token);
+    }
+    assertThat(refused).as("an upgrade after the abandoned ones").isNull();
   }
 
   /** The status an upgrade to a session socket was refused with, or null when it opened (then it is closed again). */

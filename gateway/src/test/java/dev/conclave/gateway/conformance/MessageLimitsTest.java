@@ -130,6 +130,17 @@ class MessageLimitsTest {
     assertThat(answer.grpcMessage()).contains("message_too_large");
   }
 
+  /** The agent's stream decodes its frames itself: a compressed flag other than 0 or 1 is refused there too (issue 40, finding 11). */
+  @Test
+  void aCompressedFlagOtherThanZeroOrOneIsRefusedOnAnAgentStream() {
+    byte[] register = AgentMessage.newBuilder().setRegister(RegisterAgent.newBuilder().setAgentId("flagged").setName("flagged"))
+      .build().toByteArray();
+    var answer = wire.call("/coven.CovenControl/AgentStream", Map.of("authorization", "Bearer " + gw.agentToken("flagged")),
+      GrpcWire.frame(0xFF, register), PATIENCE);
+    assertThat(answer.grpcStatus()).as(answer.toString()).isEqualTo(String.valueOf(GrpcStatus.INVALID_ARGUMENT.code));
+    assertThat(answer.grpcMessage()).contains("compressed_flag_invalid");
+  }
+
   @Test
   void anOpenServiceCallWithoutAMessageIsAnsweredNotLeftWaiting() {
     var answer = wire.call("/grpc.health.v1.Health/Check", Map.of(), new byte[0], PATIENCE);

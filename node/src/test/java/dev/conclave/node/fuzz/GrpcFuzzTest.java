@@ -205,6 +205,10 @@ class GrpcFuzzTest {
       if (status == null) {
         found.add("the call ended without a grpc-status", "headers " + o.headers() + ", trailers " + o.trailers() + ", body "
           + Hostile.show(o.body()));
+      } else if (status.equals("0") && !c.frames().isEmpty() && c.frames().get(0).flag() > 1 && c.contentType() != null
+        && !c.contentType().startsWith("application/grpc-web-text")) {
+        // nothing before it reached the service: the gRPC spec allows a compressed flag of 0 or 1 only
+        found.add("a message with compressed flag " + c.frames().get(0).flag() + " was accepted", "headers " + o.headers());
       } else if (status.equals("13") || status.equals("2")) {
         String message = decode(o.grpcMessage());
         found.add("grpc-status " + (status.equals("13") ? "INTERNAL" : "UNKNOWN") + " "

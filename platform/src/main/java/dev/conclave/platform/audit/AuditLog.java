@@ -1,12 +1,12 @@
 package dev.conclave.platform.audit;
 
 import dev.conclave.platform.db.BatchWriter;
+import dev.conclave.platform.db.sql.SqlFile;
 import dev.conclave.platform.metrics.MetricNames;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.sqlclient.Pool;
-import io.vertx.sqlclient.Tuple;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -17,11 +17,13 @@ import java.util.UUID;
 /**
  * Writes the audit log ({@code auth.audit}). Recording never holds the audited call up: entries are
  * written in batches ({@link BatchWriter}); an entry that cannot be kept is counted and logged. Old
- * entries are deleted after the retention.
+ * entries are deleted after the retention. Failed authentications are counted and sampled
+ * ({@link FailedLogins}), not written one by one.
  */
 public final class AuditLog {
 
   private static final Logger LOG = LoggerFactory.getLogger(AuditLog.class);
+  private static final SqlFile SQL = SqlFile.of(AuditLog.class, "audit.sql");
   static final int MAX_QUEUED = 50_000;
   static final int BATCH = 500;
   static final long FLUSH_MS = 250;
@@ -31,18 +33,26 @@ public final class AuditLog {
   private final Pool pool;
   private final String node;
   private final BatchWriter<AuditEvent> writer;
+  private final FailedLogins failedLogins;
 
   public AuditLog(Pool pool, String node, MeterRegistry metrics) {
     this.pool = pool;
     this.node = node;
     this.writer = new BatchWriter<>("audit entries", MAX_QUEUED, BATCH, this::insert, metrics.counter(MetricNames.AUDIT_ENTRIES_LOST));
+    this.failedLogins = new FailedLogins(this, metrics);
   }
 
-  /** Starts the batch writer and the retention sweep. */
+  /** Starts the batch writer and the retention sweep, with the default sampling of failed authentications. */
   public void start(Vertx vertx, Duration retention) {
+    start(vertx, retention, FailedLogins.DEFAULTS);
+  }
+
+  /** Starts the batch writer, the retention sweep and the windows of failed authentications. */
+  public void start(Vertx vertx, Duration retention, FailedLogins.Limits sampling) {
     writer.start(vertx, FLUSH_MS);
-    vertx.setPeriodic(RETENTION_SWEEP_MS, t -> pool.preparedQuery("DELETE FROM auth.audit WHERE at < now() - $1::interval")
-      .execute(Tuple.of(retention.toDays() + " days"))
+    failedLogins.limits(sampling);
+    vertx.setPeriodic(sampling.window().toMillis(), t -> failedLogins.endWindow());
+    vertx.setPeriodic(RETENTION_SWEEP_MS, t -> SQL.get("DeleteOlder").with("retention", retention.toDays() + " days").execute(pool)
       .onFailure(err -> LOG.warn("audit: retention sweep failed error={}", err.getMessage())));
   }
 
@@ -50,8 +60,17 @@ public final class AuditLog {
     writer.add(event);
   }
 
-  /** Writes what is queued; also before the node stops. */
+  /**
+   * A call refused before any caller was known (no, or bad, credentials): counted, and audited as
+   * {@code auth.failed} with {@code code}, sampled per source address and code ({@link FailedLogins}).
+   */
+  public void authenticationFailed(String target, String code, String remote) {
+    failedLogins.failed(target, code, remote);
+  }
+
+  /** Writes what is queued, the current window's failed authentications included; also before the node stops. */
   public Future<Void> flush() {
+    failedLogins.endWindow();
     return writer.flush();
   }
 
@@ -64,6 +83,7 @@ public final class AuditLog {
     String[] outcomes = new String[n];
     String[] details = new String[n];
     String[] remotes = new String[n];
+    Integer[] counts = new Integer[n];
     for (int i = 0; i < n; i++) {
       AuditEvent e = events.get(i);
       actors[i] = e.actorId().orElse(null);
@@ -73,11 +93,11 @@ public final class AuditLog {
       outcomes[i] = e.outcome().wire();
       details[i] = e.detail() == null || e.detail().isEmpty() ? null : cut(e.detail());
       remotes[i] = cut(e.remote());
+      counts[i] = Math.max(1, e.count());
     }
-    return pool.preparedQuery("INSERT INTO auth.audit (actor_id, actor_type, action, target, outcome, detail, remote, node)"
-        + " SELECT a, t, ac, tg, o, d, r, $8 FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[])"
-        + " AS x(a, t, ac, tg, o, d, r)")
-      .execute(Tuple.from(new Object[] {actors, types, actions, targets, outcomes, details, remotes, node}))
+    return SQL.get("InsertBatch").with("actors", actors).with("types", types).with("actions", actions).with("targets", targets)
+      .with("outcomes", outcomes).with("details", details).with("remotes", remotes).with("counts", counts).with("node", node)
+      .execute(pool)
       .mapEmpty();
   }
 

@@ -1,11 +1,11 @@
 package dev.conclave.platform.audit;
 
+import dev.conclave.platform.db.sql.SqlFile;
 import io.vertx.core.Future;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import io.vertx.sqlclient.Pool;
 import io.vertx.sqlclient.Row;
-import io.vertx.sqlclient.Tuple;
 
 import java.time.Instant;
 import java.time.ZoneOffset;
@@ -13,13 +13,15 @@ import java.time.format.DateTimeFormatter;
 import java.util.Optional;
 import java.util.UUID;
 
-/** Reads the audit log, newest first, with filters and cursor paging. */
+/** Reads the audit log, newest first, with filters and cursor paging; each entry with the number of acts it stands for ({@code count}). */
 public final class AuditQuery {
 
   /** What to look for; every filter is optional. {@code before} is a cursor: entries older than it. */
   public record Filter(Optional<UUID> actor, Optional<String> actionPrefix, Optional<String> targetContains, Optional<String> outcome,
                        Optional<Instant> since, Optional<Instant> until, Optional<Long> before, int limit) {
   }
+
+  private static final SqlFile SQL = SqlFile.of(AuditQuery.class, "audit.sql");
 
   private final Pool pool;
 
@@ -29,14 +31,12 @@ public final class AuditQuery {
 
   /** {@code {"entries": [...], "nextCursor"?}}; a page ends where {@code nextCursor} continues. */
   public Future<JsonObject> page(Filter f) {
-    return pool.preparedQuery("SELECT id, at, actor_id, actor_type, action, target, outcome, detail, remote, node FROM auth.audit"
-        + " WHERE ($1::uuid IS NULL OR actor_id = $1) AND ($2::text IS NULL OR action LIKE $2 || '%')"
-        + " AND ($3::text IS NULL OR strpos(target, $3) > 0) AND ($4::text IS NULL OR outcome = $4)"
-        + " AND ($5::timestamptz IS NULL OR at >= $5) AND ($6::timestamptz IS NULL OR at <= $6) AND ($7::bigint IS NULL OR id < $7)"
-        + " ORDER BY id DESC LIMIT $8")
-      .execute(Tuple.from(new Object[] {f.actor().orElse(null), f.actionPrefix().orElse(null), f.targetContains().orElse(null),
-        f.outcome().orElse(null), f.since().map(t -> t.atOffset(ZoneOffset.UTC)).orElse(null),
-        f.until().map(t -> t.atOffset(ZoneOffset.UTC)).orElse(null), f.before().orElse(null), f.limit() + 1}))
+    return SQL.get("Page").with("actor", f.actor().orElse(null)).with("action_prefix", f.actionPrefix().orElse(null))
+      .with("target", f.targetContains().orElse(null)).with("outcome", f.outcome().orElse(null))
+      .with("since", f.since().map(t -> t.atOffset(ZoneOffset.UTC)).orElse(null))
+      .with("until", f.until().map(t -> t.atOffset(ZoneOffset.UTC)).orElse(null)).with("before", f.before().orElse(null))
+      .with("limit", f.limit() + 1)
+      .execute(pool)
       .map(rows -> {
         JsonArray entries = new JsonArray();
         long last = -1;
@@ -65,7 +65,8 @@ public final class AuditQuery {
       .put("target", r.getString("target"))
       .put("outcome", r.getString("outcome"))
       .put("remote", r.getString("remote"))
-      .put("node", r.getString("node"));
+      .put("node", r.getString("node"))
+      .put("count", r.getInteger("count"));
     UUID actor = r.getUUID("actor_id");
     if (actor != null) {
       json.put("actorId", actor.toString());

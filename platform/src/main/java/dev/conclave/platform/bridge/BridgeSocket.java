@@ -32,6 +32,7 @@ final class BridgeSocket {
   /** The principals this socket is counted against (ConnectionGuard), each once. */
   private final Set<UUID> heldFor = new HashSet<>();
   private final List<Runnable> releases = new ArrayList<>();
+  private boolean released;
   /** Characters written to the socket that it has not taken yet. */
   long unwritten;
   boolean closed;
@@ -61,11 +62,17 @@ final class BridgeSocket {
     return !heldFor.isEmpty();
   }
 
+  /** Runs {@code release} when the socket closes; at once if it already has, so that nothing is held for a socket gone. */
   void onRelease(Runnable release) {
-    releases.add(release);
+    if (released) {
+      release.run();
+    } else {
+      releases.add(release);
+    }
   }
 
   void releaseAll() {
+    released = true;
     releases.forEach(Runnable::run);
     releases.clear();
   }

@@ -117,6 +117,17 @@ public final class NodeSettings implements SettingCatalogue {
     .readBy(Reader.NODE)
     .describedAs("an HTTP connection (REST, console, event-bus bridge) with no traffic for this long is closed; the bridge's pings keep dashboards open")
     .byDefault("60");
+  public static final Setting<Duration> HTTP_HEADER_TIMEOUT = Setting.define("CONCLAVE_HTTP_HEADER_SECONDS", Parsers.SECONDS)
+    .readBy(Reader.NODE)
+    .describedAs("an HTTP request (REST, console, MCP, event-bus bridge, WebSocket upgrades) whose request line and headers have not "
+      + "all arrived this long after its connection opened or its previous request ended is answered 408 and its connection closed, "
+      + "however steadily its bytes trickle in")
+    .byDefault("10");
+  public static final Setting<Duration> HTTP_BODY_TIMEOUT = Setting.define("CONCLAVE_HTTP_BODY_SECONDS", Parsers.SECONDS)
+    .readBy(Reader.NODE)
+    .describedAs("an HTTP request body that has not all arrived this long after its headers is answered 408 and its connection "
+      + "closed; WebSockets, SockJS and responses that stream are not bounded by it")
+    .byDefault("30");
   public static final Setting<Integer> MAX_CALLS_PER_PRINCIPAL = Setting.define("CONCLAVE_MAX_CALLS_PER_PRINCIPAL", Parsers.POSITIVE)
     .readBy(Reader.NODE).describedAs("gRPC calls one principal may have in progress on one node; more get `RESOURCE_EXHAUSTED`")
     .byDefault("10000");
@@ -134,6 +145,27 @@ public final class NodeSettings implements SettingCatalogue {
       + "principal has that key: `reject` (`UNAUTHENTICATED`), `pending` (a pending agent principal is created; an admin approves it) "
       + "or `approve` (an approved agent principal at once: anyone who reaches the gRPC port becomes an agent)")
     .byDefault("pending");
+  public static final Setting<Duration> AUTH_FAILURE_WINDOW = Setting.define("CONCLAVE_AUTH_FAILURE_WINDOW_SECONDS", Parsers.SECONDS)
+    .readBy(Reader.NODE)
+    .describedAs("failed authentications are audited once per source address and reason per window of this length, as they happen, "
+      + "and the rest of the window's as one entry with their count when it ends (`auth.failed`); each is counted in "
+      + "`conclave_auth_failures_total`")
+    .byDefault("60");
+  public static final Setting<Integer> AUTH_FAILURE_SOURCES = Setting.define("CONCLAVE_AUTH_FAILURE_SOURCES", Parsers.POSITIVE)
+    .readBy(Reader.NODE)
+    .describedAs("source address and reason pairs a node audits failed authentications of separately per window; failures from "
+      + "further sources are audited together, with source `*`")
+    .byDefault("100");
+  public static final Setting<Integer> SSH_PENDING_MAX = Setting.define("CONCLAVE_SSH_PENDING_MAX", Parsers.POSITIVE)
+    .readBy(Reader.NODE)
+    .describedAs("pending agent principals that unknown SSH keys may create, in all (`CONCLAVE_SSH_UNKNOWN_KEYS=pending`); further "
+      + "unknown keys are refused (`RESOURCE_EXHAUSTED`, `ssh_pending_limit`) until an admin approves or deletes some")
+    .byDefault("100");
+  public static final Setting<Integer> SSH_NEW_KEYS_PER_HOUR = Setting.define("CONCLAVE_SSH_NEW_KEYS_PER_HOUR", Parsers.POSITIVE)
+    .readBy(Reader.NODE)
+    .describedAs("agent principals one source address may create from unknown SSH keys per hour on one node (policies `pending` "
+      + "and `approve`); further ones are refused (`RESOURCE_EXHAUSTED`, `ssh_new_keys_limit`)")
+    .byDefault("10");
   /** Read by logback.xml ({@code ${CONCLAVE_LOG_LEVEL:-INFO}}), not by Java code: the default is written there too. */
   public static final Setting<String> LOG_LEVEL = Setting.define("CONCLAVE_LOG_LEVEL", Parsers.TEXT)
     .readBy(Reader.NODE, Reader.CLI).describedAs("log level of Conclave's own loggers")

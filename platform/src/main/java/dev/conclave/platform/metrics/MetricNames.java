@@ -54,6 +54,8 @@ public final class MetricNames {
   public static final String PACKS_CONNECTED = "conclave_packs_connected";
   /** MCP JSON-RPC requests; tag {@code method}. */
   public static final String PACKS_MCP_REQUESTS = "conclave_packs_mcp_requests";
+  /** Failed authentications (bad, missing or refused credentials), each one; tag {@code code}: the refusal's code. */
+  public static final String AUTH_FAILURES = "conclave_auth_failures";
   /** Audit entries that could not be written (queue full, database down too long). */
   public static final String AUDIT_ENTRIES_LOST = "conclave_audit_entries_lost";
 

@@ -2,6 +2,7 @@ package dev.conclave.platform.runtime;
 
 import dev.conclave.platform.access.AgentAccess;
 import dev.conclave.platform.audit.AuditLog;
+import dev.conclave.platform.audit.FailedLogins;
 import dev.conclave.platform.auth.AdminBootstrap;
 import dev.conclave.platform.auth.LiveCredentials;
 import dev.conclave.platform.auth.PrincipalStore;
@@ -16,6 +17,7 @@ import dev.conclave.platform.cluster.ClusterMembership;
 import dev.conclave.platform.cluster.DatabaseClaim;
 import dev.conclave.platform.cluster.VertxBootstrap;
 import dev.conclave.platform.config.ConclaveConfig;
+import dev.conclave.platform.config.NodeSettings;
 import dev.conclave.platform.db.Migrations;
 import dev.conclave.platform.db.NodeDatabase;
 import dev.conclave.platform.db.PgPools;
@@ -139,7 +141,8 @@ public final class NodeRuntime {
         claim = held;
       }
       AuditLog audit = new AuditLog(pool, config.nodeId(), metrics.registry());
-      audit.start(vertx, config.auditRetention());
+      audit.start(vertx, config.auditRetention(), new FailedLogins.Limits(config.get(NodeSettings.AUTH_FAILURE_WINDOW),
+        config.get(NodeSettings.AUTH_FAILURE_SOURCES)));
       NodeContext context = new NodeContext(vertx, config, pool, tokens, principals, metrics.registry(), health, clock,
         membership, new EventBusPackTools(vertx, membership, config.nodeId()), EdgeSecurity.create(audit, config.maxMessageBytes(), ConnectionGuard.of(vertx, config, metrics.registry())), new AgentAccess(pool),
         secrets);
@@ -147,7 +150,8 @@ public final class NodeRuntime {
       List<RunningRole> running = new ArrayList<>();
       List<EdgeContribution> contributions = new ArrayList<>();
       // coven agents sign their calls with SSH keys (x-ssh-* headers) instead of sending a token
-      contributions.add(SshAgentCredentials.start(vertx, pool, principals, clock, UnknownKeyPolicy.of(config.sshUnknownKeys())));
+      contributions.add(SshAgentCredentials.start(vertx, pool, principals, clock, UnknownKeyPolicy.of(config.sshUnknownKeys()),
+        new SshAgentCredentials.UnknownKeyLimits(config.get(NodeSettings.SSH_PENDING_MAX), config.get(NodeSettings.SSH_NEW_KEYS_PER_HOUR))));
       for (RoleModule module : modules) {
         RunningRole role = await(module.start(context), "start role " + module.role());
         running.add(role);

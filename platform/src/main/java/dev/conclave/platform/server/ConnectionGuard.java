@@ -10,8 +10,10 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpConnection;
 import io.vertx.core.http.HttpServerRequest;
+import io.vertx.core.http.HttpServerResponse;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -36,6 +38,12 @@ import java.util.concurrent.atomic.AtomicBoolean;
  *       connection with one call in progress, for as long as it is open: the same two limits bound
  *       them, together with the principal's gRPC calls ({@link #admitSocket}).</li>
  * </ul>
+ *
+ * <p>A call's place is given back on every path: when its response ends, when its stream closes
+ * (a cancel), when it was already closed by the time it was admitted (a cancel that came while its
+ * credentials were checked: SSH signatures are checked against PostgreSQL), and at the latest when its
+ * connection closes. Vert.x never runs the end and close handlers of a stream that closed before they
+ * were set, so a place whose release hung on them alone was held for good.
  */
 public final class ConnectionGuard {
 
@@ -52,6 +60,8 @@ public final class ConnectionGuard {
   private final Vertx vertx;
   private final Limits limits;
   private final Set<HttpConnection> authenticated = ConcurrentHashMap.newKeySet();
+  /** The releases of the calls admitted on each open gRPC connection, run when it closes if not before. */
+  private final Map<HttpConnection, Set<Runnable>> admittedOn = new ConcurrentHashMap<>();
   private final Map<UUID, Holdings> holdings = new ConcurrentHashMap<>();
   private final io.micrometer.core.instrument.Counter idleClosed;
   private final io.micrometer.core.instrument.Counter callsRefused;
@@ -82,6 +92,10 @@ public final class ConnectionGuard {
     connection.closeHandler(v -> {
       vertx.cancelTimer(timer);
       authenticated.remove(connection);
+      Set<Runnable> releases = admittedOn.remove(connection);
+      if (releases != null) {
+        List.copyOf(releases).forEach(Runnable::run);
+      }
     });
   }
 
@@ -97,8 +111,20 @@ public final class ConnectionGuard {
     }
     Admission admission = hold(caller.principalId(), connection);
     if (admission.refusal().isEmpty()) {
-      request.response().endHandler(v -> admission.release().run());
-      request.response().closeHandler(v -> admission.release().run());
+      HttpServerResponse response = request.response();
+      if (response.closed() || response.ended()) {
+        // gone before it was admitted (a cancel while its credentials were checked): no handler would run
+        admission.release().run();
+      } else {
+        Set<Runnable> open = admittedOn.computeIfAbsent(connection, c -> ConcurrentHashMap.newKeySet());
+        open.add(admission.release());
+        Runnable release = () -> {
+          open.remove(admission.release());
+          admission.release().run();
+        };
+        response.endHandler(v -> release.run());
+        response.closeHandler(v -> release.run());
+      }
     }
     return admission.refusal();
   }

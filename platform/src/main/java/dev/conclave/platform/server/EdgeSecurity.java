@@ -38,8 +38,8 @@ public record EdgeSecurity(CallerHandoff callers, RouteTable routes, AuditLog au
     audit.record(AuditEvent.of(caller, action, target, AuditEvent.Outcome.OK, why, remote));
   }
 
-  /** Records a call refused before any caller was known (no, or bad, credentials). */
+  /** Records a call refused before any caller was known (no, or bad, credentials): counted, and sampled into the audit log. */
   public void authenticationFailed(String path, ConclaveException failure, String remote) {
-    audit.record(AuditEvent.anonymous("auth.failed", path, failure.code(), remote));
+    audit.authenticationFailed(path, failure.code(), remote);
   }
 }

@@ -4,6 +4,7 @@ import dev.conclave.platform.auth.PrincipalStore;
 import dev.conclave.platform.auth.TokenService;
 import dev.conclave.platform.bridge.EventBusBridge;
 import dev.conclave.platform.config.ConclaveConfig;
+import dev.conclave.platform.config.NodeSettings;
 import dev.conclave.platform.errors.ConclaveException;
 import dev.conclave.platform.errors.ErrorKind;
 import dev.conclave.platform.health.NodeHealth;
@@ -99,7 +100,10 @@ public final class EdgeVerticle extends VerticleBase {
         Http2StreamErrors.install(connection);
         setup.edge().guard().opened(connection);
       });
-    http = vertx.createHttpServer(ServerOptions.http(config)).requestHandler(request -> {
+    HttpDeadlines deadlines = new HttpDeadlines(vertx, new HttpDeadlines.Limits(config.get(NodeSettings.HTTP_HEADER_TIMEOUT),
+      config.get(NodeSettings.HTTP_BODY_TIMEOUT)), setup.metrics().registry());
+    http = vertx.createHttpServer(ServerOptions.http(config)).connectionHandler(deadlines::opened).requestHandler(request -> {
+      deadlines.request(request);
       if (RequestShape.admit(request)) {
         router.handle(request);
       }

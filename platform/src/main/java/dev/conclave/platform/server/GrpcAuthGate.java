@@ -59,9 +59,11 @@ public final class GrpcAuthGate implements Handler<HttpServerRequest> {
   }
 
   @Override
-  public void handle(HttpServerRequest request) {
-    CallerHandoff.strip(request.headers());
-    boolean open = isPublic(request.path());
+  public void handle(HttpServerRequest received) {
+    CallerHandoff.strip(received.headers());
+    boolean open = isPublic(received.path());
+    // every message's compressed flag is read before Vert.x deframes it
+    HttpServerRequest request = StrictFrames.check(received, open);
     // the open services are decoded by Vert.x, which inflates without bound: they take no compression
     Optional<ConclaveException> encoding = GrpcMessages.admit(request.headers(), !open);
     if (encoding.isPresent()) {
@@ -86,8 +88,10 @@ public final class GrpcAuthGate implements Handler<HttpServerRequest> {
             verified = Future.failedFuture(e);
           }
           verified.onComplete(ar -> {
+            // a client that cancelled while its credentials were checked is gone: nothing to admit or answer
+            boolean gone = request.response().closed();
             if (ar.succeeded()) {
-              if (admitted(request, ar.result())) {
+              if (!gone && admitted(request, ar.result())) {
                 handoff.put(request.headers(), ar.result());
                 server.handle(request);
                 request.resume();
@@ -95,7 +99,9 @@ public final class GrpcAuthGate implements Handler<HttpServerRequest> {
             } else {
               ConclaveException e = Failures.classify(ar.cause());
               handoff.authenticationFailed(request, e);
-              GrpcFailures.reject(request.response(), e);
+              if (!gone) {
+                GrpcFailures.reject(request.response(), e);
+              }
             }
           });
           return;

@@ -28,7 +28,9 @@ import java.util.zip.GZIPInputStream;
  * no {@code grpc-encoding} makes its deframer throw, so the call hung. Every service therefore takes
  * its messages raw and decodes them here: gzip inflated to at most the limit, a compressed frame in a
  * call without an encoding refused, a message that does not parse refused, each with a precise status.
- * The gate ({@link #admit}) refuses encodings this node does not speak before any frame is read.
+ * The gate ({@link #admit}) refuses encodings this node does not speak before any frame is read, and
+ * reads every frame's compressed flag ({@link StrictFrames}): one other than 0 or 1 ends the call
+ * through {@link #bound}.
  */
 public final class GrpcMessages {
 
@@ -125,11 +127,19 @@ public final class GrpcMessages {
     return result.future();
   }
 
-  /** Reports a frame larger than the limit (Vert.x skips it) as RESOURCE_EXHAUSTED with the sizes. */
-  public void bound(GrpcServerRequest<?, ?> request, Consumer<ConclaveException> tooLarge) {
+  /**
+   * Reports a frame larger than the limit (Vert.x skips it) as RESOURCE_EXHAUSTED with the sizes, and
+   * a frame whose compressed flag is neither 0 nor 1 ({@link StrictFrames}) as INVALID_ARGUMENT.
+   */
+  public void bound(GrpcServerRequest<?, ?> request, Consumer<ConclaveException> invalidFrame) {
     request.invalidMessageHandler(invalid -> {
+      Optional<ConclaveException> badFlag = StrictFrames.refusal(request.headers());
+      if (badFlag.isPresent()) {
+        invalidFrame.accept(badFlag.get());
+        return;
+      }
       long size = invalid instanceof MessageSizeOverflowException overflow ? overflow.messageSize() : -1;
-      tooLarge.accept(size >= 0 ? tooLarge(size) : ConclaveException.invalid("malformed_message", "the message is not a valid gRPC frame"));
+      invalidFrame.accept(size >= 0 ? tooLarge(size) : ConclaveException.invalid("malformed_message", "the message is not a valid gRPC frame"));
     });
   }
 

@@ -11,6 +11,9 @@ import io.vertx.core.http.HttpServerOptions;
  * window and an 8 MiB connection window so that many concurrent agent streams on one connection do
  * not starve each other, and TCP keepalive so that dead peers are noticed by the kernel as well as
  * by the gateway's own heartbeat timeout.
+ *
+ * <p>HTTP port: HTTP/1.1, with the idle timeout and the header and body deadlines of
+ * {@link HttpDeadlines}.
  */
 public final class ServerOptions {
 
@@ -42,6 +45,9 @@ public final class ServerOptions {
       .setHost(config.bindHost())
       .setPort(config.httpPort())
       .setIdleTimeout((int) config.httpIdleTimeout().toSeconds())
+      // HTTP/1.1 only: every connection is then HTTP from its first byte, where HttpDeadlines reads it
+      // (h2c's detection of the preface would come first, outside any deadline)
+      .setHttp2ClearTextEnabled(false)
       .setTcpKeepAlive(true)
       .setCompressionSupported(true)
       .setMaxWebSocketFrameSize(1024 * 1024)

@@ -39,7 +39,12 @@ public final class GrpcWire implements AutoCloseable {
 
   /** One gRPC length-prefixed frame. */
   public static byte[] frame(boolean compressedFlag, byte[] payload) {
-    return ByteBuffer.allocate(5 + payload.length).put((byte) (compressedFlag ? 1 : 0)).putInt(payload.length).put(payload).array();
+    return frame(compressedFlag ? 1 : 0, payload);
+  }
+
+  /** One frame with any flag byte (the gRPC spec allows only 0 and 1). */
+  public static byte[] frame(int flag, byte[] payload) {
+    return ByteBuffer.allocate(5 + payload.length).put((byte) flag).putInt(payload.length).put(payload).array();
   }
 
   public static byte[] gzip(byte[] data) {

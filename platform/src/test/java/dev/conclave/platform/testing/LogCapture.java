@@ -26,6 +26,37 @@ public final class LogCapture implements AutoCloseable {
     return new LogCapture(Level.WARN);
   }
 
+  /** Captures lines at {@code minimum} and above. */
+  public static LogCapture atLeast(Level minimum) {
+    return new LogCapture(minimum);
+  }
+
+  /**
+   * The captured events as the test configuration's console appender writes them (its encoder and
+   * pattern, so what a log file would hold); the text of every event, one after another.
+   */
+  public String rendered() {
+    ch.qos.logback.core.encoder.Encoder<ILoggingEvent> encoder = null;
+    for (var it = root.iteratorForAppenders(); it.hasNext(); ) {
+      if (it.next() instanceof ch.qos.logback.core.OutputStreamAppender<ILoggingEvent> out) {
+        encoder = out.getEncoder();
+        break;
+      }
+    }
+    if (encoder == null) {
+      throw new IllegalStateException("no console appender on the root logger: the test logback configuration is not loaded");
+    }
+    StringBuilder text = new StringBuilder();
+    synchronized (appender) {
+      for (ILoggingEvent e : appender.list) {
+        if (e.getLevel().isGreaterOrEqual(minimum)) {
+          text.append(new String(encoder.encode(e), java.nio.charset.StandardCharsets.UTF_8));
+        }
+      }
+    }
+    return text.toString();
+  }
+
   /** The captured ERROR lines, formatted. */
   public List<String> errors() {
     return lines(Level.ERROR);

@@ -37,6 +37,12 @@ import java.util.Set;
  *
  * <p>The caller is the agent principal with the key's fingerprint, with that principal's roles; its
  * expiry is the signature's timestamp plus {@link #MAX_AGE}.
+ *
+ * <p>An unknown key (policies pending and approve) makes a principal, so what anyone who reaches the
+ * port can make a node write is bounded: a source address registers at most
+ * {@code CONCLAVE_SSH_NEW_KEYS_PER_HOUR} unknown keys per hour on a node (checked before anything is
+ * written, the nonce included), and at most {@code CONCLAVE_SSH_PENDING_MAX} pending principals made
+ * this way exist at once; both refusals are {@code RESOURCE_EXHAUSTED}.
  */
 public final class SshAgentCredentials implements GrpcCredentials {
 
@@ -47,24 +53,32 @@ public final class SshAgentCredentials implements GrpcCredentials {
   /** How far in the future it may be, for agents whose clock runs ahead. */
   public static final Duration MAX_AHEAD = Duration.ofMinutes(1);
 
+  /** What unknown keys may register ({@code CONCLAVE_SSH_PENDING_MAX}, {@code CONCLAVE_SSH_NEW_KEYS_PER_HOUR}). */
+  public record UnknownKeyLimits(int maxPending, int perSourcePerHour) {
+  }
+
   private final KeyPrincipals principals;
   private final NonceStore nonces;
   private final Clock clock;
   private final UnknownKeyPolicy policy;
+  private final NewKeyQuota quota;
 
-  public SshAgentCredentials(PrincipalStore principals, NonceStore nonces, Clock clock, UnknownKeyPolicy policy) {
-    this.principals = new KeyPrincipals(principals);
+  SshAgentCredentials(KeyPrincipals principals, NonceStore nonces, Clock clock, UnknownKeyPolicy policy, NewKeyQuota quota) {
+    this.principals = principals;
     this.nonces = nonces;
     this.clock = clock;
     this.policy = policy;
+    this.quota = quota;
   }
 
   /** The node's SSH credentials: sweeps expired nonces periodically, and offers itself to the gRPC gate. */
-  public static EdgeContribution start(Vertx vertx, Pool pool, PrincipalStore principals, Clock clock, UnknownKeyPolicy policy) {
+  public static EdgeContribution start(Vertx vertx, Pool pool, PrincipalStore principals, Clock clock, UnknownKeyPolicy policy,
+                                       UnknownKeyLimits limits) {
     SshSignatures.warmUp();
     NonceStore nonces = new NonceStore(pool);
     nonces.sweepPeriodically(vertx, clock);
-    SshAgentCredentials credentials = new SshAgentCredentials(principals, nonces, clock, policy);
+    SshAgentCredentials credentials = new SshAgentCredentials(new KeyPrincipals(principals, pool, limits.maxPending()), nonces, clock,
+      policy, new NewKeyQuota(limits.perSourcePerHour()));
     LOG.info("auth: ssh agent keys accepted on gRPC unknown-keys={}", policy.name().toLowerCase(java.util.Locale.ROOT));
     return new EdgeContribution() {
       @Override
@@ -92,27 +106,41 @@ public final class SshAgentCredentials implements GrpcCredentials {
       LOG.debug("auth: ssh signature refused path={} code={} reason={}", request.path(), e.code(), e.detail());
       return Future.failedFuture(e);
     }
-    return accept(auth, key);
+    return accept(auth, key, request.remoteAddress() == null ? "" : request.remoteAddress().host());
   }
 
   /** The signature is good: find the principal, spend the nonce, decide. */
-  private Future<Caller> accept(SshAuthRequest auth, AgentKey key) {
+  private Future<Caller> accept(SshAuthRequest auth, AgentKey key, String source) {
     Instant signedAt = Instant.ofEpochSecond(auth.timestamp());
     return principals.find(key).compose(found -> {
       if (found.isEmpty() && policy == UnknownKeyPolicy.REJECT) {
         // nothing is granted, so a replay of this call gains nothing either: no row needed
         return Future.failedFuture(SshAuthErrors.unknownKey(key.fingerprint()));
       }
-      return nonces.use(key.fingerprint(), auth.nonce(), signedAt).compose(fresh -> {
+      Future<Void> mayRegister = found.isPresent() ? Future.succeededFuture() : mayRegister(source);
+      return mayRegister.compose(v -> nonces.use(key.fingerprint(), auth.nonce(), signedAt)).compose(fresh -> {
         if (!fresh) {
           LOG.info("auth: ssh nonce replayed fp={} nonce={}", key.fingerprint(), auth.nonce());
           return Future.failedFuture(SshAuthErrors.nonceReused());
         }
         return found.isPresent() ? caller(found.get(), false, signedAt)
           : principals.register(key, policy == UnknownKeyPolicy.APPROVE ? PrincipalStatus.APPROVED : PrincipalStatus.PENDING)
-            .compose(created -> caller(created, true, signedAt));
+            .compose(created -> created.isPresent() ? caller(created.get(), true, signedAt)
+              : Future.failedFuture(SshAuthErrors.pendingLimit(principals.maxPending())));
       });
     });
+  }
+
+  /** Whether an unknown key from {@code source} may make a principal now; refused before anything is written. */
+  private Future<Void> mayRegister(String source) {
+    if (!quota.take(source, clock.millis())) {
+      return Future.failedFuture(SshAuthErrors.newKeysLimit(quota.perHour()));
+    }
+    if (policy != UnknownKeyPolicy.PENDING) {
+      return Future.succeededFuture();
+    }
+    return principals.roomForPending().compose(room -> room ? Future.<Void>succeededFuture()
+      : Future.failedFuture(SshAuthErrors.pendingLimit(principals.maxPending())));
   }
 
   private static Future<Caller> caller(Principal principal, boolean justCreated, Instant signedAt) {

@@ -17,8 +17,13 @@ public final class SshAuthErrors {
     return unauthenticated("ssh_header_missing", header + " is missing; SSH agent authentication needs " + HEADERS);
   }
 
+  static ConclaveException repeatedHeader(String header, int times) {
+    return unauthenticated("ssh_header_repeated", header + " was sent " + times + " times; each of " + HEADERS + " is sent exactly once");
+  }
+
   static ConclaveException badTimestamp(String value) {
-    return unauthenticated("ssh_timestamp_invalid", "x-ssh-timestamp must be unix seconds (a whole number), got '" + shorten(value) + "'");
+    return unauthenticated("ssh_timestamp_invalid", "x-ssh-timestamp must be unix seconds written in decimal digits only, "
+      + "with no sign, space or leading zero (as signed), got '" + shorten(value) + "'");
   }
 
   static ConclaveException expired(long ageSeconds, long maxSeconds) {
@@ -69,6 +74,18 @@ public final class SshAuthErrors {
       + "; an admin registers it (AdminService.CreatePrincipal with pubkey or pubkey_fp)");
   }
 
+  static ConclaveException newKeysLimit(int perHour) {
+    return new ConclaveException(ErrorKind.RATE_LIMITED, "ssh_new_keys_limit", "this address has registered " + perHour
+      + " unknown SSH keys within the hour, the most it may (CONCLAVE_SSH_NEW_KEYS_PER_HOUR); try again later, or have an admin register "
+      + "the key (AdminService.CreatePrincipal with pubkey or pubkey_fp)");
+  }
+
+  static ConclaveException pendingLimit(int max) {
+    return new ConclaveException(ErrorKind.RATE_LIMITED, "ssh_pending_limit", max
+      + " agent principals made from unknown SSH keys already wait for an admin, the most there may be (CONCLAVE_SSH_PENDING_MAX); "
+      + "an admin approves or deletes some, or registers this key (AdminService.CreatePrincipal with pubkey or pubkey_fp)");
+  }
+
   static ConclaveException pending(UUID principalId, boolean justCreated) {
     return new ConclaveException(ErrorKind.PERMISSION_DENIED, "ssh_principal_pending",
       (justCreated ? "this key is new: it was registered as agent principal " + principalId + ", status pending; "
@@ -87,6 +104,6 @@ public final class SshAuthErrors {
 
   /** Client-sent text echoed in a message stays short. */
   private static String shorten(String value) {
-    return value.length() <= 40 ? value : value.substring(0, 40) + "…";
+    return dev.conclave.platform.validation.TextRules.echo(value.length() <= 40 ? value : value.substring(0, 40) + "…");
   }
 }

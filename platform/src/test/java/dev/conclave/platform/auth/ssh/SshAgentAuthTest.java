@@ -124,6 +124,39 @@ class SshAgentAuthTest {
     refused(badKey, "ssh_pubkey_invalid");
   }
 
+  /**
+   * The timestamp is signed as the agent wrote it, so it is read exactly: decimal digits, no sign,
+   * space or leading zero; and each x-ssh-* header comes once (issue 40, finding 11).
+   */
+  @Test
+  void headersAreReadStrictly() {
+    AgentKeys agent = AgentKeys.ed25519(null);
+    registered(agent, PrincipalStatus.APPROVED);
+    long now = Instant.now().getEpochSecond();
+    for (String written : List.of("+" + now, "0" + now, " " + now, now + " ", "00", "-0", now + ".0", "1e9")) {
+      Map<String, String> headers = new HashMap<>(agent.headers(now, agent.nonce()));
+      headers.put("x-ssh-timestamp", written);
+      GrpcCalls.Outcome<MeResponse> outcome = refused(headers, "ssh_timestamp_invalid");
+      assertThat(outcome.message()).as(written).contains("digits");
+    }
+    Map<String, String> spacedNonce = new HashMap<>();
+    String nonce = agent.nonce();
+    agent.headers(now, nonce).forEach(spacedNonce::put);
+    spacedNonce.put("x-ssh-nonce", " " + nonce);
+    refused(spacedNonce, "ssh_nonce_invalid");
+
+    AgentKeys other = AgentKeys.ed25519(null);
+    for (String header : List.of("x-ssh-pubkey", "x-ssh-signature", "x-ssh-timestamp", "x-ssh-nonce")) {
+      io.vertx.core.MultiMap headers = io.vertx.core.MultiMap.caseInsensitiveMultiMap().addAll(agent.headers());
+      headers.add(header, other.headers().get(header));
+      GrpcCalls.Outcome<MeResponse> outcome = calls.getMeNow(node.grpcPort(), headers);
+      assertThat(outcome.status()).as(header + ": " + outcome.message()).isEqualTo(GrpcStatus.UNAUTHENTICATED);
+      assertThat(outcome.message()).startsWith("ssh_header_repeated:").contains(header);
+    }
+    // the same headers, once each, are fine
+    assertThat(calls.getMeNow(node.grpcPort(), agent.headers()).status()).isEqualTo(GrpcStatus.OK);
+  }
+
   @Test
   void garbageWritesNoNonceRows() {
     AgentKeys agent = AgentKeys.ed25519(null);

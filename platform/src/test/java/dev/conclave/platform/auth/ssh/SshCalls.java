@@ -38,6 +38,19 @@ final class SshCalls implements AutoCloseable {
     return await(getMe(port, headers));
   }
 
+  /** GetMe with every value of {@code headers} sent, repeated names included. */
+  GrpcCalls.Outcome<MeResponse> getMeNow(int port, io.vertx.core.MultiMap headers) {
+    return await(client.request(SocketAddress.inetSocketAddress(port, "127.0.0.1"), ClientServiceGrpcClient.GetMe)
+      .compose(request -> {
+        request.headers().addAll(headers);
+        return request.send(Empty.getDefaultInstance());
+      })
+      .compose(response -> response.last()
+        .map(body -> new GrpcCalls.Outcome<>(response.status(), response.statusMessage(), Optional.of(body)))
+        .recover(err -> Future.succeededFuture(new GrpcCalls.Outcome<MeResponse>(response.status(),
+          response.status() == null ? "call failed: " + err : response.statusMessage(), Optional.empty())))));
+  }
+
   static <T> T await(Future<T> future) {
     try {
       return future.toCompletionStage().toCompletableFuture().get(20, TimeUnit.SECONDS);
