@@ -87,6 +87,7 @@ class HealthEndpointsTest {
   void notReadyWhenTheDatabaseRefusesNewConnectionsWhilePooledOnesStillWork() throws Exception {
     // what `postgres` stopping the node's server looked like: open connections answer, new ones are refused
     String db = node.database().database();
+    assertThat(eventually(200)).as("ready, with a pooled connection open").isEqualTo(200);
     try {
       TestDatabase.execute(node.database().withDatabase("postgres"), "ALTER DATABASE " + db + " WITH ALLOW_CONNECTIONS false");
       assertThat(eventually(503)).as("ready while new connections are refused").isEqualTo(503);
