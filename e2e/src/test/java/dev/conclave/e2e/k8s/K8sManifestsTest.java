@@ -298,6 +298,10 @@ class K8sManifestsTest {
       if (!Objects.equals(role, envValue(c, "CONCLAVE_ROLES"))) {
         problems.add(id + ": CONCLAVE_ROLES is " + envValue(c, "CONCLAVE_ROLES") + ", the pods are labelled " + role);
       }
+      // a node listens on loopback unless told otherwise: a pod must listen on its network
+      if (!"0.0.0.0".equals(envValue(c, "CONCLAVE_BIND_HOST"))) {
+        problems.add(id + ": CONCLAVE_BIND_HOST is " + envValue(c, "CONCLAVE_BIND_HOST") + ", so the pod would serve loopback only");
+      }
       checkHttpProbe(id + " livenessProbe", c, c.getLivenessProbe(), "/health/live", problems);
       checkHttpProbe(id + " readinessProbe", c, c.getReadinessProbe(), "/health/ready", problems);
       if (c.getStartupProbe() != null) {

@@ -78,8 +78,9 @@ public final class NodeSettings implements SettingCatalogue {
 
   // Additions beyond the contract.
   public static final Setting<String> BIND_HOST = Setting.define("CONCLAVE_BIND_HOST", Parsers.TEXT)
-    .readBy(Reader.NODE).describedAs("address the gRPC and HTTP servers listen on")
-    .byDefault("0.0.0.0");
+    .readBy(Reader.NODE).describedAs("address the gRPC and HTTP servers listen on; the default keeps a laptop's node off the network, "
+      + "the container image and the Kubernetes manifests set `0.0.0.0`")
+    .byDefault("127.0.0.1");
   public static final Setting<String> PUBLIC_HOST = Setting.define("CONCLAVE_PUBLIC_HOST", Parsers.TEXT)
     .readBy(Reader.NODE).describedAs("host name agents and browsers use to reach this node, in URLs the node hands out")
     .noDefault("the cluster host, else `localhost`");
