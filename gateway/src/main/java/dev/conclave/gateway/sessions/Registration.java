@@ -11,6 +11,7 @@ import dev.conclave.gateway.routing.AgentRouter;
 import dev.conclave.gateway.routing.NodeCommand;
 import dev.conclave.gateway.store.AgentStore;
 import dev.conclave.platform.access.Audience;
+import dev.conclave.platform.auth.CapabilityGrants;
 import dev.conclave.platform.auth.Caller;
 import dev.conclave.platform.auth.Principal;
 import dev.conclave.platform.auth.PrincipalStore;
@@ -26,6 +27,7 @@ import java.security.SecureRandom;
 import java.time.Clock;
 import java.util.HexFormat;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * Registers an agent: checks the request and the principal, refuses an id that another principal
@@ -94,13 +96,15 @@ final class Registration {
     Future<Optional<Principal>> found = principals.find(caller.principalId());
     Future<Optional<PresenceEntry>> current = presence.get(agentId);
     Future<Optional<LifecycleState>> state = lifecycle.state(agentId);
-    return Future.all(found, current, state)
+    Future<Set<String>> granted = principals.capabilities().of(caller.principalId());
+    return Future.all(found, current, state, granted)
       .compose(v -> checkPrincipal(caller, found.result()))
       .compose(principal -> checkNotHeldByOther(agentId, principal, current.result()).map(principal))
       .compose(principal -> checkNotRetired(agentId, state.result()).map(principal))
-      .compose(principal -> agents.register(principal.id(), request, caller.isAdmin()).compose(agent -> agent.isPresent()
-        ? Future.succeededFuture(new Object[] {principal, agent.get()})
-        : Future.failedFuture(new RegistrationRejected(GatewayErrors.agentIdOwned(agentId), suggestId(agentId)))))
+      .compose(principal -> agents.register(principal.id(), granted(request, granted.result()), caller.isAdmin())
+        .compose(agent -> agent.isPresent()
+          ? Future.succeededFuture(new Object[] {principal, agent.get()})
+          : Future.failedFuture(new RegistrationRejected(GatewayErrors.agentIdOwned(agentId), suggestId(agentId)))))
       .compose(pair -> {
         Principal principal = (Principal) pair[0];
         AgentRecord agent = (AgentRecord) pair[1];
@@ -112,6 +116,22 @@ final class Registration {
         return Future.all(connected, olderEnded)
           .compose(v -> claimPresence(agent)).map(presence -> new Admitted(new Registered(agent, presence, principal), welcome));
       });
+  }
+
+  /**
+   * The registration with the capabilities the agent gets: what it declared, less any capability
+   * that needs a grant its principal does not hold. A declaration narrows an agent's tools, never
+   * widens them; everything after this (presence, the Welcome's tools, the MCP token's scope, each
+   * tool call) sees only these.
+   */
+  private static RegisterAgent granted(RegisterAgent request, Set<String> granted) {
+    Set<String> effective = CapabilityGrants.effective(request.getCapabilitiesList(), granted);
+    if (effective.size() == request.getCapabilitiesCount()) {
+      return request;
+    }
+    LOG.info("agent declared capabilities it was not granted; they are left out agent={} declared={} granted={}",
+      request.getAgentId(), request.getCapabilitiesList(), granted);
+    return request.toBuilder().clearCapabilities().addAllCapabilities(effective).build();
   }
 
   private Future<Principal> checkPrincipal(Caller caller, Optional<Principal> found) {

@@ -24,6 +24,24 @@ public final class AuthErrors {
       "the token is not valid: bad signature or claims");
   }
 
+  public static ConclaveException capabilityNotGrantable(String capability) {
+    return new ConclaveException(ErrorKind.INVALID_ARGUMENT, "capability_not_grantable",
+      "capability '" + capability + "' is not granted by admins (grantable: " + String.join(", ",
+        new java.util.TreeSet<>(CapabilityGrants.GRANTABLE)) + "); an agent declares any other capability itself");
+  }
+
+  public static ConclaveException capabilityOnlyForAgents(String principalId, String type) {
+    return new ConclaveException(ErrorKind.INVALID_ARGUMENT, "capability_not_grantable",
+      "capabilities are granted to agent principals; principal " + principalId + " is a '" + type + "' principal");
+  }
+
+  /** An agent used a tool whose capability needs a grant its principal does not hold (any longer). */
+  public static ConclaveException capabilityNotGranted(String agentId, String capability) {
+    return new ConclaveException(ErrorKind.PERMISSION_DENIED, "capability_not_granted",
+      "agent '" + agentId + "' has not been granted the '" + capability + "' capability (an admin grants it:"
+        + " POST /api/v1/gateway/principals/{principalId}/capabilities {\"capability\": \"" + capability + "\"})");
+  }
+
   public static ConclaveException expired() {
     return new ConclaveException(ErrorKind.UNAUTHENTICATED, "token_expired", "the token has expired");
   }
