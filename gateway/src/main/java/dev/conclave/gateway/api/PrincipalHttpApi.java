@@ -82,6 +82,7 @@ public final class PrincipalHttpApi {
         if (!changed) {
           throw AuthErrors.unknownPrincipal(id.toString());
         }
+        tokens.principalChanged(id);
         return new JsonObject().put("principalId", id.toString()).put("status", "approved");
       });
     });

@@ -15,6 +15,7 @@ import dev.conclave.platform.auth.CapabilityGrants;
 import dev.conclave.platform.auth.Caller;
 import dev.conclave.platform.auth.Principal;
 import dev.conclave.platform.auth.PrincipalStore;
+import dev.conclave.platform.auth.SessionTokens;
 import dev.conclave.platform.errors.ConclaveException;
 import dev.conclave.platform.validation.TextRules;
 import dev.conclave.proto.coven.RegisterAgent;
@@ -40,8 +41,11 @@ final class Registration {
 
   private static final Logger LOG = LoggerFactory.getLogger(Registration.class);
 
-  /** A successful registration: what the session keeps for its lifetime. */
-  record Registered(AgentRecord agent, PresenceEntry presence, Principal principal) {
+  /**
+   * A successful registration: what the session keeps for its lifetime, and its MCP token, which the
+   * session ends when it ends.
+   */
+  record Registered(AgentRecord agent, PresenceEntry presence, Principal principal, SessionTokens.SessionToken mcpToken) {
   }
 
   /**
@@ -109,12 +113,15 @@ final class Registration {
         Principal principal = (Principal) pair[0];
         AgentRecord agent = (AgentRecord) pair[1];
         // the Welcome is made while the registration completes; it is sent only once it has
-        Future<ServerMessage> welcome = welcomes.issue(agent, principal);
+        SessionTokens.SessionToken mcp = welcomes.mcpToken(agent, principal);
+        Future<ServerMessage> welcome = welcomes.issue(agent, principal, mcp);
         // one lane of the ledger writer, in this order: both usually share one transaction
         Future<?> connected = lifecycle.connected(agentId);
         Future<?> olderEnded = endOlderInFlight(agent);
         return Future.all(connected, olderEnded)
-          .compose(v -> claimPresence(agent)).map(presence -> new Admitted(new Registered(agent, presence, principal), welcome));
+          .compose(v -> claimPresence(agent))
+          .onFailure(err -> mcp.end())
+          .map(presence -> new Admitted(new Registered(agent, presence, principal, mcp), welcome));
       });
   }
 
