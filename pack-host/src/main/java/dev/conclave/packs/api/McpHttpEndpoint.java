@@ -76,7 +76,10 @@ public final class McpHttpEndpoint {
       return;
     }
     // an MCP token works only while its agent's session lasts: one shared-data read, on any node
-    ctx.request().pause();
+    boolean hold = !ctx.request().isEnded();
+    if (hold) {
+      ctx.request().pause();
+    }
     tokens.authenticateHeader(ctx.request().getHeader("authorization"), TokenPurpose.MCP).onComplete(ar -> {
       if (ar.succeeded() && ar.result().agentScope().isPresent()) {
         ctx.put(Caller.class.getName(), ar.result());
@@ -89,7 +92,9 @@ public final class McpHttpEndpoint {
         plain(ctx, e.kind() == dev.conclave.platform.errors.ErrorKind.UNAUTHENTICATED ? 401 : e.kind().httpStatus(),
           e.code() + ": " + e.detail());
       }
-      ctx.request().resume();
+      if (hold) {
+        ctx.request().resume();
+      }
     });
   }
 

@@ -108,11 +108,16 @@ public final class GrpcAuthGate implements Handler<HttpServerRequest> {
       handleVerified(request, verified);
       return;
     }
-    // the first call of a token on this node reads its record
-    request.pause();
+    // the first call of a token on this node reads its record; its messages wait meanwhile
+    boolean hold = !request.isEnded();
+    if (hold) {
+      request.pause();
+    }
     verified.onComplete(ar -> {
       handleVerified(request, verified);
-      request.resume();
+      if (hold) {
+        request.resume();
+      }
     });
   }
 

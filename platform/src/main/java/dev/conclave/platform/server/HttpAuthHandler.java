@@ -60,11 +60,16 @@ public final class HttpAuthHandler implements Handler<RoutingContext> {
       return;
     }
     // the token's first call on this node reads its record: hold the request (a WebSocket upgrade
-    // must not see its end go by meanwhile)
-    ctx.request().pause();
+    // must not see its end go by meanwhile); one whose body was read already has nothing to hold
+    boolean hold = !ctx.request().isEnded();
+    if (hold) {
+      ctx.request().pause();
+    }
     verified.onComplete(ar -> {
       proceed(ctx, verified);
-      ctx.request().resume();
+      if (hold) {
+        ctx.request().resume();
+      }
     });
   }
 

@@ -13,7 +13,9 @@ import io.vertx.core.buffer.Buffer;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.client.HttpResponse;
+import io.vertx.core.http.HttpVersion;
 import io.vertx.ext.web.client.WebClient;
+import io.vertx.ext.web.client.WebClientOptions;
 import io.vertx.grpc.common.GrpcStatus;
 import io.vertx.sqlclient.Pool;
 import io.vertx.sqlclient.Tuple;
@@ -166,12 +168,24 @@ class TokenClaimsTest {
         Clock.systemUTC(), new LiveCredentials(cli), TokenService.Announcer.NONE);
       Principal p = await(new PrincipalStore(pool).create(UUID.randomUUID(), PrincipalType.CLIENT, "from-cli", PrincipalStatus.APPROVED,
         List.of(Roles.MEMBER), Optional.empty()));
+      // first seen over gRPC
       String token = await(tokens.issue(p, Duration.ofHours(1))).token();
       GrpcCalls.Outcome<MeResponse> me = me(token);
       assertThat(me.status()).as(me.message()).isEqualTo(GrpcStatus.OK);
       assertThat(me.response().orElseThrow().getPrincipalId()).isEqualTo(p.id().toString());
-      HttpResponse<Buffer> whoami = get(token);
-      assertThat(whoami.statusCode()).isEqualTo(200);
+      assertThat(get(token).statusCode()).isEqualTo(200);
+      // first seen over HTTP/2, whose request has ended (its body read) before the edge authenticates it
+      String other = await(tokens.issue(p, Duration.ofHours(1))).token();
+      WebClient h2 = WebClient.create(vertx, new WebClientOptions().setProtocolVersion(HttpVersion.HTTP_2).setHttp2ClearTextUpgrade(false));
+      try {
+        HttpResponse<Buffer> whoami = await(h2.get(node.httpPort(), "127.0.0.1", "/api/v1/whoami")
+          .putHeader("authorization", "Bearer " + other).send());
+        assertThat(whoami.version()).isEqualTo(HttpVersion.HTTP_2);
+        assertThat(whoami.statusCode()).as(whoami.bodyAsString()).isEqualTo(200);
+        assertThat(whoami.bodyAsJsonObject().getString("principalId")).isEqualTo(p.id().toString());
+      } finally {
+        h2.close();
+      }
     } finally {
       cli.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
     }
