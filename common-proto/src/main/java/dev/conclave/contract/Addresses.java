@@ -24,6 +24,22 @@ public final class Addresses {
    */
   public static final String AUTH_PRINCIPAL_REVOKED = "conclave.auth.principal-revoked";
 
+  /**
+   * Publish. A principal's row changed on some node (approved, disabled, deleted, its roles): every
+   * node forgets what it remembered of it and reads it again at its next use.
+   * Body: the principal id as a string (UUID).
+   */
+  public static final String AUTH_PRINCIPAL_CHANGED = "conclave.auth.principal-changed";
+
+  /**
+   * Shared-data map: the tokens that live as long as an agent's session (the MCP token of a Welcome).
+   * Key: the token id (UUID string). Value: JSON {@code {"principalId", "agentId", "capabilities": [...],
+   * "member"}}, where {@code member} is the cluster member holding the session. An entry is removed
+   * when the session ends; one whose member left the cluster no longer counts; entries expire with
+   * their token.
+   */
+  public static final String AUTH_SESSION_TOKENS_MAP = "conclave.auth.session-tokens";
+
   // ---- swarm coordinator -------------------------------------------------------------------
 
   /**

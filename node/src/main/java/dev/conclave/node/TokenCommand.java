@@ -3,6 +3,7 @@ package dev.conclave.node;
 import dev.conclave.platform.audit.AuditEvent;
 import dev.conclave.platform.audit.AuditLog;
 import dev.conclave.platform.auth.AdminBootstrap;
+import dev.conclave.platform.auth.CapabilityGrants;
 import dev.conclave.platform.auth.LiveCredentials;
 import dev.conclave.platform.auth.Principal;
 import dev.conclave.platform.auth.PrincipalStatus;
@@ -33,6 +34,7 @@ import picocli.CommandLine.Option;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -80,8 +82,14 @@ final class TokenCommand implements Callable<Integer> {
     String retireKey;
   }
 
-  @Option(names = "--owner", paramLabel = "PRINCIPAL", description = "With --new-agent: the member who owns the agent (default: the bootstrap admin).")
+  @Option(names = "--owner", paramLabel = "PRINCIPAL", description = "With --new-agent: the member who owns the agent; its members"
+    + " reach, and the agent's admin tools act with it. Default: no owner (admins and the members it is granted to use the agent,"
+    + " and its admin tools, if granted, reach no member's agents).")
   UUID owner;
+
+  @Option(names = "--grant-capability", paramLabel = "CAPABILITY", description = "With --new-agent or --principal (an agent): grant"
+    + " this capability to the agent principal; 'admin' gives its agents the built-in admin tools, with the owner's reach. Repeatable.")
+  List<String> grants = new ArrayList<>();
 
   @Option(names = "--ttl", defaultValue = "30d", description = "Lifetime, such as 3600s, 12h or 30d (default: ${DEFAULT-VALUE}).")
   String ttl;
@@ -151,6 +159,7 @@ final class TokenCommand implements Callable<Integer> {
       Principal principal = await(resolvePrincipal(principals));
       TokenService.IssuedToken issued = await(tokens.issue(principal, lifetime));
       AuditLog audit = new AuditLog(pool, "cli", new SimpleMeterRegistry());
+      grants.forEach(c -> audit.record(AuditEvent.local("cli", "cli capability grant", "principal_id=" + principal.id(), "capability=" + c)));
       audit.record(AuditEvent.local("cli", "cli token issue", "principal_id=" + principal.id(), "token_id=" + issued.tokenId()));
       await(audit.flush());
       System.out.println(issued.token());
@@ -171,7 +180,30 @@ final class TokenCommand implements Callable<Integer> {
     }
   }
 
-  private Future<Principal> resolvePrincipal(PrincipalStore principals) {
+  /** The principal to issue for, created first if asked, with the capabilities asked granted. */
+  Future<Principal> resolvePrincipal(PrincipalStore principals) {
+    for (String c : grants) {
+      if (!CapabilityGrants.GRANTABLE.contains(c)) {
+        throw new IllegalArgumentException("--grant-capability: '" + c + "' is not granted by admins (grantable: "
+          + String.join(", ", new java.util.TreeSet<>(CapabilityGrants.GRANTABLE)) + "); an agent declares any other capability itself");
+      }
+    }
+    if (!grants.isEmpty() && target.newAgent == null && target.principal == null) {
+      throw new IllegalArgumentException("--grant-capability is for agent principals: use it with --new-agent or --principal");
+    }
+    return principal(principals).compose(p -> grant(principals, p, 0).map(p));
+  }
+
+  private Future<Void> grant(PrincipalStore principals, Principal principal, int i) {
+    if (i == grants.size()) {
+      return Future.succeededFuture();
+    }
+    return principals.capabilities().grant(principal, grants.get(i), Optional.empty())
+      .recover(err -> Future.failedFuture(new IllegalArgumentException(err.getMessage(), err)))
+      .compose(v -> grant(principals, principal, i + 1));
+  }
+
+  private Future<Principal> principal(PrincipalStore principals) {
     if (target.admin) {
       return principals.find(AdminBootstrap.ADMIN_PRINCIPAL_ID).map(p -> p.orElseThrow(() ->
         new IllegalArgumentException("no admin principal yet; start the node once first")));
@@ -181,8 +213,13 @@ final class TokenCommand implements Callable<Integer> {
         new IllegalArgumentException("no principal with id " + target.principal)));
     }
     if (target.newAgent != null) {
-      return create(principals, PrincipalType.AGENT, target.newAgent, List.of(),
-        Optional.of(owner != null ? owner : AdminBootstrap.ADMIN_PRINCIPAL_ID));
+      // no owner unless one is named: an agent is nobody's reach by default (issue 40, finding 3)
+      if (owner == null) {
+        return create(principals, PrincipalType.AGENT, target.newAgent, List.of(), Optional.empty());
+      }
+      return principals.find(owner).compose(found -> found.isEmpty()
+        ? Future.failedFuture(new IllegalArgumentException("--owner: no principal with id " + owner))
+        : create(principals, PrincipalType.AGENT, target.newAgent, List.of(), Optional.of(owner)));
     }
     if (target.newPack != null) {
       return create(principals, PrincipalType.PACK, target.newPack, List.of(), Optional.empty());

@@ -221,7 +221,7 @@ class SecurityTest {
   void aDisabledPrincipalsSwarmAgentsCanNoLongerSign() throws Exception {
     String token = swarm.memberToken("soon-disabled");
     var context = swarm.node().runtime().context();
-    UUID principal = context.tokens().verify(token).principalId();
+    UUID principal = context.tokens().authenticate(token).toCompletionStage().toCompletableFuture().get().principalId();
     String agent = "agent-" + UUID.randomUUID().toString().substring(0, 8);
     String secret;
     try (SwarmApi owner = admin.as(token)) {

@@ -54,10 +54,10 @@ public final class GatewayToolsEndpoint {
         case GatewayToolOps.ASK_USER -> questions.ask(body.getString("agentId"), question(body.getString("question")))
           .map(key -> new JsonObject().put("conversationKey", key));
         case GatewayToolOps.EXPIRE_QUESTION -> questions.expire(body.getString("questionId", ""));
-        case GatewayToolOps.LIST_AGENTS -> owners.of(body.getString("fromAgentId", "")).compose(agents::listConnected);
-        case GatewayToolOps.AGENT_MESSAGES -> owners.of(body.getString("fromAgentId", "")).compose(actor -> agents.messages(actor,
+        case GatewayToolOps.LIST_AGENTS -> actor(body).compose(agents::listConnected);
+        case GatewayToolOps.AGENT_MESSAGES -> actor(body).compose(actor -> agents.messages(actor,
           body.getString("agentId", ""), body.getInteger("limit", 0), body.getString("cursor", "")));
-        case GatewayToolOps.SEND_MESSAGE -> owners.of(body.getString("fromAgentId", "")).compose(actor -> prompts.send(actor,
+        case GatewayToolOps.SEND_MESSAGE -> actor(body).compose(actor -> prompts.send(actor,
           body.getString("agentId", ""), body.getString("content", ""), body.getString("fromAgentId", ""),
           body.getString("idempotencyKey"), Duration.ofMillis(body.getLong("timeoutMs", 30_000L))));
         default -> Future.failedFuture(ConclaveException.invalid("op_unknown", "unknown gateway tool op '" + body.getString(GatewayToolOps.OP) + "'"));
@@ -73,6 +73,13 @@ public final class GatewayToolsEndpoint {
         msg.fail(e.kind().httpStatus(), e.detail());
       }
     });
+  }
+
+  /** Who the calling agent acts as: its owner, if its principal holds the admin grant (ActingOwner). */
+  private Future<dev.conclave.platform.auth.Caller> actor(JsonObject body) {
+    java.util.Optional<java.util.UUID> principal = java.util.Optional.ofNullable(body.getString("fromPrincipalId"))
+      .map(java.util.UUID::fromString);
+    return owners.of(body.getString("fromAgentId", ""), principal);
   }
 
   private static UserQuestionRequest question(String base64) {

@@ -82,9 +82,11 @@ public final class PrincipalHttpApi {
         if (!changed) {
           throw AuthErrors.unknownPrincipal(id.toString());
         }
+        tokens.principalChanged(id);
         return new JsonObject().put("principalId", id.toString()).put("status", "approved");
       });
     });
+    mountCapabilities(routes);
     routes.post(BASE + "/principals/:id/disable", Audience.ADMINS, Resource.NONE, 200, (caller, ctx) -> {
       UUID id = GatewayHttpApi.uuid(ctx.pathParam("id"), "principal id");
       return principals.setStatus(id, PrincipalStatus.REVOKED).compose(changed -> changed
@@ -115,6 +117,48 @@ public final class PrincipalHttpApi {
         .map(removed -> new JsonObject().put("agentId", ctx.pathParam("agentId")).put("principalId", grantee.toString())
           .put("granted", false).put("changed", removed));
     });
+  }
+
+  /**
+   * Capabilities admins grant to agent principals (today {@code admin}: the built-in admin tools). A
+   * grant holds for the principal's agents from their next registration; taking it back stops their
+   * admin tools at the next call. Every change is in the audit log like any other change.
+   */
+  private void mountCapabilities(HttpRoutes routes) {
+    routes.get(BASE + "/principals/:id/capabilities", Audience.ADMINS, Resource.NONE, (caller, ctx) -> {
+      UUID id = GatewayHttpApi.uuid(ctx.pathParam("id"), "principal id");
+      return existing(id).compose(p -> principals.capabilities().list(id)).map(list -> {
+        JsonArray out = new JsonArray();
+        list.forEach(g -> {
+          JsonObject json = new JsonObject().put("capability", g.capability())
+            .put("grantedAt", DateTimeFormatter.ISO_INSTANT.format(g.grantedAt()));
+          g.grantedBy().ifPresent(b -> json.put("grantedBy", b.toString()));
+          out.add(json);
+        });
+        return new JsonObject().put("principalId", id.toString()).put("capabilities", out);
+      });
+    });
+    routes.post(BASE + "/principals/:id/capabilities", Audience.ADMINS, Resource.NONE, 200, (caller, ctx) -> {
+      UUID id = GatewayHttpApi.uuid(ctx.pathParam("id"), "principal id");
+      Object capability = GatewayHttpApi.body(ctx).getValue("capability");
+      if (!(capability instanceof String name) || name.isBlank()) {
+        throw GatewayErrors.invalid("capability", "must name the capability to grant, such as \"admin\"");
+      }
+      return existing(id).compose(p -> principals.capabilities().grant(p, name, Optional.of(caller.principalId())))
+        .map(added -> new JsonObject().put("principalId", id.toString()).put("capability", name).put("granted", true)
+          .put("changed", added));
+    });
+    routes.delete(BASE + "/principals/:id/capabilities/:capability", Audience.ADMINS, Resource.NONE, (caller, ctx) -> {
+      UUID id = GatewayHttpApi.uuid(ctx.pathParam("id"), "principal id");
+      String capability = ctx.pathParam("capability");
+      return existing(id).compose(p -> principals.capabilities().revoke(id, capability))
+        .map(removed -> new JsonObject().put("principalId", id.toString()).put("capability", capability).put("granted", false)
+          .put("changed", removed));
+    });
+  }
+
+  private Future<dev.conclave.platform.auth.Principal> existing(UUID id) {
+    return principals.find(id).map(p -> p.orElseThrow(() -> AuthErrors.unknownPrincipal(id.toString())));
   }
 
   private Future<JsonObject> create(Caller caller, JsonObject body) {

@@ -151,7 +151,7 @@ public final class GatewayRole implements RoleModule {
     ConversationRelay relay = new ConversationRelay(vertx);
     AgentGrants grants = new AgentGrants(pool);
     GatewayToolsEndpoint tools = new GatewayToolsEndpoint(questions, new AgentTools(presence, agents, ledger, usage, ctx.access()),
-      new AgentPrompts(vertx, mailbox, requests, ledger, presence), new ActingOwner(grants, ctx.principals()));
+      new AgentPrompts(vertx, mailbox, requests, ledger, presence), new ActingOwner(pool));
     AdminServiceEndpoint admin = new AdminServiceEndpoint(bindings, ctx.principals(), ctx.tokens(), ctx.edge());
     Cancellation cancellation = new Cancellation(requests, terminations, router);
     GatewayHttpApi http = new GatewayHttpApi(cancellation,

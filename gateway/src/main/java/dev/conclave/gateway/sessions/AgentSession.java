@@ -182,6 +182,7 @@ public final class AgentSession {
       if (state == State.CLOSED) {
         // the stream went away while registering: undo the presence claim
         if (ar.succeeded()) {
+          ar.result().registered().mcpToken().end();
           presence.release(ar.result().registered().presence());
         }
         return;
@@ -404,7 +405,8 @@ public final class AgentSession {
       // after any dispatch query still running has settled, so a request it took goes back to the
       // queue instead of ending as an error it never earned; the session leaves the node's table
       // only when all of this is done, so a draining node waits for it before closing its pool
-      Future.join(presence.release(registered.presence()),
+      // the MCP token ends first: once the agent is gone from presence, its token is refused everywhere
+      Future.join(registered.mcpToken().end().transform(ended -> presence.release(registered.presence())),
           dispatchSettled.compose(v -> terminations.sessionClosed(agentId(), epoch())))
         .onFailure(err -> LOG.error("could not finish closing a session agent={}", agentId(), err))
         .onComplete(ar -> sessions.remove(agentId(), this));

@@ -11,9 +11,11 @@ import dev.conclave.gateway.routing.AgentRouter;
 import dev.conclave.gateway.routing.NodeCommand;
 import dev.conclave.gateway.store.AgentStore;
 import dev.conclave.platform.access.Audience;
+import dev.conclave.platform.auth.CapabilityGrants;
 import dev.conclave.platform.auth.Caller;
 import dev.conclave.platform.auth.Principal;
 import dev.conclave.platform.auth.PrincipalStore;
+import dev.conclave.platform.auth.SessionTokens;
 import dev.conclave.platform.errors.ConclaveException;
 import dev.conclave.platform.validation.TextRules;
 import dev.conclave.proto.coven.RegisterAgent;
@@ -26,6 +28,7 @@ import java.security.SecureRandom;
 import java.time.Clock;
 import java.util.HexFormat;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * Registers an agent: checks the request and the principal, refuses an id that another principal
@@ -38,8 +41,11 @@ final class Registration {
 
   private static final Logger LOG = LoggerFactory.getLogger(Registration.class);
 
-  /** A successful registration: what the session keeps for its lifetime. */
-  record Registered(AgentRecord agent, PresenceEntry presence, Principal principal) {
+  /**
+   * A successful registration: what the session keeps for its lifetime, and its MCP token, which the
+   * session ends when it ends.
+   */
+  record Registered(AgentRecord agent, PresenceEntry presence, Principal principal, SessionTokens.SessionToken mcpToken) {
   }
 
   /**
@@ -98,24 +104,45 @@ final class Registration {
     Future<Optional<Principal>> found = principals.find(caller.principalId());
     Future<Optional<PresenceEntry>> current = presence.get(agentId);
     Future<Optional<LifecycleState>> state = lifecycle.state(agentId);
-    return Future.all(found, current, state)
+    Future<Set<String>> granted = principals.capabilities().of(caller.principalId());
+    return Future.all(found, current, state, granted)
       .compose(v -> checkPrincipal(caller, found.result()))
       .compose(principal -> checkNotHeldByOther(agentId, principal, current.result()).map(principal))
       .compose(principal -> checkNotRetired(agentId, state.result()).map(principal))
-      .compose(principal -> agents.register(principal.id(), request, caller.isAdmin()).compose(agent -> agent.isPresent()
-        ? Future.succeededFuture(new Object[] {principal, agent.get()})
-        : Future.failedFuture(new RegistrationRejected(GatewayErrors.agentIdOwned(agentId), suggestId(agentId)))))
+      .compose(principal -> agents.register(principal.id(), granted(request, granted.result()), caller.isAdmin())
+        .compose(agent -> agent.isPresent()
+          ? Future.succeededFuture(new Object[] {principal, agent.get()})
+          : Future.failedFuture(new RegistrationRejected(GatewayErrors.agentIdOwned(agentId), suggestId(agentId)))))
       .compose(pair -> {
         Principal principal = (Principal) pair[0];
         AgentRecord agent = (AgentRecord) pair[1];
         // the Welcome is made while the registration completes; it is sent only once it has
-        Future<ServerMessage> welcome = welcomes.issue(agent, principal);
+        SessionTokens.SessionToken mcp = welcomes.mcpToken(agent, principal);
+        Future<ServerMessage> welcome = welcomes.issue(agent, principal, mcp);
         // one lane of the ledger writer, in this order: both usually share one transaction
         Future<?> connected = lifecycle.connected(agentId);
         Future<?> olderEnded = endOlderInFlight(agent);
         return Future.all(connected, olderEnded)
-          .compose(v -> claimPresence(agent)).map(presence -> new Admitted(new Registered(agent, presence, principal), welcome));
+          .compose(v -> claimPresence(agent))
+          .onFailure(err -> mcp.end())
+          .map(presence -> new Admitted(new Registered(agent, presence, principal, mcp), welcome));
       });
+  }
+
+  /**
+   * The registration with the capabilities the agent gets: what it declared, less any capability
+   * that needs a grant its principal does not hold. A declaration narrows an agent's tools, never
+   * widens them; everything after this (presence, the Welcome's tools, the MCP token's scope, each
+   * tool call) sees only these.
+   */
+  private static RegisterAgent granted(RegisterAgent request, Set<String> granted) {
+    Set<String> effective = CapabilityGrants.effective(request.getCapabilitiesList(), granted);
+    if (effective.size() == request.getCapabilitiesCount()) {
+      return request;
+    }
+    LOG.info("agent declared capabilities it was not granted; they are left out agent={} declared={} granted={}",
+      request.getAgentId(), request.getCapabilitiesList(), granted);
+    return request.toBuilder().clearCapabilities().addAllCapabilities(effective).build();
   }
 
   private Future<Principal> checkPrincipal(Caller caller, Optional<Principal> found) {

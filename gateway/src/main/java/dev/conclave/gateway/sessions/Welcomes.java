@@ -3,6 +3,7 @@ package dev.conclave.gateway.sessions;
 import dev.conclave.gateway.model.AgentRecord;
 import dev.conclave.platform.auth.AgentScope;
 import dev.conclave.platform.auth.Principal;
+import dev.conclave.platform.auth.SessionTokens;
 import dev.conclave.platform.auth.TokenService;
 import dev.conclave.platform.packs.PackTools;
 import dev.conclave.platform.secrets.Secrets;
@@ -19,14 +20,18 @@ import java.util.Set;
 
 /**
  * Builds the Welcome a registered agent receives: the tools its capabilities allow (built-ins and
- * live packs, cluster-wide), an MCP token that works on the MCP endpoint only, for those tools, and
- * its secrets (global ones overridden by its own), decrypted for this message only. One per node.
+ * live packs, cluster-wide), an MCP token that works on the MCP endpoint only, for those tools, while
+ * this session lasts, and its secrets (global ones overridden by its own), decrypted for this message
+ * only. One per node.
  */
 final class Welcomes {
 
   private static final Logger LOG = LoggerFactory.getLogger(Welcomes.class);
 
-  /** MCP tokens are short-lived; an agent gets a fresh one on every registration. */
+  /**
+   * The longest an MCP token lives; it ends before, with its session. An agent gets a fresh one on
+   * every registration.
+   */
   static final Duration MCP_TOKEN_TTL = Duration.ofHours(24);
 
   private final TokenService tokens;
@@ -43,9 +48,15 @@ final class Welcomes {
     this.mcpEndpoint = mcpEndpoint;
   }
 
-  Future<ServerMessage> issue(AgentRecord agent, Principal principal) {
+  /** The session's MCP token: it works once recorded, and the session ends it when it ends. */
+  SessionTokens.SessionToken mcpToken(AgentRecord agent, Principal principal) {
+    return tokens.issueMcp(principal, MCP_TOKEN_TTL, new AgentScope(agent.agentId(), Set.copyOf(agent.capabilities())));
+  }
+
+  /** The Welcome, with {@code mcpToken}, sent once the token is recorded. */
+  Future<ServerMessage> issue(AgentRecord agent, Principal principal, SessionTokens.SessionToken mcpToken) {
     Set<String> capabilities = Set.copyOf(agent.capabilities());
-    var mcp = tokens.issueMcp(principal, MCP_TOKEN_TTL, new AgentScope(agent.agentId(), capabilities));
+    Future<Void> mcp = mcpToken.recorded();
     // a registry hiccup costs the agent its tool list until it reconnects, not its registration
     var tools = packTools.available(capabilities).recover(err -> {
       LOG.warn("tool registry unreadable; welcoming without tools agent={} error={}", agent.agentId(), err.getMessage());
@@ -59,7 +70,7 @@ final class Welcomes {
       .setInstanceId(agent.instanceId())
       .setPrincipalId(principal.id().toString())
       .addAllAvailableTools(tools.result())
-      .setMcpToken(mcp.result().token())
+      .setMcpToken(mcpToken.token())
       .setMcpEndpoint(mcpEndpoint)
       .putAllSecrets(resolved.result())).build());
   }

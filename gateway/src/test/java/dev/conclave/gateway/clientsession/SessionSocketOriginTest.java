@@ -201,7 +201,7 @@ class SessionSocketOriginTest {
   }
 
   private static Principal admin() {
-    java.util.UUID id = gw.node().runtime().context().tokens().verify(gw.node().adminToken()).principalId();
+    java.util.UUID id = GatewayFixture.await(gw.node().runtime().context().tokens().authenticate(gw.node().adminToken())).principalId();
     return GatewayFixture.await(gw.node().runtime().context().principals().find(id)).orElseThrow();
   }
 

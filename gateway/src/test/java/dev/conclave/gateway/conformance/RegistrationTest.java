@@ -123,7 +123,7 @@ class RegistrationTest {
   @Test
   void welcomeCarriesEverythingTheSpecNames() {
     String token = gw.agentToken("welcome");
-    Caller me = gw.node().runtime().context().tokens().verify(token);
+    Caller me = GatewayFixture.await(gw.node().runtime().context().tokens().authenticate(token));
     try (RawAgent agent = gw.agent(token)) {
       Welcome w = agent.register(RawAgent.registration("welcome-1"));
       assertThat(w.getServerId()).isEqualTo(gw.node().runtime().config().nodeId());
@@ -133,12 +133,13 @@ class RegistrationTest {
       assertThat(w.getAvailableToolsList()).isEmpty();
       assertThat(w.getSecretsMap()).isEmpty();
       assertThat(w.getMcpEndpoint()).startsWith("http://").endsWith("/mcp");
-      Caller mcp = gw.node().runtime().context().tokens().verify(w.getMcpToken(), TokenPurpose.MCP);
+      Caller mcp = GatewayFixture.await(gw.node().runtime().context().tokens().authenticate(w.getMcpToken(),
+        java.util.EnumSet.of(TokenPurpose.MCP)));
       assertThat(mcp.principalId()).isEqualTo(me.principalId());
       assertThat(mcp.agentScope().orElseThrow().agentId()).isEqualTo("welcome-1");
       assertThat(mcp.agentScope().orElseThrow().capabilities()).containsExactly("chat");
       // the MCP token is for the MCP endpoint only
-      assertThatThrownBy(() -> gw.node().runtime().context().tokens().verify(w.getMcpToken()))
+      assertThatThrownBy(() -> GatewayFixture.await(gw.node().runtime().context().tokens().authenticate(w.getMcpToken())))
         .hasMessageContaining("only 'api' tokens are accepted here");
     }
   }

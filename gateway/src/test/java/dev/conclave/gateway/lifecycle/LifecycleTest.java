@@ -57,7 +57,7 @@ class LifecycleTest {
   void aRegisteredAgentBecomesRunningWhenItConnectsAndEveryTransitionIsPublishedAndLedgered() throws Exception {
     BUS.clear();
     String token = gw.agentToken("life-1");
-    java.util.UUID principal = gw.node().runtime().context().tokens().verifyHeader("Bearer " + token).principalId();
+    java.util.UUID principal = GatewayFixture.await(gw.node().runtime().context().tokens().authenticate(token)).principalId();
     assertThat(http.post(gw.node().adminToken(), "/api/v1/gateway/registry/agents", new JsonObject().put("agent_id", "life-1")
       .put("principal_id", principal.toString())).status()).isEqualTo(201);
     assertThat(state("life-1").getString("lifecycle")).isEqualTo("Initialized");

@@ -267,7 +267,7 @@ class SecretsTest {
   }
 
   private static String adminPrincipal() {
-    return gw.node().runtime().context().tokens().verify(admin).principalId().toString();
+    return GatewayFixture.await(gw.node().runtime().context().tokens().authenticate(admin)).principalId().toString();
   }
 
   private static void assertProblem(HttpResponse<Buffer> answer, int status, String code) {

@@ -72,7 +72,7 @@ final class MatrixFixture implements AutoCloseable {
     put(Who.AGENT, create(PrincipalType.AGENT, "mx-other-agent", List.of(), Optional.empty()));
     put(Who.PACK, create(PrincipalType.PACK, "mx-pack", List.of(), Optional.empty()));
     tokens.put(Who.ADMIN, node.adminToken());
-    principals.put(Who.ADMIN, node.runtime().context().tokens().verify(node.adminToken()).principalId());
+    principals.put(Who.ADMIN, GatewayFixture.await(node.runtime().context().tokens().authenticate(node.adminToken())).principalId());
     agent = RawAgent.open(grpc.client(), grpc.address(), token(create(PrincipalType.AGENT, "mx-agent-principal", List.of(),
       Optional.of(withAccess.id()))));
     Welcome welcome = agent.register(RawAgent.registration(AGENT_ID, "injection"));

@@ -307,6 +307,19 @@ final class Probes {
     http("DELETE", GW + "/principals/:id", Who.ADMIN_ONLY, (f, who) ->
       f.http(HttpMethod.DELETE, GW + "/principals/" + f.newMember().id(), null, who));
 
+    // capabilities (the admin tools) are an admin's to grant, to agent principals
+    http("GET", GW + "/principals/:id/capabilities", Who.ADMIN_ONLY, (f, who) -> f.http(HttpMethod.GET,
+      GW + "/principals/" + f.create(PrincipalType.AGENT, "mx-caps", PrincipalStatus.APPROVED, List.of(), Optional.empty()).id()
+        + "/capabilities", null, who));
+    http("POST", GW + "/principals/:id/capabilities", Who.ADMIN_ONLY, (f, who) -> f.http(HttpMethod.POST,
+      GW + "/principals/" + f.create(PrincipalType.AGENT, "mx-grant", PrincipalStatus.APPROVED, List.of(), Optional.empty()).id()
+        + "/capabilities", new JsonObject().put("capability", "admin"), who));
+    http("DELETE", GW + "/principals/:id/capabilities/:capability", Who.ADMIN_ONLY, (f, who) -> {
+      UUID agent = f.create(PrincipalType.AGENT, "mx-ungrant", PrincipalStatus.APPROVED, List.of(), Optional.empty()).id();
+      f.setUp(HttpMethod.POST, GW + "/principals/" + agent + "/capabilities", new JsonObject().put("capability", "admin"), Who.ADMIN);
+      return f.http(HttpMethod.DELETE, GW + "/principals/" + agent + "/capabilities/admin", null, who);
+    });
+
     // grants are the owner's to give (and an admin's)
     http("GET", GW + "/agents/:agentId/grants", Who.OWNER_OR_ADMIN, (f, who) -> f.http(HttpMethod.GET, GW + "/agents/" + AGENT_ID + "/grants", null, who));
     http("POST", GW + "/agents/:agentId/grants", Who.OWNER_OR_ADMIN, (f, who) -> f.http(HttpMethod.POST, GW + "/agents/" + AGENT_ID + "/grants",

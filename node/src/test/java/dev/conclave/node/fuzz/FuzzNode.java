@@ -112,7 +112,7 @@ final class FuzzNode {
       token(principal(PrincipalType.AGENT, "fz-agent-principal", List.of(), Optional.of(member.id())), TokenPurpose.API));
     tokens.put(Caller.MCP, agent.register(RawAgent.registration(AGENT_ID)).getMcpToken());
     Principal admin = GatewayFixture.await(node.runtime().context().principals().find(
-      node.runtime().context().tokens().verify(node.adminToken()).principalId())).orElseThrow();
+      GatewayFixture.await(node.runtime().context().tokens().authenticate(node.adminToken())).principalId())).orElseThrow();
     cookies.put(Cookie.API_MEMBER, login(tokens.get(Caller.MEMBER)));
     cookies.put(Cookie.API_ADMIN, login(tokens.get(Caller.ADMIN)));
     cookies.put(Cookie.BRIDGE_MEMBER, login(tokens.get(Caller.BRIDGE)));

@@ -74,17 +74,27 @@ public final class McpHttpEndpoint {
       plain(ctx, 403, "origin not allowed: " + dev.conclave.platform.validation.TextRules.echo(ctx.request().getHeader("origin")));
       return;
     }
-    try {
-      Caller caller = tokens.verifyHeader(ctx.request().getHeader("authorization"), TokenPurpose.MCP);
-      if (caller.agentScope().isEmpty()) {
-        throw new ConclaveException(dev.conclave.platform.errors.ErrorKind.UNAUTHENTICATED, "token_invalid", "this MCP token names no agent");
-      }
-      ctx.put(Caller.class.getName(), caller);
-      ctx.next();
-    } catch (ConclaveException e) {
-      ctx.response().putHeader("www-authenticate", "Bearer realm=\"conclave-mcp\", error=\"invalid_token\"");
-      plain(ctx, 401, e.code() + ": " + e.detail());
+    // an MCP token works only while its agent's session lasts: one shared-data read, on any node
+    boolean hold = !ctx.request().isEnded();
+    if (hold) {
+      ctx.request().pause();
     }
+    tokens.authenticateHeader(ctx.request().getHeader("authorization"), TokenPurpose.MCP).onComplete(ar -> {
+      if (ar.succeeded() && ar.result().agentScope().isPresent()) {
+        ctx.put(Caller.class.getName(), ar.result());
+        ctx.next();
+      } else {
+        ConclaveException e = ar.succeeded()
+          ? new ConclaveException(dev.conclave.platform.errors.ErrorKind.UNAUTHENTICATED, "token_invalid", "this MCP token names no agent")
+          : Failures.classify(ar.cause());
+        ctx.response().putHeader("www-authenticate", "Bearer realm=\"conclave-mcp\", error=\"invalid_token\"");
+        plain(ctx, e.kind() == dev.conclave.platform.errors.ErrorKind.UNAUTHENTICATED ? 401 : e.kind().httpStatus(),
+          e.code() + ": " + e.detail());
+      }
+      if (hold) {
+        ctx.request().resume();
+      }
+    });
   }
 
   private void post(RoutingContext ctx) {

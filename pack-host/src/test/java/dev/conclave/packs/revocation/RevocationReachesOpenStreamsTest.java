@@ -76,7 +76,7 @@ class RevocationReachesOpenStreamsTest {
     String second = nodes.gwA().token(agentPrincipal);
     try (RawAgent a1 = nodes.b().gw().connect("token-agent-1", first);
          RawAgent a2 = nodes.b().gw().connect("token-agent-2", second)) {
-      Caller c = nodes.gwA().node().runtime().context().tokens().verify(first);
+      Caller c = await(nodes.gwA().node().runtime().context().tokens().authenticate(first));
       await(nodes.a().gw().node().runtime().context().tokens().revoke(c.tokenId().orElseThrow(), "test"));
       assertThat(a1.next(2_000).hasShutdown()).isTrue();
       assertThat(a1.awaitEnd().status()).isEqualTo(GrpcStatus.UNAUTHENTICATED);

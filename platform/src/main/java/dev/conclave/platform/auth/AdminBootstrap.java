@@ -1,21 +1,26 @@
 package dev.conclave.platform.auth;
 
 import io.vertx.core.Future;
+import io.vertx.core.json.JsonObject;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Base64;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
 
 /**
  * First start of a data dir: make sure the bootstrap admin principal exists and write a token for it
- * to {@code admin.token} (mode 0600). Later starts leave an existing file alone.
+ * to {@code admin.token} (mode 0600). Later starts leave an existing file alone, unless the database
+ * has no record of its token (a new database under an old data dir): a token is accepted only if its
+ * id was issued, so that file could no longer log anyone in, and a new one is written.
  */
 public final class AdminBootstrap {
 
@@ -31,8 +36,33 @@ public final class AdminBootstrap {
   /** Returns true when a new admin token was written. */
   public static Future<Boolean> ensureAdminToken(Path tokenFile, PrincipalStore principals, TokenService tokens) {
     if (Files.isRegularFile(tokenFile)) {
-      return Future.succeededFuture(false);
+      Optional<UUID> id = tokenId(tokenFile);
+      if (id.isEmpty()) {
+        return Future.succeededFuture(false);
+      }
+      return tokens.find(id.get()).compose(found -> {
+        if (found.isPresent()) {
+          return Future.succeededFuture(false);
+        }
+        LOG.warn("auth: the admin token in {} was not issued by this database; writing a new one", tokenFile);
+        return write(tokenFile, principals, tokens);
+      });
     }
+    return write(tokenFile, principals, tokens);
+  }
+
+  /** The id of the token in {@code tokenFile}, read without checking it (empty when it cannot be read). */
+  private static Optional<UUID> tokenId(Path tokenFile) {
+    try {
+      String[] parts = Files.readString(tokenFile).trim().split("\\.");
+      JsonObject claims = new JsonObject(new String(Base64.getUrlDecoder().decode(parts[1]), StandardCharsets.UTF_8));
+      return Optional.of(UUID.fromString(claims.getString("jti")));
+    } catch (IOException | RuntimeException e) {
+      return Optional.empty();
+    }
+  }
+
+  private static Future<Boolean> write(Path tokenFile, PrincipalStore principals, TokenService tokens) {
     return principals.create(ADMIN_PRINCIPAL_ID, PrincipalType.CLIENT, "admin", PrincipalStatus.APPROVED,
         List.of(Roles.OWNER, Roles.ADMIN), Optional.empty())
       .compose(admin -> tokens.issue(admin, ADMIN_TOKEN_TTL))

@@ -24,6 +24,46 @@ public final class AuthErrors {
       "the token is not valid: bad signature or claims");
   }
 
+  /** A token whose {@code nbf} (not before) is still ahead. Conclave issues none; such a token was made elsewhere. */
+  public static ConclaveException notYetValid() {
+    return new ConclaveException(ErrorKind.UNAUTHENTICATED, "token_not_yet_valid", "the token is not valid yet (its nbf is in the future)");
+  }
+
+  /** A well-signed token whose id ({@code jti}) no node ever issued, or one whose record disagrees with it. */
+  public static ConclaveException unknownToken() {
+    return new ConclaveException(ErrorKind.UNAUTHENTICATED, "token_unknown", "no token with this id was issued here");
+  }
+
+  /** The token's principal is disabled or deleted (its tokens may not have been revoked one by one). */
+  public static ConclaveException principalInactive(String status) {
+    return new ConclaveException(ErrorKind.UNAUTHENTICATED, "token_principal_inactive",
+      "the token's principal is " + status);
+  }
+
+  /** An MCP token whose agent session has ended (or that no session ever held). */
+  public static ConclaveException sessionEnded() {
+    return new ConclaveException(ErrorKind.UNAUTHENTICATED, "token_session_ended",
+      "this MCP token's agent session has ended; the agent gets a new token in the Welcome of its next registration");
+  }
+
+  public static ConclaveException capabilityNotGrantable(String capability) {
+    return new ConclaveException(ErrorKind.INVALID_ARGUMENT, "capability_not_grantable",
+      "capability '" + capability + "' is not granted by admins (grantable: " + String.join(", ",
+        new java.util.TreeSet<>(CapabilityGrants.GRANTABLE)) + "); an agent declares any other capability itself");
+  }
+
+  public static ConclaveException capabilityOnlyForAgents(String principalId, String type) {
+    return new ConclaveException(ErrorKind.INVALID_ARGUMENT, "capability_not_grantable",
+      "capabilities are granted to agent principals; principal " + principalId + " is a '" + type + "' principal");
+  }
+
+  /** An agent used a tool whose capability needs a grant its principal does not hold (any longer). */
+  public static ConclaveException capabilityNotGranted(String agentId, String capability) {
+    return new ConclaveException(ErrorKind.PERMISSION_DENIED, "capability_not_granted",
+      "agent '" + agentId + "' has not been granted the '" + capability + "' capability (an admin grants it:"
+        + " POST /api/v1/gateway/principals/{principalId}/capabilities {\"capability\": \"" + capability + "\"})");
+  }
+
   public static ConclaveException expired() {
     return new ConclaveException(ErrorKind.UNAUTHENTICATED, "token_expired", "the token has expired");
   }

@@ -19,9 +19,16 @@ public final class PrincipalStore {
   private static final String COLUMNS = "id, type, display_name, status, roles, pubkey_fp, created_at, owner_id";
 
   private final Pool pool;
+  private final CapabilityGrants capabilities;
 
   public PrincipalStore(Pool pool) {
     this.pool = pool;
+    this.capabilities = new CapabilityGrants(pool);
+  }
+
+  /** The capabilities admins granted to principals. */
+  public CapabilityGrants capabilities() {
+    return capabilities;
   }
 
   /** Creates a principal; idempotent for a given id (a repeat returns the stored one). */

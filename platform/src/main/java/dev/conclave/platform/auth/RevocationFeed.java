@@ -14,9 +14,11 @@ import java.util.Set;
 import java.util.UUID;
 
 /**
- * Carries revocations to every node: announcements on the event bus (a token, or a whole principal)
- * reach the revocation list and the live credentials at once; a periodic re-read of PostgreSQL
- * catches anything an announcement missed, for tokens and for the principals of open streams.
+ * Carries revocations and principal changes to every node: announcements on the event bus (a token,
+ * a whole principal, a principal's changed row) reach the revocation list, the live credentials and
+ * the principal directory at once; a periodic re-read of PostgreSQL catches anything an announcement
+ * missed (or a change made in the database directly), for tokens, for the principals this node holds
+ * in memory and for the principals of open streams.
  */
 public final class RevocationFeed implements TokenService.Announcer {
 
@@ -27,12 +29,17 @@ public final class RevocationFeed implements TokenService.Announcer {
   private final Pool pool;
   private final RevocationList revocations;
   private final LiveCredentials live;
+  private final PrincipalDirectory directory;
+  private final IssuedTokens issued;
 
-  public RevocationFeed(Vertx vertx, Pool pool, RevocationList revocations, LiveCredentials live) {
+  public RevocationFeed(Vertx vertx, Pool pool, RevocationList revocations, LiveCredentials live, PrincipalDirectory directory,
+                        IssuedTokens issued) {
     this.vertx = vertx;
     this.pool = pool;
     this.revocations = revocations;
     this.live = live;
+    this.directory = directory;
+    this.issued = issued;
   }
 
   /** Loads the revocation list, then listens and re-reads periodically. */
@@ -42,7 +49,12 @@ public final class RevocationFeed implements TokenService.Announcer {
       revocations.add(id);
       live.tokenRevoked(id);
     });
-    vertx.eventBus().<String>consumer(Addresses.AUTH_PRINCIPAL_REVOKED, msg -> live.principalRevoked(UUID.fromString(msg.body())));
+    vertx.eventBus().<String>consumer(Addresses.AUTH_PRINCIPAL_REVOKED, msg -> {
+      UUID id = UUID.fromString(msg.body());
+      directory.forget(id);
+      live.principalRevoked(id);
+    });
+    vertx.eventBus().<String>consumer(Addresses.AUTH_PRINCIPAL_CHANGED, msg -> directory.forget(UUID.fromString(msg.body())));
     vertx.setPeriodic(REFRESH.toMillis(), id -> refresh()
       .onFailure(err -> LOG.warn("auth: revocation refresh failed error={}", err.getMessage())));
     return revocations.refresh().mapEmpty();
@@ -58,14 +70,21 @@ public final class RevocationFeed implements TokenService.Announcer {
     vertx.eventBus().publish(Addresses.AUTH_PRINCIPAL_REVOKED, principalId.toString());
   }
 
+  @Override
+  public void principalChanged(UUID principalId) {
+    vertx.eventBus().publish(Addresses.AUTH_PRINCIPAL_CHANGED, principalId.toString());
+  }
+
   private Future<Void> refresh() {
     Future<Void> tokens = revocations.refresh().map(added -> {
       added.forEach(live::tokenRevoked);
       return null;
     });
+    issued.sweep(java.time.Instant.now());
+    Future<Void> known = directory.refresh();
     Set<UUID> watched = live.watchedPrincipals();
     if (watched.isEmpty()) {
-      return tokens;
+      return Future.join(tokens, known).mapEmpty();
     }
     Future<Void> principals = pool.preparedQuery("SELECT id FROM auth.principals WHERE id = ANY($1)"
         + " AND (status <> 'approved' OR deleted_at IS NOT NULL)")
@@ -74,6 +93,6 @@ public final class RevocationFeed implements TokenService.Announcer {
         rows.forEach(r -> live.principalRevoked(r.getUUID("id")));
         return null;
       });
-    return Future.join(tokens, principals).mapEmpty();
+    return Future.join(tokens, known, principals).mapEmpty();
   }
 }

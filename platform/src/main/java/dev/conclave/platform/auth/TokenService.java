@@ -2,22 +2,23 @@ package dev.conclave.platform.auth;
 
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
-import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
-import io.vertx.ext.auth.User;
 
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.HashSet;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.Optional;
-import java.util.Set;
 import java.util.UUID;
 
 /**
- * Issues and verifies bearer tokens: HS256 JWTs (vertx-auth-jwt) whose {@code jti} is recorded in
- * PostgreSQL so that any token can be revoked by id.
+ * Issues and verifies bearer tokens: HS256 JWTs (vertx-auth-jwt). A token proves only which record it
+ * is: its {@code jti} must be one this installation issued ({@code auth.tokens}, or for an MCP token a
+ * live agent session), its principal's type, roles and status are read from PostgreSQL, and its
+ * {@code nbf} and {@code exp} are honoured. Verification stays in memory on the hot path
+ * ({@link IssuedTokens}, {@link PrincipalDirectory}, {@link RevocationList}); a token this node has
+ * not seen yet (one the CLI issued a moment ago) costs one query, once.
  */
 public final class TokenService {
 
@@ -38,12 +39,20 @@ public final class TokenService {
   private final Clock clock;
   private final LiveCredentials live;
   private final Announcer announcer;
+  private final IssuedTokens issued;
+  private final PrincipalDirectory directory;
+  private final SessionTokens sessions;
+  private final TokenVerifier verifier;
 
-  /** Tells every node (this one included) about a revocation made here. */
+  /** Tells every node (this one included) about a revocation or a change made here. */
   public interface Announcer {
     void token(UUID tokenId);
 
     void principal(UUID principalId);
+
+    /** A principal's row changed (approved, roles): nodes read it again. */
+    default void principalChanged(UUID principalId) {
+    }
 
     /** For tools that run no node (the CLI): nobody to tell. */
     Announcer NONE = new Announcer() {
@@ -57,8 +66,16 @@ public final class TokenService {
     };
   }
 
+  /** A token service that keeps its own views (the CLI, tests). */
   public TokenService(Vertx vertx, SigningKeys keys, TokenStore store, RevocationList revocations, Clock clock,
                       LiveCredentials live, Announcer announcer) {
+    this(vertx, keys, store, revocations, clock, live, announcer, new IssuedTokens(store), new PrincipalDirectory(store),
+      SessionTokens.standalone(vertx));
+  }
+
+  public TokenService(Vertx vertx, SigningKeys keys, TokenStore store, RevocationList revocations, Clock clock,
+                      LiveCredentials live, Announcer announcer, IssuedTokens issued, PrincipalDirectory directory,
+                      SessionTokens sessions) {
     this.vertx = vertx;
     this.keyring = new Keyring(vertx, keys, ISSUER, AUDIENCE);
     this.store = store;
@@ -66,112 +83,95 @@ public final class TokenService {
     this.clock = clock;
     this.live = live;
     this.announcer = announcer;
+    this.issued = issued;
+    this.directory = directory;
+    this.sessions = sessions;
+    this.verifier = new TokenVerifier(clock, revocations, issued, directory, sessions, use);
   }
 
   /** Issues an API token: accepted by the gRPC services and the HTTP API. */
   public Future<IssuedToken> issue(Principal principal, Duration ttl) {
-    return issue(principal, ttl, TokenPurpose.API, Optional.empty());
+    return issue(principal, ttl, TokenPurpose.API);
   }
 
-  /** Issues a token for {@code purpose}, which must not need a scope (an MCP token does: {@link #issueMcp}). */
+  /** Issues a token for {@code purpose}, which must not be MCP (an MCP token belongs to a session: {@link #issueMcp}). */
   public Future<IssuedToken> issue(Principal principal, Duration ttl, TokenPurpose purpose) {
     if (purpose == TokenPurpose.MCP) {
       return Future.failedFuture(AuthErrors.purposeNotIssuable(purpose.wire()));
     }
-    return issue(principal, ttl, purpose, Optional.empty());
-  }
-
-  /** Issues an MCP token: accepted only by the MCP endpoint, scoped to {@code scope}'s tools. */
-  public Future<IssuedToken> issueMcp(Principal principal, Duration ttl, AgentScope scope) {
-    return issue(principal, ttl, TokenPurpose.MCP, Optional.of(scope));
-  }
-
-  private Future<IssuedToken> issue(Principal principal, Duration ttl, TokenPurpose purpose, Optional<AgentScope> scope) {
-    if (ttl.isNegative() || ttl.isZero() || ttl.compareTo(MAX_TTL) > 0) {
+    if (invalidTtl(ttl)) {
       return Future.failedFuture(AuthErrors.invalidTtl(ttl.getSeconds(), MAX_TTL.getSeconds()));
     }
     Instant now = clock.instant();
-    Instant expires = now.plus(ttl);
+    Instant expiresAt = Instant.ofEpochSecond(now.plus(ttl).getEpochSecond());
     UUID tokenId = UUID.randomUUID();
+    String token = sign(principal, tokenId, purpose, now, expiresAt, Optional.empty());
+    return store.record(tokenId, principal.id(), purpose.wire(), now, expiresAt).map(v -> {
+      issued.remember(new TokenStore.Issued(tokenId, principal.id(), purpose, expiresAt));
+      return new IssuedToken(token, tokenId, principal.id(), expiresAt);
+    });
+  }
+
+  /**
+   * Issues the MCP token of one agent session: accepted only at the MCP endpoint, for the tools of
+   * {@code scope}, and only while the session lasts ({@link SessionTokens.SessionToken#end}), at most
+   * {@code ttl}. It is not stored in {@code auth.tokens}.
+   */
+  public SessionTokens.SessionToken issueMcp(Principal principal, Duration ttl, AgentScope scope) {
+    if (invalidTtl(ttl)) {
+      throw AuthErrors.invalidTtl(ttl.getSeconds(), MAX_TTL.getSeconds());
+    }
+    Instant now = clock.instant();
+    Instant expiresAt = Instant.ofEpochSecond(now.plus(ttl).getEpochSecond());
+    UUID tokenId = UUID.randomUUID();
+    String token = sign(principal, tokenId, TokenPurpose.MCP, now, expiresAt, Optional.of(scope.agentId()));
+    return sessions.record(token, tokenId, principal.id(), scope, ttl);
+  }
+
+  private String sign(Principal principal, UUID tokenId, TokenPurpose purpose, Instant now, Instant expiresAt, Optional<String> agent) {
+    // type and roles ride along for people reading a token; verification never trusts them
     JsonObject claims = new JsonObject()
       .put("sub", principal.id().toString())
       .put("jti", tokenId.toString())
       .put("ptype", principal.type().wire())
-      .put("roles", new JsonArray(List.copyOf(principal.roles())))
+      .put("roles", new io.vertx.core.json.JsonArray(List.copyOf(principal.roles())))
       .put("pur", purpose.wire())
       .put("iat", now.getEpochSecond())
-      .put("exp", expires.getEpochSecond());
-    scope.ifPresent(s -> claims.put("agt", s.agentId()).put("caps", new JsonArray(s.capabilities().stream().sorted().toList())));
-    String token = keyring.sign(claims, ISSUER, AUDIENCE);
-    Instant expiresAt = Instant.ofEpochSecond(expires.getEpochSecond());
-    return store.record(tokenId, principal.id(), purpose.wire(), now, expiresAt)
-      .map(v -> new IssuedToken(token, tokenId, principal.id(), expiresAt));
+      .put("exp", expiresAt.getEpochSecond());
+    agent.ifPresent(a -> claims.put("agt", a));
+    return keyring.sign(claims, ISSUER, AUDIENCE);
+  }
+
+  private static boolean invalidTtl(Duration ttl) {
+    return ttl.isNegative() || ttl.isZero() || ttl.compareTo(MAX_TTL) > 0;
   }
 
   /** Verifies the value of an {@code authorization} header carrying an API token. */
-  public Caller verifyHeader(String authorization) {
-    return verify(Bearer.token(authorization), TokenPurpose.API);
+  public Future<Caller> authenticateHeader(String authorization) {
+    return authenticateHeader(authorization, TokenPurpose.API);
   }
 
   /** Verifies the value of an {@code authorization} header carrying a token for {@code purpose}. */
-  public Caller verifyHeader(String authorization, TokenPurpose purpose) {
-    return verify(Bearer.token(authorization), purpose);
+  public Future<Caller> authenticateHeader(String authorization, TokenPurpose purpose) {
+    try {
+      return authenticate(Bearer.token(authorization), EnumSet.of(purpose));
+    } catch (RuntimeException e) {
+      return Future.failedFuture(e);
+    }
   }
 
   /** Verifies an API token. */
-  public Caller verify(String token) {
-    return verify(token, TokenPurpose.API);
+  public Future<Caller> authenticate(String token) {
+    return authenticate(token, EnumSet.of(TokenPurpose.API));
   }
 
   /**
-   * Verifies a token: signature, issuer, audience, expiry, revocation and purpose. Throws the precise
-   * {@link AuthErrors} failure otherwise.
+   * Verifies a token that may have any of the {@code accepted} purposes ({@link TokenVerifier}): fails
+   * with the precise {@link AuthErrors} failure. The future is already complete when this node holds
+   * everything it needs in memory, which is every call but the first of a token on this node.
    */
-  public Caller verify(String token, TokenPurpose expected) {
-    return verify(token, java.util.EnumSet.of(expected));
-  }
-
-  /** Verifies a token that may have any of the {@code accepted} purposes. */
-  public Caller verify(String token, java.util.EnumSet<TokenPurpose> accepted) {
-    User user = keyring.verify(token).orElseThrow(AuthErrors::invalidToken);
-    // the decoded payload; principal() holds only a subset of it
-    JsonObject claims = user.attributes().getJsonObject("accessToken", new JsonObject());
-    Caller caller;
-    try {
-      Set<String> roles = new HashSet<>();
-      JsonArray roleArray = claims.getJsonArray("roles", new JsonArray());
-      roleArray.forEach(r -> roles.add(String.valueOf(r)));
-      // tokens issued before purposes existed carry none: they were API tokens
-      TokenPurpose purpose = TokenPurpose.of(claims.getString("pur", TokenPurpose.API.wire())).orElseThrow();
-      Optional<AgentScope> scope = Optional.empty();
-      if (claims.containsKey("agt")) {
-        Set<String> caps = new HashSet<>();
-        claims.getJsonArray("caps", new JsonArray()).forEach(c -> caps.add(String.valueOf(c)));
-        scope = Optional.of(new AgentScope(claims.getString("agt"), caps));
-      }
-      caller = new Caller(
-        UUID.fromString(claims.getString("sub")),
-        PrincipalType.of(claims.getString("ptype")).orElseThrow(),
-        roles,
-        Optional.of(UUID.fromString(claims.getString("jti"))),
-        Instant.ofEpochSecond(claims.getLong("exp")),
-        purpose,
-        scope);
-    } catch (RuntimeException e) {
-      throw AuthErrors.invalidToken();
-    }
-    if (!clock.instant().isBefore(caller.expiresAt())) {
-      throw AuthErrors.expired();
-    }
-    if (revocations.contains(caller.tokenId().orElseThrow())) {
-      throw AuthErrors.revoked();
-    }
-    if (!accepted.contains(caller.purpose())) {
-      throw AuthErrors.wrongPurpose(caller.purpose().wire(),
-        String.join("' or '", accepted.stream().map(TokenPurpose::wire).toList()));
-    }
-    use.mark(caller.tokenId().orElseThrow());
-    return caller;
+  public Future<Caller> authenticate(String token, EnumSet<TokenPurpose> accepted) {
+    return verifier.authenticate(keyring, token, accepted);
   }
 
   /** Revokes a token by id, here and (through the announcer) on every node. */
@@ -201,10 +201,17 @@ public final class TokenService {
    * (also those it opened without a token, with an SSH key or an HMAC signature).
    */
   public Future<List<UUID>> revokePrincipal(UUID principalId, String reason) {
+    principalChanged(principalId);
     return revokeAllOf(principalId, reason).onSuccess(ids -> {
       live.principalRevoked(principalId);
       announcer.principal(principalId);
     });
+  }
+
+  /** A principal's row changed (its status or roles): every node reads it again before trusting it. */
+  public void principalChanged(UUID principalId) {
+    directory.forget(principalId);
+    announcer.principalChanged(principalId);
   }
 
   /** New keys (a rotation or retirement): new tokens are signed with the first, tokens of removed keys fail. */

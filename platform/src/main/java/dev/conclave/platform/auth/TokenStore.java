@@ -1,5 +1,6 @@
 package dev.conclave.platform.auth;
 
+import dev.conclave.platform.db.sql.SqlFile;
 import io.vertx.core.Future;
 import io.vertx.sqlclient.Pool;
 import io.vertx.sqlclient.Row;
@@ -20,10 +21,47 @@ public final class TokenStore {
   public record Revocation(UUID tokenId, Instant revokedAt) {
   }
 
+  private static final SqlFile SQL = SqlFile.of(TokenStore.class, "tokens.sql");
+
+  /** An issued token's record: whose it is, what for, until when. */
+  public record Issued(UUID tokenId, UUID principalId, TokenPurpose purpose, Instant expiresAt) {
+  }
+
+  /** A token's record as verification needs it, with its principal. */
+  public record IssuedWithPrincipal(Issued issued, boolean revoked, Principal principal) {
+  }
+
   private final Pool pool;
 
   public TokenStore(Pool pool) {
     this.pool = pool;
+  }
+
+  /** The record of token {@code tokenId} and its principal; empty when no such token was issued. */
+  public Future<Optional<IssuedWithPrincipal>> findIssued(UUID tokenId) {
+    return SQL.get("FindIssued").with("token_id", tokenId).execute(pool).map(rows -> {
+      var it = rows.iterator();
+      if (!it.hasNext()) {
+        return Optional.empty();
+      }
+      Row r = it.next();
+      Optional<TokenPurpose> purpose = TokenPurpose.of(r.getString("purpose"));
+      if (purpose.isEmpty()) {
+        return Optional.empty();
+      }
+      Issued issued = new Issued(r.getUUID("token_id"), r.getUUID("principal_id"), purpose.get(),
+        r.getOffsetDateTime("expires_at").toInstant());
+      return Optional.of(new IssuedWithPrincipal(issued, r.getBoolean("revoked"), PrincipalStore.map(r)));
+    });
+  }
+
+  /** The principals with these ids, deleted ones included (their status is {@code revoked}). */
+  public Future<List<Principal>> principals(List<UUID> ids) {
+    return SQL.get("PrincipalsByIds").with("ids", ids.toArray(new UUID[0])).execute(pool).map(rows -> {
+      List<Principal> out = new ArrayList<>(rows.size());
+      rows.forEach(r -> out.add(PrincipalStore.map(r)));
+      return out;
+    });
   }
 
   public Future<Void> record(UUID tokenId, UUID principalId, String purpose, Instant issuedAt, Instant expiresAt) {

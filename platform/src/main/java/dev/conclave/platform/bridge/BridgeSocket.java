@@ -16,8 +16,11 @@ import java.util.UUID;
 final class BridgeSocket {
 
   final SockJSSocket socket;
-  /** The caller of the session cookie the socket opened with, if any. */
-  final Optional<Caller> session;
+  /**
+   * The caller of the session cookie the socket opened with, if any; still being verified when the
+   * cookie's token is new to this node (a REGISTER meanwhile waits for it).
+   */
+  final io.vertx.core.Future<Optional<Caller>> session;
   /** A subscription the bridge accepted: the topic feeding it and who subscribed. */
   record Subscription(BridgeTopic topic, Caller caller) {
   }
@@ -37,7 +40,7 @@ final class BridgeSocket {
   long unwritten;
   boolean closed;
 
-  BridgeSocket(SockJSSocket socket, Optional<Caller> session) {
+  BridgeSocket(SockJSSocket socket, io.vertx.core.Future<Optional<Caller>> session) {
     this.socket = socket;
     this.session = session;
   }

@@ -187,18 +187,26 @@ public final class EventBusBridge {
 
   private void opened(SockJSSocket socket) {
     socket.setWriteQueueMaxSize(MAX_QUEUED);
-    Optional<Caller> session = Optional.empty();
     Optional<String> cookie = socket.routingContext() == null ? Optional.empty()
       : Optional.ofNullable(socket.routingContext().<String>get(SESSION_TOKEN));
-    if (cookie.isPresent()) {
-      try {
-        session = Optional.of(SessionCookie.verify(tokens, cookie.get()));
-      } catch (ConclaveException e) {
-        LOG.info("bridge socket with an unusable session cookie remote={} code={}", socket.remoteAddress(), e.code());
-      }
-    }
+    // complete at once unless the cookie's token is new to this node
+    Future<Optional<Caller>> session = cookie.isEmpty() ? Future.succeededFuture(Optional.empty())
+      : SessionCookie.verify(tokens, cookie.get()).map(Optional::of).recover(err -> {
+        LOG.info("bridge socket with an unusable session cookie remote={} code={}", socket.remoteAddress(),
+          Failures.classify(err).code());
+        return Future.succeededFuture(Optional.empty());
+      });
     BridgeSocket state = new BridgeSocket(socket, session);
     sockets.put(socket, state);
+    session.onSuccess(caller -> {
+      if (!state.closed) {
+        opened(state, caller);
+      }
+    });
+  }
+
+  private void opened(BridgeSocket state, Optional<Caller> session) {
+    SockJSSocket socket = state.socket;
     if (session.isPresent()) {
       hold(state, session.get()).ifPresent(refused -> drop(socket, CLOSE_TOO_MANY, refused.detail(), "too_many_connections"));
       if (!state.closed) {
@@ -240,13 +248,18 @@ public final class EventBusBridge {
       event.complete(false);
       return;
     }
-    Caller caller;
-    try {
-      caller = caller(state, frame);
-    } catch (ConclaveException e) {
-      refuse(state, event, address, "unauthenticated", e);
-      return;
-    }
+    caller(state, frame).onComplete(ar -> {
+      if (state.closed) {
+        event.complete(false);
+      } else if (ar.failed()) {
+        refuse(state, event, address, "unauthenticated", Failures.classify(ar.cause()));
+      } else {
+        register(state, event, address, ar.result());
+      }
+    });
+  }
+
+  private void register(BridgeSocket state, BridgeEvent event, String address, Caller caller) {
     Optional<ConclaveException> tooMany = hold(state, caller);
     if (tooMany.isPresent()) {
       refuse(state, event, address, "too_many_connections", tooMany.get());
@@ -284,15 +297,20 @@ public final class EventBusBridge {
   }
 
   /** The frame's own token wins over the session cookie, so a program without a cookie can subscribe. */
-  private Caller caller(BridgeSocket state, JsonObject frame) {
+  private Future<Caller> caller(BridgeSocket state, JsonObject frame) {
     // a frame's headers and token are the client's to get wrong: anything but an object and a string is no token
     JsonObject headers = frame.getValue("headers") instanceof JsonObject h ? h : null;
     String authorization = headers != null && headers.getValue("authorization") instanceof String a ? a : null;
     if (authorization != null) {
-      return tokens.verify(Bearer.token(authorization), SessionCookie.PURPOSES);
+      try {
+        return tokens.authenticate(Bearer.token(authorization), SessionCookie.PURPOSES);
+      } catch (ConclaveException e) {
+        return Future.failedFuture(e);
+      }
     }
-    return state.session.orElseThrow(() -> new ConclaveException(ErrorKind.UNAUTHENTICATED, "bridge_unauthenticated",
-      "not authenticated: log in (POST /auth/session) or send 'authorization: Bearer <token>' in the register frame's headers"));
+    return state.session.map(session -> session.orElseThrow(() -> new ConclaveException(ErrorKind.UNAUTHENTICATED,
+      "bridge_unauthenticated",
+      "not authenticated: log in (POST /auth/session) or send 'authorization: Bearer <token>' in the register frame's headers")));
   }
 
   private void refuse(BridgeSocket state, BridgeEvent event, String address, String reason, ConclaveException why) {

@@ -29,15 +29,17 @@ public final class GatewayToolOps {
   public static final String EXPIRE_QUESTION = "expire-question";
   /**
    * Agents connected anywhere in the cluster that the calling agent's owner may act on. Fields:
-   * {@code fromAgentId}. Reply: {@code {"agents": [...], "count"}}. The admin ops all act with the
-   * access of the calling agent's owner.
+   * {@code fromAgentId}, {@code fromPrincipalId}. Reply: {@code {"agents": [...], "count"}}. The admin
+   * ops all need the {@code admin} capability granted to the calling agent's principal (checked at
+   * each call) and act with the access of the calling agent's owner (no owner: of its own principal,
+   * with no roles).
    */
   public static final String LIST_AGENTS = "list-agents";
-  /** A page of an agent's conversation with usage totals. Fields: {@code fromAgentId}, {@code agentId}, {@code limit}, {@code cursor}. */
+  /** A page of an agent's conversation with usage totals. Fields: {@code fromAgentId}, {@code fromPrincipalId}, {@code agentId}, {@code limit}, {@code cursor}. */
   public static final String AGENT_MESSAGES = "agent-messages";
   /**
    * Send a message to an agent and wait for its reply. Fields: {@code agentId}, {@code content},
-   * {@code fromAgentId}, {@code idempotencyKey}, {@code timeoutMs}. Reply: {@code {"agent_id", "done", "response", "status"}}.
+   * {@code fromAgentId}, {@code fromPrincipalId}, {@code idempotencyKey}, {@code timeoutMs}. Reply: {@code {"agent_id", "done", "response", "status"}}.
    */
   public static final String SEND_MESSAGE = "send-message";
 

@@ -16,7 +16,12 @@ public final class ToolScope {
   private ToolScope() {
   }
 
-  /** An agent may see and call a tool when it has every capability the tool requires. */
+  /**
+   * An agent may see and call a tool when it has every capability the tool requires. The
+   * capabilities are the agent's effective ones: what it declared at registration, less any that
+   * needs a grant its principal does not hold ({@code auth.CapabilityGrants#effective}); its session
+   * and its MCP token carry those, never what a caller claims.
+   */
   public static boolean allows(Set<String> capabilities, ToolDefinition tool) {
     return capabilities.containsAll(tool.getRequiredCapabilitiesList());
   }

@@ -4,10 +4,13 @@ import dev.conclave.platform.access.AgentAccess;
 import dev.conclave.platform.audit.AuditLog;
 import dev.conclave.platform.audit.FailedLogins;
 import dev.conclave.platform.auth.AdminBootstrap;
+import dev.conclave.platform.auth.IssuedTokens;
 import dev.conclave.platform.auth.LiveCredentials;
+import dev.conclave.platform.auth.PrincipalDirectory;
 import dev.conclave.platform.auth.PrincipalStore;
 import dev.conclave.platform.auth.RevocationFeed;
 import dev.conclave.platform.auth.RevocationList;
+import dev.conclave.platform.auth.SessionTokens;
 import dev.conclave.platform.auth.SigningKeys;
 import dev.conclave.platform.auth.TokenService;
 import dev.conclave.platform.auth.TokenStore;
@@ -128,12 +131,12 @@ public final class NodeRuntime {
         health.registerProcedure("cluster", io.vertx.spi.cluster.hazelcast.ClusterHealthCheck.createProcedure(vertx));
       }
       Clock clock = Clock.systemUTC();
-      TokenService tokens = startAuth(vertx, config, pool, clock);
+      ClusterMembership membership = ClusterMembership.of(vertx);
+      TokenService tokens = startAuth(vertx, config, pool, clock, membership);
       PrincipalStore principals = new PrincipalStore(pool);
       if (await(AdminBootstrap.ensureAdminToken(config.adminTokenFile(), principals, tokens), "write the admin token")) {
         LOG.info("auth: admin token written file={}", config.adminTokenFile());
       }
-      ClusterMembership membership = ClusterMembership.of(vertx);
       if (modules.stream().anyMatch(RoleModule::oneClusterPerDatabase)) {
         DatabaseClaim held = await(DatabaseClaim.take(vertx, database.url(), !vertx.isClustered(), config.nodeId(),
           DATABASE_CLAIM_PATIENCE), "take the database for this node");
@@ -205,13 +208,16 @@ public final class NodeRuntime {
     return ((DataDirOwner.Acquired) attempt).owner();
   }
 
-  private static TokenService startAuth(Vertx vertx, ConclaveConfig config, Pool pool, Clock clock) {
+  private static TokenService startAuth(Vertx vertx, ConclaveConfig config, Pool pool, Clock clock, ClusterMembership membership) {
     TokenStore store = new TokenStore(pool);
     RevocationList revocations = new RevocationList(store);
     LiveCredentials live = new LiveCredentials(vertx);
-    RevocationFeed feed = new RevocationFeed(vertx, pool, revocations, live);
+    IssuedTokens issued = new IssuedTokens(store);
+    PrincipalDirectory directory = new PrincipalDirectory(store);
+    RevocationFeed feed = new RevocationFeed(vertx, pool, revocations, live, directory, issued);
     await(feed.start(), "load token revocations");
-    TokenService tokens = new TokenService(vertx, SigningKeys.resolve(config), store, revocations, clock, live, feed);
+    TokenService tokens = new TokenService(vertx, SigningKeys.resolve(config), store, revocations, clock, live, feed, issued, directory,
+      new SessionTokens(vertx, membership.localMember(), membership::isMember));
     if (config.authSecret().isEmpty()) {
       SigningKeys.watch(vertx, config.dataDir(), KEY_FILE_CHECK, tokens::useKeys);
     }

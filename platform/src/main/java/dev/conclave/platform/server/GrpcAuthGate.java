@@ -108,16 +108,34 @@ public final class GrpcAuthGate implements Handler<HttpServerRequest> {
         }
       }
     }
-    Caller caller;
-    try {
-      caller = tokens.verifyHeader(authorization);
-    } catch (ConclaveException e) {
+    Future<Caller> verified = tokens.authenticateHeader(authorization);
+    if (verified.isComplete()) {
+      // the token was known here: no pause, no hop
+      handleVerified(request, verified);
+      return;
+    }
+    // the first call of a token on this node reads its record; its messages wait meanwhile
+    boolean hold = !request.isEnded();
+    if (hold) {
+      request.pause();
+    }
+    verified.onComplete(ar -> {
+      handleVerified(request, verified);
+      if (hold) {
+        request.resume();
+      }
+    });
+  }
+
+  private void handleVerified(HttpServerRequest request, Future<Caller> verified) {
+    if (verified.failed()) {
+      ConclaveException e = Failures.classify(verified.cause());
       handoff.authenticationFailed(request, e);
       GrpcFailures.reject(request.response(), e);
       return;
     }
-    if (admitted(request, caller)) {
-      handoff.put(request.headers(), caller);
+    if (admitted(request, verified.result())) {
+      handoff.put(request.headers(), verified.result());
       server.handle(request);
     }
   }

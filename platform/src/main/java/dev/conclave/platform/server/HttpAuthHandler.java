@@ -5,6 +5,7 @@ import dev.conclave.platform.auth.Caller;
 import dev.conclave.platform.auth.TokenService;
 import dev.conclave.platform.errors.ConclaveException;
 import dev.conclave.platform.errors.Failures;
+import io.vertx.core.Future;
 import io.vertx.core.Handler;
 import io.vertx.ext.web.RoutingContext;
 
@@ -50,25 +51,39 @@ public final class HttpAuthHandler implements Handler<RoutingContext> {
         }
       }
     }
-    try {
-      if (header == null) {
-        java.util.Optional<String> session = SessionCookie.token(ctx.request().headers());
-        if (session.isPresent()) {
-          ctx.put(CALLER_KEY, viaSession(ctx, session.get()));
-          ctx.next();
-          return;
-        }
+    java.util.Optional<String> session = header == null ? SessionCookie.token(ctx.request().headers()) : java.util.Optional.empty();
+    Future<Caller> verified = session.isPresent()
+      ? SessionCookie.verify(tokens, session.get()).map(caller -> viaSession(ctx, caller))
+      : tokens.authenticateHeader(header);
+    if (verified.isComplete()) {
+      proceed(ctx, verified);
+      return;
+    }
+    // the token's first call on this node reads its record: hold the request (a WebSocket upgrade
+    // must not see its end go by meanwhile); one whose body was read already has nothing to hold
+    boolean hold = !ctx.request().isEnded();
+    if (hold) {
+      ctx.request().pause();
+    }
+    verified.onComplete(ar -> {
+      proceed(ctx, verified);
+      if (hold) {
+        ctx.request().resume();
       }
-      ctx.put(CALLER_KEY, tokens.verifyHeader(header));
+    });
+  }
+
+  private void proceed(RoutingContext ctx, Future<Caller> verified) {
+    if (verified.succeeded()) {
+      ctx.put(CALLER_KEY, verified.result());
       ctx.next();
-    } catch (ConclaveException e) {
-      refused(ctx, e);
+    } else {
+      refused(ctx, Failures.classify(verified.cause()));
     }
   }
 
   /** The console's cookie, under the browser rules ({@link CrossSite}): the node's own pages only, read-only for bridge tokens. */
-  private Caller viaSession(RoutingContext ctx, String token) {
-    Caller caller = SessionCookie.verify(tokens, token);
+  private static Caller viaSession(RoutingContext ctx, Caller caller) {
     CrossSite.admitSession(ctx.request(), caller);
     return caller;
   }

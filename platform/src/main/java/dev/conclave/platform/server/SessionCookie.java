@@ -5,6 +5,7 @@ import dev.conclave.platform.auth.TokenPurpose;
 import dev.conclave.platform.auth.TokenService;
 import io.netty.handler.codec.http.cookie.Cookie;
 import io.netty.handler.codec.http.cookie.ServerCookieDecoder;
+import io.vertx.core.Future;
 import io.vertx.core.MultiMap;
 
 import java.time.Duration;
@@ -42,9 +43,9 @@ public final class SessionCookie {
     return Optional.empty();
   }
 
-  /** Verifies a session cookie's token; throws the precise authentication failure. */
-  public static Caller verify(TokenService tokens, String token) {
-    return tokens.verify(token, PURPOSES);
+  /** Verifies a session cookie's token; fails with the precise authentication failure. */
+  public static Future<Caller> verify(TokenService tokens, String token) {
+    return tokens.authenticate(token, PURPOSES);
   }
 
   /** The {@code Set-Cookie} value that opens a session until the token expires. */

@@ -89,18 +89,30 @@ public final class SessionEndpoint {
   /** Verifies the presented token, then answers with the session (and, for a login, sets the cookie). */
   private void answer(RoutingContext ctx, boolean login, java.util.function.Supplier<String> presented) {
     String token;
-    Caller caller;
     try {
       token = presented.get();
-      caller = SessionCookie.verify(tokens, token);
     } catch (ConclaveException e) {
-      if (e.kind() == dev.conclave.platform.errors.ErrorKind.UNAUTHENTICATED) {
-        edge.authenticationFailed(ctx.request().method() + " " + PATH, e,
-          ctx.request().remoteAddress() == null ? "" : ctx.request().remoteAddress().toString());
-      }
-      Problems.send(ctx.response(), e);
+      refuse(ctx, e);
       return;
     }
+    SessionCookie.verify(tokens, token).onComplete(verified -> {
+      if (verified.failed()) {
+        refuse(ctx, Failures.classify(verified.cause()));
+        return;
+      }
+      session(ctx, login, token, verified.result());
+    });
+  }
+
+  private void refuse(RoutingContext ctx, ConclaveException e) {
+    if (e.kind() == dev.conclave.platform.errors.ErrorKind.UNAUTHENTICATED) {
+      edge.authenticationFailed(ctx.request().method() + " " + PATH, e,
+        ctx.request().remoteAddress() == null ? "" : ctx.request().remoteAddress().toString());
+    }
+    Problems.send(ctx.response(), e);
+  }
+
+  private void session(RoutingContext ctx, boolean login, String token, Caller caller) {
     principals.find(caller.principalId()).onComplete(ar -> {
       if (ar.failed()) {
         Problems.send(ctx.response(), Failures.classify(ar.cause()));

@@ -15,13 +15,15 @@ import java.util.UUID;
 import java.util.function.BiFunction;
 
 /**
- * {@code builtin:admin} (capability {@code admin}): look at and talk to the other agents. The
- * gateway answers these (it holds presence and conversations); the tools only ask it.
+ * {@code builtin:admin} (capability {@code admin}, which an agent gets only when an admin granted it
+ * to its principal): look at and talk to the other agents. The gateway answers these (it holds
+ * presence and conversations) and decides, at every call, who the agent acts as (its owner's reach,
+ * and only while the grant stands); the tools only ask it.
  */
 public final class AdminPack {
 
   public static final String ID = "builtin:admin";
-  public static final String CAPABILITY = "admin";
+  public static final String CAPABILITY = dev.conclave.platform.auth.CapabilityGrants.ADMIN;
   /** How long admin_send_message waits for the other agent's reply. */
   static final int SEND_TIMEOUT_SECONDS = 300;
   static final Duration QUERY_TIMEOUT = Duration.ofSeconds(10);
@@ -32,24 +34,28 @@ public final class AdminPack {
   public static BuiltinPack create(GatewayCalls gateway) {
     return new BuiltinPack(ID, CAPABILITY, List.of(
       tool("admin_list_agents", "List connected agents", "{\"type\":\"object\",\"properties\":{}}", 0,
-        (caller, input) -> gateway.request(GatewayToolOps.request(GatewayToolOps.LIST_AGENTS).put("fromAgentId", caller.agentId()),
+        (caller, input) -> gateway.request(from(GatewayToolOps.LIST_AGENTS, caller),
           QUERY_TIMEOUT).map(JsonObject::encode)),
       tool("admin_agent_messages",
         "Read all messages for an agent in chronological order with token usage stats. Supports cursor-based pagination.",
         "{\"type\":\"object\",\"properties\":{\"agent_id\":{\"type\":\"string\",\"description\":\"The agent to inspect\"},"
           + "\"limit\":{\"type\":\"integer\",\"description\":\"Events per page (default 50, max 500)\"},"
           + "\"cursor\":{\"type\":\"string\",\"description\":\"Pagination cursor from previous response\"}},\"required\":[\"agent_id\"]}", 0,
-        (caller, input) -> gateway.request(GatewayToolOps.request(GatewayToolOps.AGENT_MESSAGES)
-          .put("fromAgentId", caller.agentId()).put("agentId", input.getString("agent_id", "")).put("limit", input.getInteger("limit", 0))
+        (caller, input) -> gateway.request(from(GatewayToolOps.AGENT_MESSAGES, caller)
+          .put("agentId", input.getString("agent_id", "")).put("limit", input.getInteger("limit", 0))
           .put("cursor", input.getString("cursor", "")), QUERY_TIMEOUT).map(JsonObject::encode)),
       tool("admin_send_message", "Send message to another agent",
         "{\"type\":\"object\",\"properties\":{\"agent_id\":{\"type\":\"string\"},\"content\":{\"type\":\"string\"}},"
           + "\"required\":[\"agent_id\",\"content\"]}", SEND_TIMEOUT_SECONDS,
-        (caller, input) -> gateway.request(GatewayToolOps.request(GatewayToolOps.SEND_MESSAGE)
+        (caller, input) -> gateway.request(from(GatewayToolOps.SEND_MESSAGE, caller)
           .put("agentId", input.getString("agent_id", "")).put("content", input.getString("content", ""))
-          .put("fromAgentId", caller.agentId())
           .put("idempotencyKey", "admin-" + UUID.randomUUID())
           .put("timeoutMs", (SEND_TIMEOUT_SECONDS - 5) * 1000L), Duration.ofSeconds(SEND_TIMEOUT_SECONDS)).map(JsonObject::encode))));
+  }
+
+  /** An op on behalf of the calling agent: the gateway checks that agent's grant and acts with its owner's reach. */
+  private static JsonObject from(String op, ToolCaller caller) {
+    return GatewayToolOps.request(op).put("fromAgentId", caller.agentId()).put("fromPrincipalId", caller.principalId().toString());
   }
 
   private static BuiltinTool tool(String name, String description, String schema, int timeoutSeconds,
