@@ -18,8 +18,8 @@ final class BridgeSocket {
   final SockJSSocket socket;
   /** The caller of the session cookie the socket opened with, if any. */
   final Optional<Caller> session;
-  /** A subscription the bridge accepted: the topic feeding it and who subscribed. */
-  record Subscription(BridgeTopic topic, Caller caller) {
+  /** A subscription the bridge accepted: the topic feeding it, who subscribed, and what releases its access re-checks. */
+  record Subscription(BridgeTopic topic, Caller caller, Runnable unwatch) {
   }
 
   /** Address → its accepted subscription. */
