@@ -104,6 +104,10 @@ public final class SessionSocket implements AutoCloseable {
     }
   }
 
+  public boolean isClosed() {
+    return closed.isDone();
+  }
+
   public short awaitClose() {
     try {
       return closed.get(10, TimeUnit.SECONDS);

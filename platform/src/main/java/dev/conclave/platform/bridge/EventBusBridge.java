@@ -175,7 +175,9 @@ public final class EventBusBridge {
           LOG.warn("bridge message withheld: its visibility could not be checked address={} remote={} error={}",
             message.getString("address"), state.socket.remoteAddress(), ar.cause().toString());
         }
-        write(state, frame, ar.succeeded() && ar.result() == Boolean.TRUE);
+        // a subscription that ended meanwhile (its caller lost access) gets nothing more
+        write(state, frame, ar.succeeded() && ar.result() == Boolean.TRUE
+          && state.subscriptions.get(message.getString("address")) == subscription);
         return Future.succeededFuture();
       });
     }
