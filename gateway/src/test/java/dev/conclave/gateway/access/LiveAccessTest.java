@@ -122,6 +122,32 @@ class LiveAccessTest {
   }
 
   @Test
+  void aBridgeSubscriptionEndedForLostAccessMayBeTakenUpAgainOnceAllowedAndDeliversEachEventOnce() {
+    String agentId = "la-again";
+    String address = Addresses.dashboardConversation(agentId);
+    try (RawAgent agent = gw.connect(agentId, gw.agentTokenOwnedBy(agentId, alice.id()));
+         BridgeClient bridge = BridgeClient.connect(gw.vertx(), gw.node().httpPort())) {
+      JsonObject grant = new JsonObject().put("principalId", bob.id().toString());
+      assertThat(http.post(aliceToken, "/api/v1/gateway/agents/" + agentId + "/grants", grant).status()).isEqualTo(200);
+      bridge.subscribe(address, bobToken);
+      assertThat(delete("/api/v1/gateway/agents/" + agentId + "/grants/" + bob.id(), aliceToken)).isEqualTo(200);
+      bridge.await(BridgeClient.error(address), 10);
+      assertThat(http.post(aliceToken, "/api/v1/gateway/agents/" + agentId + "/grants", grant).status()).isEqualTo(200);
+      bridge.subscribe(address, bobToken);
+      exchange(agent, agentId, "again", "again-words");
+      bridge.await(f -> f.encode().contains("full_response") || f.encode().contains("fullResponse"), 10);
+      try {
+        Thread.sleep(300);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+      List<Long> seqs = bridge.seen().stream().filter(f -> "rec".equals(f.getString("type")) && address.equals(f.getString("address"))
+        && f.getValue("body") instanceof JsonObject b && b.containsKey("seq")).map(f -> f.getJsonObject("body").getLong("seq")).toList();
+      assertThat(seqs).as("events delivered to the socket, by ledger seq").isNotEmpty().doesNotHaveDuplicates();
+    }
+  }
+
+  @Test
   void movingABindingEndsTheFollowersOfItsConversationWhoMayNotReadTheAgentItNowGoesTo() {
     String aliceAgent = "la-bind-alice";
     String carolAgent = "la-bind-carol";

@@ -49,8 +49,8 @@ final class ScreenedSocket extends SockJSSocketBase {
   /**
    * Tells Vert.x's bridge that {@code address} is no longer followed, as if the client had sent the
    * UNREGISTER frame: the node ended the subscription (its caller lost access), and the bridge's
-   * consumer must go with it, or a later REGISTER of the address would leave it behind, delivering
-   * twice and never unregistered.
+   * consumer must go with it, or it would go on feeding the address and refuse the client's next
+   * REGISTER of it ({@code address_already_registered}) once access is given back.
    */
   void unregister(String address) {
     if (bridge != null && !broken) {
