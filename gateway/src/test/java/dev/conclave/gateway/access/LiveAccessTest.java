@@ -148,6 +148,29 @@ class LiveAccessTest {
   }
 
   @Test
+  void aGrantTakenBackHidesTheAgentsPresenceAtOnce() {
+    String agentId = "la-presence";
+    String agentToken = gw.agentTokenOwnedBy(agentId, alice.id());
+    JsonObject grant = new JsonObject().put("principalId", bob.id().toString());
+    try (BridgeClient bridge = BridgeClient.connect(gw.vertx(), gw.node().httpPort())) {
+      try (RawAgent agent = gw.connect(agentId, agentToken)) {
+        assertThat(http.post(aliceToken, "/api/v1/gateway/agents/" + agentId + "/grants", grant).status()).isEqualTo(200);
+        bridge.subscribe(Addresses.PRESENCE_EVENTS, bobToken);
+      }
+      bridge.await(presenceOf(agentId), 10);
+      assertThat(delete("/api/v1/gateway/agents/" + agentId + "/grants/" + bob.id(), aliceToken)).isEqualTo(200);
+      try (RawAgent again = gw.connect(agentId, agentToken)) {
+        assertThat(bridge.poll(presenceOf(agentId), 2)).as("presence of an agent no longer granted").isEmpty();
+      }
+    }
+  }
+
+  private static java.util.function.Predicate<JsonObject> presenceOf(String agentId) {
+    return f -> "rec".equals(f.getString("type")) && Addresses.PRESENCE_EVENTS.equals(f.getString("address"))
+      && f.getValue("body") instanceof JsonObject b && agentId.equals(b.getString("agentId"));
+  }
+
+  @Test
   void movingABindingEndsTheFollowersOfItsConversationWhoMayNotReadTheAgentItNowGoesTo() {
     String aliceAgent = "la-bind-alice";
     String carolAgent = "la-bind-carol";
