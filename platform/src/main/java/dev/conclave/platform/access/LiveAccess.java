@@ -166,24 +166,19 @@ public final class LiveAccess {
    */
   public Future<Void> announce(AccessChange change) {
     vertx.eventBus().publish(Addresses.ACCESS_CHANGED, change.toJson(id));
+    // the caller goes on on its own context, whichever thread ended the last follower
+    Context caller = Vertx.currentContext() != null ? Vertx.currentContext() : vertx.getOrCreateContext();
     Promise<Void> done = Promise.promise();
-    long timer = vertx.setTimer(ENDING_PATIENCE.toMillis(), t -> {
+    long timer = vertx.setTimer(ENDING_PATIENCE.toMillis(), t -> caller.runOnContext(v -> {
       if (done.tryComplete()) {
         LOG.warn("access: followers that lost access were not all ended within {} s change={}", ENDING_PATIENCE.toSeconds(), change);
       }
-    });
+    }));
     changed(change).onComplete(ar -> {
       vertx.cancelTimer(timer);
-      done.tryComplete();
+      caller.runOnContext(v -> done.tryComplete());
     });
     return done.future();
-  }
-
-  /** How many followers are watched here (tests, and a node's health at a glance). */
-  public int size() {
-    Set<Watch> all = new HashSet<>();
-    byPrincipal.values().forEach(all::addAll);
-    return all.size();
   }
 
   private Future<Void> changed(AccessChange change) {
