@@ -40,6 +40,15 @@ public final class Addresses {
    */
   public static final String AUTH_SESSION_TOKENS_MAP = "conclave.auth.session-tokens";
 
+  /**
+   * Publish. Access may have been taken away on some node (a grant taken back, a binding created,
+   * moved or deleted, a role removed, an agent's ownership changed); every node re-checks the open
+   * followers it touches and ends those that lost access. Body: JSON {@code {"origin": <the
+   * announcing node's LiveAccess id>, "principals": [<principal id>…], "conversations": [<conversation
+   * key>…], "everything": bool}}.
+   */
+  public static final String ACCESS_CHANGED = "conclave.auth.access-changed";
+
   // ---- swarm coordinator -------------------------------------------------------------------
 
   /**

@@ -2,6 +2,7 @@ package dev.conclave.gateway.api;
 
 import dev.conclave.gateway.GatewayErrors;
 import dev.conclave.gateway.store.BindingStore;
+import dev.conclave.platform.access.AccessChange;
 import dev.conclave.platform.access.Audience;
 import dev.conclave.platform.access.Resource;
 import dev.conclave.platform.auth.AuthErrors;
@@ -16,6 +17,7 @@ import dev.conclave.platform.errors.ConclaveException;
 import dev.conclave.platform.server.EdgeSecurity;
 import dev.conclave.platform.server.GrpcEndpoint;
 import dev.conclave.proto.coven.AdminServiceGrpcService;
+import dev.conclave.proto.coven.Binding;
 import dev.conclave.proto.coven.CreatePrincipalRequest;
 import dev.conclave.proto.coven.CreateTokenResponse;
 import dev.conclave.proto.coven.DeleteBindingResponse;
@@ -35,7 +37,11 @@ import java.util.UUID;
 import java.util.function.Function;
 import java.util.regex.Pattern;
 
-/** {@code coven.AdminService}: bindings, tokens and principals; every method needs the admin or owner role. */
+/**
+ * {@code coven.AdminService}: bindings, tokens and principals; every method needs the admin or owner
+ * role. A binding created, moved or deleted changes who may read its conversation: the change is
+ * announced ({@code LiveAccess}), and its followers that lost access end before the answer.
+ */
 public final class AdminServiceEndpoint {
 
   private static final Pattern FINGERPRINT = Pattern.compile("[0-9a-fA-F]{64}");
@@ -62,19 +68,16 @@ public final class AdminServiceEndpoint {
         require("frontend", req.getFrontend());
         require("channel_id", req.getChannelId());
         require("agent_id", req.getAgentId());
-        return bindings.create(req.getFrontend(), req.getChannelId(), req.getAgentId(), caller.principalId().toString());
+        return bindings.create(req.getFrontend(), req.getChannelId(), req.getAgentId(), caller.principalId().toString())
+          .compose(this::announced);
       }))
       .unary(AdminServiceGrpcService.UpdateBinding, Audience.ADMINS, Resource.NONE, admin((caller, req) -> {
         require("agent_id", req.getAgentId());
-        return bindings.updateAgent(uuid("id", req.getId()), req.getAgentId());
+        return bindings.updateAgent(uuid("id", req.getId()), req.getAgentId()).compose(this::announced);
       }))
       .unary(AdminServiceGrpcService.DeleteBinding, Audience.ADMINS, Resource.NONE, admin((caller, req) -> bindings.delete(uuid("id", req.getId()))
-        .map(deleted -> {
-          if (!deleted) {
-            throw GatewayErrors.bindingNotFound(req.getId());
-          }
-          return DeleteBindingResponse.getDefaultInstance();
-        })))
+        .compose(deleted -> deleted.isEmpty() ? Future.failedFuture(GatewayErrors.bindingNotFound(req.getId()))
+          : announced(deleted.get()).map(DeleteBindingResponse.getDefaultInstance()))))
       .unary(AdminServiceGrpcService.CreateToken, Audience.ADMINS, Resource.NONE, admin((caller, req) -> {
         UUID id = uuid("principal_id", req.getPrincipalId());
         Duration ttl = req.getTtlSeconds() == 0 ? TokenService.DEFAULT_TTL : Duration.ofSeconds(req.getTtlSeconds());
@@ -115,6 +118,11 @@ public final class AdminServiceEndpoint {
     return principals.create(UUID.randomUUID(), type, req.getDisplayName(), PrincipalStatus.APPROVED, req.getRolesList(), fp, owner)
       .recover(err -> Future.failedFuture(dev.conclave.platform.db.PgErrors.uniqueViolation(err) ? GatewayErrors.fingerprintTaken() : err))
       .map(AdminServiceEndpoint::wire);
+  }
+
+  /** Announces that {@code binding}'s conversation routes elsewhere now; completes with it once its followers here were re-checked. */
+  private Future<Binding> announced(Binding binding) {
+    return edge.liveAccess().announce(AccessChange.conversation(binding.getFrontend() + ":" + binding.getChannelId())).map(binding);
   }
 
   /** Wraps a handler so that validation exceptions become failures (the audience already admitted only admins). */

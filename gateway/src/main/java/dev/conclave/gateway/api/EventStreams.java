@@ -8,6 +8,9 @@ import dev.conclave.gateway.store.LedgerStore;
 import dev.conclave.gateway.store.QuestionStore;
 import dev.conclave.gateway.streaming.ConversationFollower;
 import dev.conclave.gateway.streaming.Followers;
+import dev.conclave.platform.access.AccessTarget;
+import dev.conclave.platform.access.Audience;
+import dev.conclave.platform.access.LiveAccess;
 import dev.conclave.platform.auth.AuthErrors;
 import dev.conclave.platform.auth.Caller;
 import dev.conclave.platform.auth.LiveCredentials;
@@ -25,8 +28,9 @@ import java.util.Optional;
 
 /**
  * {@code ClientService/StreamEvents}: follows a conversation the caller may read, from a resume
- * point, until the client goes away, the node stops (UNAVAILABLE, resume elsewhere), or the
- * caller's credentials are revoked (UNAUTHENTICATED).
+ * point, until the client goes away, the node stops (UNAVAILABLE, resume elsewhere), the
+ * caller's credentials are revoked (UNAUTHENTICATED), or the caller loses access to the conversation
+ * (PERMISSION_DENIED {@code access_revoked}: a grant taken back, a binding moved, a role removed).
  */
 public final class EventStreams {
 
@@ -39,10 +43,11 @@ public final class EventStreams {
   private final ConversationAccess conversations;
   private final Followers followers;
   private final LiveCredentials live;
+  private final LiveAccess access;
   private final Counter catchups;
 
   public EventStreams(Vertx vertx, LedgerStore ledger, ApprovalStore approvals, QuestionStore questions, ConversationAccess conversations,
-                      Followers followers, LiveCredentials live, Counter catchups) {
+                      Followers followers, LiveCredentials live, LiveAccess access, Counter catchups) {
     this.vertx = vertx;
     this.ledger = ledger;
     this.approvals = approvals;
@@ -50,10 +55,13 @@ public final class EventStreams {
     this.conversations = conversations;
     this.followers = followers;
     this.live = live;
+    this.access = access;
     this.catchups = catchups;
   }
 
   public void follow(Caller caller, StreamEventsRequest message, GrpcServerRequest<StreamEventsRequest, ClientStreamEvent> request) {
+    // taken before the check: a change of access heard while it runs is checked again once watched
+    long mark = access.mark();
     Future.succeededFuture(message).compose(req -> req.getConversationKey().isBlank() ? Future.succeededFuture(req)
       : conversations.require(caller, req.getConversationKey()).map(req)).onComplete(ar -> {
       if (ar.failed()) {
@@ -67,22 +75,24 @@ public final class EventStreams {
         }
         Optional<Long> since = req.hasSinceEventId() && !req.getSinceEventId().isEmpty()
           ? Optional.of(EventCursors.parseEventId(req.getSinceEventId())) : Optional.empty();
-        start(caller, request, req.getConversationKey(), since);
+        start(caller, request, req.getConversationKey(), since, mark);
       } catch (ConclaveException e) {
         GrpcFailures.fail(request.response(), METHOD, e);
       }
     });
   }
 
-  private void start(Caller caller, GrpcServerRequest<StreamEventsRequest, ClientStreamEvent> request, String key, Optional<Long> since) {
+  private void start(Caller caller, GrpcServerRequest<StreamEventsRequest, ClientStreamEvent> request, String key, Optional<Long> since,
+                     long mark) {
     GrpcServerResponse<StreamEventsRequest, ClientStreamEvent> response = request.response();
     ConversationFollower follower = new ConversationFollower(vertx, ledger, approvals, questions, response, key, catchups);
-    Runnable[] unwatch = {() -> { }};
+    Runnable[] unwatch = {() -> { }, () -> { }};
     Runnable[] closer = new Runnable[1];
     Runnable stop = () -> {
       follower.stop();
       followers.remove(closer[0]);
       unwatch[0].run();
+      unwatch[1].run();
     };
     closer[0] = () -> {
       stop.run();
@@ -93,6 +103,10 @@ public final class EventStreams {
       stop.run();
       GrpcFailures.fail(response, METHOD, AuthErrors.credentialsRevoked(reason));
     });
+    unwatch[1] = access.watch(caller, AccessTarget.conversation(Audience.MEMBERS, key), mark, lost -> {
+      stop.run();
+      GrpcFailures.fail(response, METHOD, lost);
+    })::close;
     request.exceptionHandler(err -> stop.run());
     request.errorHandler(err -> stop.run());
     response.exceptionHandler(err -> stop.run());

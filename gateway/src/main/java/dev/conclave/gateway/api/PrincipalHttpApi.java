@@ -1,8 +1,10 @@
 package dev.conclave.gateway.api;
 
 import dev.conclave.gateway.GatewayErrors;
+import dev.conclave.platform.access.AccessChange;
 import dev.conclave.platform.access.AgentGrants;
 import dev.conclave.platform.access.Audience;
+import dev.conclave.platform.access.LiveAccess;
 import dev.conclave.platform.access.Resource;
 import dev.conclave.platform.auth.AuthErrors;
 import dev.conclave.platform.auth.Caller;
@@ -26,7 +28,8 @@ import java.util.UUID;
 /**
  * Principals over HTTP under {@code /api/v1/gateway}: admins create principals, issue their tokens
  * and approve pending ones; an agent's owner (or an admin) grants and revokes other principals'
- * access to the agent.
+ * access to the agent. Taking a grant back ends the grantee's open followers of the agent (on this
+ * node before the answer, on the others as they hear of it).
  */
 public final class PrincipalHttpApi {
 
@@ -35,11 +38,13 @@ public final class PrincipalHttpApi {
   private final PrincipalStore principals;
   private final TokenService tokens;
   private final AgentGrants grants;
+  private final LiveAccess access;
 
-  public PrincipalHttpApi(PrincipalStore principals, TokenService tokens, AgentGrants grants) {
+  public PrincipalHttpApi(PrincipalStore principals, TokenService tokens, AgentGrants grants, LiveAccess access) {
     this.principals = principals;
     this.tokens = tokens;
     this.grants = grants;
+    this.access = access;
   }
 
   public void mount(HttpRoutes routes) {
@@ -114,6 +119,7 @@ public final class PrincipalHttpApi {
     routes.delete(BASE + "/agents/:agentId/grants/:principalId", Audience.MEMBERS, Resource.AGENT_OWNER, (caller, ctx) -> {
       UUID grantee = GatewayHttpApi.uuid(ctx.pathParam("principalId"), "principal id");
       return ownedAgent(caller, ctx.pathParam("agentId")).compose(agent -> grants.revoke(agentPrincipal(agent), grantee))
+        .compose(removed -> removed ? access.announce(AccessChange.principal(grantee)).map(removed) : Future.succeededFuture(removed))
         .map(removed -> new JsonObject().put("agentId", ctx.pathParam("agentId")).put("principalId", grantee.toString())
           .put("granted", false).put("changed", removed));
     });

@@ -3,7 +3,9 @@ package dev.conclave.gateway.api;
 import dev.conclave.platform.server.ConnectionGuard;
 import dev.conclave.gateway.clientsession.ClientSession;
 import dev.conclave.gateway.streaming.Followers;
+import dev.conclave.platform.access.AccessTarget;
 import dev.conclave.platform.access.Audience;
+import dev.conclave.platform.access.LiveAccess;
 import dev.conclave.platform.access.Resource;
 import dev.conclave.platform.auth.Caller;
 import dev.conclave.platform.auth.LiveCredentials;
@@ -19,8 +21,9 @@ import java.util.function.BiFunction;
 /**
  * {@code GET /api/v1/sessions}: the session protocol (seed 004) over WebSocket, one JSON message per
  * text frame. The upgrade is bearer-authenticated like every {@code /api/} route; each session's
- * caller is watched, so a revoked token closes its sockets at once (4001), and a stopping node
- * closes them (1001) for the UI to resume elsewhere. docs/sessions.md.
+ * caller is watched, so a revoked token closes its sockets at once (4001), a caller that loses
+ * access to the session's agent or conversation closes it (4003), and a stopping node closes them
+ * (1001) for the UI to resume elsewhere. docs/sessions.md.
  */
 public final class SessionSockets {
 
@@ -29,12 +32,15 @@ public final class SessionSockets {
 
   private final BiFunction<Caller, ServerWebSocket, ClientSession> sessions;
   private final LiveCredentials live;
+  private final LiveAccess access;
   private final Followers followers;
   private final ConnectionGuard guard;
 
-  public SessionSockets(BiFunction<Caller, ServerWebSocket, ClientSession> sessions, LiveCredentials live, Followers followers, ConnectionGuard guard) {
+  public SessionSockets(BiFunction<Caller, ServerWebSocket, ClientSession> sessions, LiveCredentials live, LiveAccess access,
+                        Followers followers, ConnectionGuard guard) {
     this.sessions = sessions;
     this.live = live;
+    this.access = access;
     this.followers = followers;
     this.guard = guard;
   }
@@ -57,10 +63,14 @@ public final class SessionSockets {
         ClientSession session = sessions.apply(caller, ws);
         Runnable closer = () -> session.close((short) 1001, "node stopping; reconnect and resume with your last event_id");
         Runnable unwatch = live.watch(caller, reason -> session.close((short) 4001, "credentials revoked: " + reason));
+        // the session retargets it to its agent and conversation as it is configured
+        LiveAccess.Watch accessWatch = access.watch(caller, AccessTarget.of(Audience.MEMBERS, "the session"), access.mark(),
+          lost -> session.close(ClientSession.CLOSE_ACCESS_REVOKED, "access revoked: " + lost.detail()));
         followers.add(closer);
-        session.start(() -> {
+        session.start(accessWatch, () -> {
           followers.remove(closer);
           unwatch.run();
+          accessWatch.close();
           admission.release().run();
         });
       }).onFailure(err -> {

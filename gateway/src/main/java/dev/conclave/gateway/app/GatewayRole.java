@@ -137,12 +137,12 @@ public final class GatewayRole implements RoleModule {
 
     Mailbox mailbox = new Mailbox(new IdleHandoff(sessions, writer), bindings, ctx.access(), router, ctx.clock());
     AgentDirectory directory = new AgentDirectory(agents, presence, ctx.access());
-    ConversationAccess conversations = new ConversationAccess(pool, ctx.access());
+    ConversationAccess conversations = new ConversationAccess(ctx.access());
     Followers followers = new Followers();
     QuestionStore questionStore = new QuestionStore(pool);
     Questions questions = new Questions(vertx, writer, questionStore, requests, ctx.clock());
     EventStreams streams = new EventStreams(vertx, ledger, approvalStore, questionStore, conversations, followers, ctx.tokens().live(),
-      ctx.metrics().counter(MetricNames.GATEWAY_SUBSCRIBER_CATCHUPS));
+      ctx.edge().liveAccess(), ctx.metrics().counter(MetricNames.GATEWAY_SUBSCRIBER_CATCHUPS));
     Approvals approvals = new Approvals(writer, approvalStore, requests, router, ctx.clock());
     ClientServiceEndpoint client = new ClientServiceEndpoint(mailbox, ledger, approvals, questions, directory, conversations,
       ctx.principals(), ctx.edge(), streams);
@@ -158,13 +158,13 @@ public final class GatewayRole implements RoleModule {
       new Injections(agents, injectionStore, router), injectionStore, requests, usage, directory, conversations);
     TokenHttpApi tokensHttp = new TokenHttpApi(ctx.tokens());
     AuditHttpApi auditHttp = new AuditHttpApi(new AuditQuery(pool));
-    PrincipalHttpApi principalsHttp = new PrincipalHttpApi(ctx.principals(), ctx.tokens(), grants);
+    PrincipalHttpApi principalsHttp = new PrincipalHttpApi(ctx.principals(), ctx.tokens(), grants, ctx.edge().liveAccess());
     AgentRegistry registry = new AgentRegistry(registryStore, presence, ctx.access());
     RegistryHttpApi registryHttp = new RegistryHttpApi(registry, lifecycle);
     SessionSockets sessionSockets = new SessionSockets(ClientSession.opener(new RegistryOps(registry, registryStore, lifecycle),
         new TaskOps(mailbox, cancellation, approvals, requests, conversations.agents()),
         new SessionRecords(conversations, new ClientSessionStore(pool), lifecycle), new ConversationFeeds(vertx, ledger)),
-      ctx.tokens().live(), followers, ctx.edge().guard());
+      ctx.tokens().live(), ctx.edge().liveAccess(), followers, ctx.edge().guard());
 
     EdgeContribution edge = new EdgeContribution() {
       @Override
@@ -190,7 +190,7 @@ public final class GatewayRole implements RoleModule {
 
       @Override
       public List<BridgeTopic> bridgeTopics() {
-        return DashboardTopics.of(conversations, relay);
+        return DashboardTopics.of(conversations, relay, ctx.edge().liveAccess());
       }
     };
 

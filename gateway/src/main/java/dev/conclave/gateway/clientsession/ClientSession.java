@@ -3,6 +3,9 @@ package dev.conclave.gateway.clientsession;
 import dev.conclave.gateway.GatewayErrors;
 import dev.conclave.gateway.ledger.LedgerEvent;
 import dev.conclave.gateway.model.LifecycleState;
+import dev.conclave.platform.access.AccessTarget;
+import dev.conclave.platform.access.Audience;
+import dev.conclave.platform.access.LiveAccess;
 import dev.conclave.platform.auth.Caller;
 import dev.conclave.platform.collections.Lru;
 import dev.conclave.gateway.store.ClientSessionStore;
@@ -26,13 +29,17 @@ import java.util.function.BiFunction;
  * {@code {"id", "event_id"?, "msg"}} out, one JSON message per text frame. A task is a gateway request
  * in the session's conversation; its events come from the conversation's ledger (so every session
  * following the conversation sees them, and a reconnect resumes by {@code event_id}). Submissions are
- * handled one at a time, in order: the socket is paused while one runs.
+ * handled one at a time, in order: the socket is paused while one runs. The session's agent and
+ * conversation are re-checked whenever access changes; when the caller loses either, the socket
+ * closes with {@value #CLOSE_ACCESS_REVOKED}.
  */
 public final class ClientSession {
 
   private static final Logger LOG = LoggerFactory.getLogger(ClientSession.class);
   static final int MAX_SUB_ID = 60;
   static final short CLOSE_REVOKED = 4001;
+  /** The caller lost access to the session's agent or conversation (a grant taken back, a binding moved, a role removed). */
+  public static final short CLOSE_ACCESS_REVOKED = 4003;
   static final short CLOSE_GOING_AWAY = 1001;
 
   private record Task(UUID requestId, String subId) {
@@ -56,6 +63,8 @@ public final class ClientSession {
   private int skipUpTo = -1;
   private boolean closed;
   private Runnable onClose = () -> { };
+  /** What re-checks the caller's access to the session's agent and conversation; retargeted as the session is configured. */
+  private LiveAccess.Watch access;
 
   public ClientSession(RegistryOps registryOps, TaskOps tasks, SessionRecords records, ConversationFeeds feeds, Caller caller,
                        ServerWebSocket ws) {
@@ -73,8 +82,12 @@ public final class ClientSession {
     return (caller, ws) -> new ClientSession(registryOps, tasks, records, feeds, caller, ws);
   }
 
-  /** Starts reading submissions; {@code onClose} runs once when the socket is gone. */
-  public void start(Runnable onClose) {
+  /**
+   * Starts reading submissions; {@code access} is retargeted to what the session follows as it is
+   * configured; {@code onClose} runs once when the socket is gone.
+   */
+  public void start(LiveAccess.Watch access, Runnable onClose) {
+    this.access = access;
     this.onClose = onClose;
     ws.textMessageHandler(this::onText);
     ws.binaryMessageHandler(b -> send("", error(GatewayErrors.badSubmission("binary frames are not accepted: send one JSON submission per text frame"))));
@@ -161,6 +174,8 @@ public final class ClientSession {
   // ---- ops ----------------------------------------------------------------------------------------
 
   private Future<Void> configure(String id, JsonObject op) {
+    // taken before the check: a change of access heard while configuring is checked again at once
+    long mark = access.mark();
     Optional<UUID> givenSession = text(op, "session_id").map(Submissions::sessionId);
     Optional<long[]> resumeAt = text(op, "last_event_id").map(Submissions::eventId);
     return registryOps.resolve(caller, text(op, "agent_id"), op.getValue("agent_query")).compose(a -> {
@@ -176,7 +191,7 @@ public final class ClientSession {
           if (!mine) {
             return Future.failedFuture(GatewayErrors.sessionNotYours(sid.toString()));
           }
-          return restoreTask(resume ? stored : Optional.empty()).compose(v -> follow(sid, a, key, resumeAt));
+          return restoreTask(resume ? stored : Optional.empty()).compose(v -> follow(sid, a, key, resumeAt, mark));
         }).compose(from -> records.lifecycle(a).map(state -> {
           // session_configured goes first; the events after the start point follow it
           send(id, EventMapping.msg("session_configured")
@@ -204,7 +219,7 @@ public final class ClientSession {
     });
   }
 
-  private Future<Long> follow(UUID sid, String agent, String key, Optional<long[]> resumeAt) {
+  private Future<Long> follow(UUID sid, String agent, String key, Optional<long[]> resumeAt, long mark) {
     Optional<Long> after = resumeAt.map(r -> r[1] >= 0 ? r[0] - 1 : r[0]);
     if (follower != null) {
       // a reconfigure on the same conversation continues where the session was: the events of the
@@ -217,6 +232,7 @@ public final class ClientSession {
     sessionId = sid;
     agentId = agent;
     conversationKey = key;
+    access.retarget(AccessTarget.agentAndConversation(Audience.MEMBERS, agent, key), mark);
     skipSeq = resumeAt.map(r -> r[1] >= 0 ? r[0] : -1L).orElse(-1L);
     skipUpTo = resumeAt.map(r -> (int) r[1]).orElse(-1);
     SessionFollower[] self = new SessionFollower[1];

@@ -36,8 +36,10 @@ public final class BindingStore {
       .map(rows -> Rows.first(rows, BindingStore::map).orElseThrow(() -> GatewayErrors.bindingNotFound(id.toString())));
   }
 
-  public Future<Boolean> delete(UUID id) {
-    return pool.preparedQuery("DELETE FROM gateway.bindings WHERE id = $1").execute(Tuple.of(id)).map(r -> r.rowCount() == 1);
+  /** Deletes the binding; the one deleted, empty when there was none. */
+  public Future<Optional<Binding>> delete(UUID id) {
+    return pool.preparedQuery("DELETE FROM gateway.bindings WHERE id = $1 RETURNING " + COLUMNS).execute(Tuple.of(id))
+      .map(rows -> Rows.first(rows, BindingStore::map));
   }
 
   public Future<List<Binding>> list(Optional<String> frontend, Optional<String> agentId) {

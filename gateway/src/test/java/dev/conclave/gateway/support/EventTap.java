@@ -18,6 +18,7 @@ public final class EventTap implements AutoCloseable {
 
   private final BlockingQueue<ClientStreamEvent> events = new LinkedBlockingQueue<>();
   private final CompletableFuture<GrpcStatus> end = new CompletableFuture<>();
+  private volatile String endMessage;
   private final GrpcClientRequest<StreamEventsRequest, ClientStreamEvent> request;
 
   EventTap(GrpcClientRequest<StreamEventsRequest, ClientStreamEvent> request) {
@@ -29,8 +30,14 @@ public final class EventTap implements AutoCloseable {
       }
       var resp = ar.result();
       resp.handler(events::add);
-      resp.endHandler(v -> end.complete(resp.status()));
-      resp.exceptionHandler(err -> end.complete(resp.status() == null ? GrpcStatus.UNKNOWN : resp.status()));
+      resp.endHandler(v -> {
+        endMessage = RawAgent.message(resp);
+        end.complete(resp.status());
+      });
+      resp.exceptionHandler(err -> {
+        endMessage = RawAgent.message(resp);
+        end.complete(resp.status() == null ? GrpcStatus.UNKNOWN : resp.status());
+      });
     });
   }
 
@@ -74,6 +81,11 @@ public final class EventTap implements AutoCloseable {
     } catch (Exception e) {
       throw new AssertionError("stream did not end", e);
     }
+  }
+
+  /** The status message the stream ended with (after {@link #awaitEnd}); null when it had none. */
+  public String endMessage() {
+    return endMessage;
   }
 
   public boolean ended() {

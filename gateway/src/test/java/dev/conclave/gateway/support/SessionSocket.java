@@ -118,6 +118,10 @@ public final class SessionSocket implements AutoCloseable {
     }
   }
 
+  public boolean isClosed() {
+    return closed.isDone();
+  }
+
   public short awaitClose() {
     try {
       return closed.get(10, TimeUnit.SECONDS);

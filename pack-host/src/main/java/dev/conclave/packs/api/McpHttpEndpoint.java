@@ -161,8 +161,13 @@ public final class McpHttpEndpoint {
       return;
     }
     String version = McpProtocol.negotiate(init == null ? "" : init.protocolVersion());
-    sessions.open(caller.principalId(), caller.agentScope().orElseThrow().agentId(), version).onComplete(ar -> {
+    sessions.open(caller, version).onComplete(ar -> {
       if (ar.failed()) {
+        ConclaveException denied = denied(ar.cause());
+        if (denied != null) {
+          rpcError(ctx, 403, request.id(), McpSchema.ErrorCodes.INVALID_REQUEST, denied.code() + ": " + denied.detail());
+          return;
+        }
         rpcError(ctx, 503, request.id(), McpSchema.ErrorCodes.INTERNAL_ERROR, "sessions are unavailable right now; retry");
         return;
       }
@@ -184,7 +189,7 @@ public final class McpHttpEndpoint {
       rpcError(ctx, 400, requestId, McpSchema.ErrorCodes.INVALID_REQUEST, "missing " + SESSION_HEADER + ": initialize first");
       return Future.succeededFuture(Optional.empty());
     }
-    return sessions.find(id, caller.principalId(), caller.agentScope().orElseThrow().agentId())
+    return sessions.find(id, caller)
       .map(found -> {
         if (found.isEmpty()) {
           rpcError(ctx, 404, requestId, McpSchema.ErrorCodes.INVALID_REQUEST, "unknown or expired session: initialize again");
@@ -192,9 +197,19 @@ public final class McpHttpEndpoint {
         return found;
       })
       .recover(err -> {
-        rpcError(ctx, 503, requestId, McpSchema.ErrorCodes.INTERNAL_ERROR, "sessions are unavailable right now; retry");
+        ConclaveException denied = denied(err);
+        if (denied != null) {
+          rpcError(ctx, 403, requestId, McpSchema.ErrorCodes.INVALID_REQUEST, denied.code() + ": " + denied.detail());
+        } else {
+          rpcError(ctx, 503, requestId, McpSchema.ErrorCodes.INTERNAL_ERROR, "sessions are unavailable right now; retry");
+        }
         return Future.succeededFuture(Optional.empty());
       });
+  }
+
+  /** The refusal in {@code failure} when the caller may not act on its agent (any more); null otherwise. */
+  private static ConclaveException denied(Throwable failure) {
+    return failure instanceof ConclaveException e && e.kind() == dev.conclave.platform.errors.ErrorKind.PERMISSION_DENIED ? e : null;
   }
 
   private void rpcError(RoutingContext ctx, int status, Object id, int code, String message) {

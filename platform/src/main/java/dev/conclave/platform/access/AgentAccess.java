@@ -2,12 +2,16 @@ package dev.conclave.platform.access;
 
 import dev.conclave.platform.auth.AuthErrors;
 import dev.conclave.platform.auth.Caller;
+import dev.conclave.platform.db.sql.NamedStatement;
+import dev.conclave.platform.db.sql.SqlFile;
 import io.vertx.core.Future;
 import io.vertx.sqlclient.Pool;
 import io.vertx.sqlclient.Row;
 import io.vertx.sqlclient.Tuple;
 
+import java.util.ArrayList;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Set;
 import java.util.UUID;
 
@@ -17,8 +21,21 @@ import java.util.UUID;
  * edge that names an agent (or a conversation, through its agent) asks here. It reads the agent
  * directory ({@code gateway.agents}, agent id to principal) read-only, so that every role and every
  * node decides the same way from the same rows; grants and owners are in schema {@code auth}.
+ * A conversation is read through its agents ({@link #requireConversation}). The rule is one
+ * statement ({@code access.sql}, {@link #check}), asked once per call here and for many open
+ * followers at once by {@link LiveAccess}.
  */
 public final class AgentAccess {
+
+  private static final NamedStatement CHECK = SqlFile.of(AgentAccess.class, "access.sql").get("Check");
+
+  /** One question: may {@code principal} act on {@code agentId} and read {@code conversationKey} (each may be null). */
+  public record Question(UUID principal, String agentId, String conversationKey) {
+  }
+
+  /** The answer: the rule's verdict, and the roles the principal holds now. */
+  public record Verdict(boolean allowed, Set<String> roles) {
+  }
 
   private final Pool pool;
 
@@ -31,10 +48,47 @@ public final class AgentAccess {
     if (caller.isAdmin()) {
       return Future.succeededFuture();
     }
-    return pool.preparedQuery("SELECT " + allows("$1", "$2") + " AS allowed")
-      .execute(Tuple.of(agentId, caller.principalId()))
-      .compose(rows -> rows.iterator().next().getBoolean("allowed")
-        ? Future.succeededFuture() : Future.failedFuture(AuthErrors.noAgentAccess(agentId)));
+    return check(List.of(new Question(caller.principalId(), agentId, null))).compose(v -> v.get(0).allowed()
+      ? Future.succeededFuture() : Future.failedFuture(AuthErrors.noAgentAccess(agentId)));
+  }
+
+  /**
+   * Succeeds when {@code caller} may read conversation {@code conversationKey}: it may act on every
+   * agent the conversation belongs to (the one it was created for, the one its key is bound to now;
+   * for a key that is neither, the agent it names). Otherwise PERMISSION_DENIED.
+   */
+  public Future<Void> requireConversation(Caller caller, String conversationKey) {
+    if (caller.isAdmin()) {
+      return Future.succeededFuture();
+    }
+    return check(List.of(new Question(caller.principalId(), null, conversationKey))).compose(v -> v.get(0).allowed()
+      ? Future.succeededFuture() : Future.failedFuture(AuthErrors.noConversationAccess(conversationKey)));
+  }
+
+  /** The rule for each question, in order, in one statement. */
+  public Future<List<Verdict>> check(List<Question> questions) {
+    if (questions.isEmpty()) {
+      return Future.succeededFuture(List.of());
+    }
+    UUID[] principals = new UUID[questions.size()];
+    String[] agents = new String[questions.size()];
+    String[] conversations = new String[questions.size()];
+    for (int i = 0; i < questions.size(); i++) {
+      principals[i] = questions.get(i).principal();
+      agents[i] = questions.get(i).agentId();
+      conversations[i] = questions.get(i).conversationKey();
+    }
+    return CHECK.with("principals", principals).with("agents", agents).with("conversations", conversations).execute(pool)
+      .map(rows -> {
+        List<Verdict> out = new ArrayList<>(questions.size());
+        for (Row r : rows) {
+          out.add(new Verdict(r.getBoolean("allowed"), Set.copyOf(java.util.Arrays.asList(r.getArrayOfStrings("roles")))));
+        }
+        if (out.size() != questions.size()) {
+          throw new IllegalStateException("access check answered " + out.size() + " of " + questions.size() + " questions");
+        }
+        return out;
+      });
   }
 
   /**

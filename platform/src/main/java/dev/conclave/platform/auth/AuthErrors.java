@@ -112,6 +112,14 @@ public final class AuthErrors {
     return new ConclaveException(ErrorKind.UNAUTHENTICATED, "credentials_revoked", "this stream was closed: " + reason);
   }
 
+  /**
+   * An open follower ends because its caller lost access to what it followed (a grant taken back, a
+   * binding moved or deleted, a role removed, an agent's ownership changed).
+   */
+  public static ConclaveException accessRevoked(String what, String why) {
+    return new ConclaveException(ErrorKind.PERMISSION_DENIED, "access_revoked", "access to " + what + " was taken away: " + why);
+  }
+
   public static ConclaveException adminRequired() {
     return new ConclaveException(ErrorKind.PERMISSION_DENIED, "admin_required", "this operation needs the admin or owner role");
   }

@@ -21,8 +21,8 @@ final class BridgeSocket {
    * cookie's token is new to this node (a REGISTER meanwhile waits for it).
    */
   final io.vertx.core.Future<Optional<Caller>> session;
-  /** A subscription the bridge accepted: the topic feeding it and who subscribed. */
-  record Subscription(BridgeTopic topic, Caller caller) {
+  /** A subscription the bridge accepted: the topic feeding it, who subscribed, and what releases its access re-checks. */
+  record Subscription(BridgeTopic topic, Caller caller, Runnable unwatch) {
   }
 
   /** Address → its accepted subscription. */

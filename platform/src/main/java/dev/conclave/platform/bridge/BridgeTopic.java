@@ -1,8 +1,11 @@
 package dev.conclave.platform.bridge;
 
+import dev.conclave.platform.access.AccessTarget;
 import dev.conclave.platform.access.Audience;
 import dev.conclave.platform.auth.Caller;
 import io.vertx.core.Future;
+
+import java.util.Optional;
 
 /**
  * Addresses a role lets dashboards subscribe to over the event-bus bridge, with who may. Roles
@@ -26,6 +29,15 @@ public interface BridgeTopic {
   }
 
   default void unsubscribed(String address) {
+  }
+
+  /**
+   * What a subscription to {@code address} keeps needing while it lasts, as {@link #authorize}
+   * checked it when it began: the bridge re-checks it whenever access changes (LiveAccess) and ends
+   * the subscription when it is gone. Empty: nothing beyond the caller's credentials.
+   */
+  default Optional<AccessTarget> target(String address) {
+    return Optional.empty();
   }
 
   /**
@@ -60,6 +72,11 @@ public interface BridgeTopic {
       @Override
       public boolean owns(String candidate) {
         return address.equals(candidate);
+      }
+
+      @Override
+      public Optional<AccessTarget> target(String candidate) {
+        return Optional.of(AccessTarget.of(audience, "'" + address + "'"));
       }
 
       @Override

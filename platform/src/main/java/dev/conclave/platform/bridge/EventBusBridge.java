@@ -1,5 +1,6 @@
 package dev.conclave.platform.bridge;
 
+import dev.conclave.platform.access.LiveAccess;
 import dev.conclave.platform.auth.AuthErrors;
 import dev.conclave.platform.auth.Bearer;
 import dev.conclave.platform.auth.Caller;
@@ -38,7 +39,9 @@ import java.util.Optional;
  * WebSocket transport). Browsers only subscribe: no inbound address is permitted. Every REGISTER is
  * authenticated (session cookie, or a token in the frame's headers) and authorized by the topic that
  * owns the address; refusals get an error frame naming the address. A socket that cannot keep up is
- * closed rather than buffered without bound, and a revoked caller's sockets close. docs/dashboard.md.
+ * closed rather than buffered without bound, and a revoked caller's sockets close. A subscription
+ * whose caller loses access to what it follows (a grant taken back, a role removed) ends with an
+ * error frame (403, {@code access_revoked}); the socket stays open. docs/dashboard.md.
  */
 public final class EventBusBridge {
 
@@ -68,11 +71,14 @@ public final class EventBusBridge {
   private final List<BridgeTopic> topics;
   private final MeterRegistry metrics;
   private final ConnectionGuard guard;
+  private final LiveAccess access;
   private final Map<SockJSSocket, BridgeSocket> sockets = new HashMap<>();
 
-  public EventBusBridge(Vertx vertx, TokenService tokens, List<BridgeTopic> topics, MeterRegistry metrics, ConnectionGuard guard) {
+  public EventBusBridge(Vertx vertx, TokenService tokens, List<BridgeTopic> topics, MeterRegistry metrics, ConnectionGuard guard,
+                        LiveAccess access) {
     this.vertx = vertx;
     this.guard = guard;
+    this.access = access;
     this.tokens = tokens;
     this.live = tokens.live();
     this.topics = List.copyOf(topics);
@@ -171,7 +177,9 @@ public final class EventBusBridge {
           LOG.warn("bridge message withheld: its visibility could not be checked address={} remote={} error={}",
             message.getString("address"), state.socket.remoteAddress(), ar.cause().toString());
         }
-        write(state, frame, ar.succeeded() && ar.result() == Boolean.TRUE);
+        // a subscription that ended meanwhile (its caller lost access) gets nothing more
+        write(state, frame, ar.succeeded() && ar.result() == Boolean.TRUE
+          && state.subscriptions.get(message.getString("address")) == subscription);
         return Future.succeededFuture();
       });
     }
@@ -277,6 +285,7 @@ public final class EventBusBridge {
         "no dashboard address '" + address + "' (docs/dashboard.md lists them)"));
       return;
     }
+    long mark = access.mark();
     topic.get().authorize(caller, address)
       .compose(v -> topic.get().subscribed(address).map(v))
       .onComplete(ar -> {
@@ -288,7 +297,9 @@ public final class EventBusBridge {
           topic.get().unsubscribed(address);
           event.complete(false);
         } else {
-          state.subscriptions.put(address, new BridgeSocket.Subscription(topic.get(), caller));
+          Runnable unwatch = topic.get().target(address)
+            .<Runnable>map(t -> access.watch(caller, t, mark, why -> lost(state, address, why))::close).orElse(() -> { });
+          state.subscriptions.put(address, new BridgeSocket.Subscription(topic.get(), caller, unwatch));
           watch(state, caller);
           metrics.counter(MetricNames.BRIDGE_SUBSCRIPTIONS).increment();
           event.complete(true);
@@ -335,8 +346,27 @@ public final class EventBusBridge {
     if (state != null && address != null) {
       BridgeSocket.Subscription subscription = state.subscriptions.remove(address);
       if (subscription != null) {
+        subscription.unwatch().run();
         subscription.topic().unsubscribed(address);
       }
+    }
+  }
+
+  /**
+   * The subscription's caller lost access to what it follows: an error frame names the address and
+   * why, nothing more of it is delivered, and Vert.x's bridge lets go of it too (the client may
+   * subscribe again, and is then checked again). The socket and its other subscriptions go on.
+   */
+  private void lost(BridgeSocket state, String address, ConclaveException why) {
+    if (state.closed || !state.subscriptions.containsKey(address)) {
+      return;
+    }
+    LOG.info("bridge subscription ended address={} code={} remote={}", address, why.code(), state.socket.remoteAddress());
+    unsubscribe(state, address);
+    state.socket.write(new JsonObject().put("type", "err").put("address", address)
+      .put("failureCode", why.kind().httpStatus()).put("failureType", why.code()).put("message", why.detail()).encode());
+    if (state.socket instanceof ScreenedSocket screened) {
+      screened.unregister(address);
     }
   }
 
@@ -363,7 +393,10 @@ public final class EventBusBridge {
       return;
     }
     state.closed = true;
-    state.subscriptions.forEach((address, subscription) -> subscription.topic().unsubscribed(address));
+    state.subscriptions.forEach((address, subscription) -> {
+      subscription.unwatch().run();
+      subscription.topic().unsubscribed(address);
+    });
     state.subscriptions.clear();
     state.releaseAll();
   }

@@ -43,8 +43,24 @@ final class ScreenedSocket extends SockJSSocketBase {
     this.failed = failed;
   }
 
+  /** Vert.x's bridge's handler of the client's frames. */
+  private Handler<Buffer> bridge;
+
+  /**
+   * Tells Vert.x's bridge that {@code address} is no longer followed, as if the client had sent the
+   * UNREGISTER frame: the node ended the subscription (its caller lost access), and the bridge's
+   * consumer must go with it, or it would go on feeding the address and refuse the client's next
+   * REGISTER of it ({@code address_already_registered}) once access is given back.
+   */
+  void unregister(String address) {
+    if (bridge != null && !broken) {
+      bridge.handle(Buffer.buffer(new JsonObject().put("type", "unregister").put("address", address).encode()));
+    }
+  }
+
   @Override
   public SockJSSocket handler(Handler<Buffer> handler) {
+    bridge = handler;
     socket.handler(handler == null ? null : data -> {
       if (broken) {
         return;

@@ -67,6 +67,10 @@ public final class MetricNames {
   public static final String BRIDGE_WITHHELD = "conclave_bridge_withheld";
   /** Bridge subscriptions accepted. */
   public static final String BRIDGE_SUBSCRIPTIONS = "conclave_bridge_subscriptions";
+  /** Open followers (StreamEvents, bridge subscriptions, session sockets) ended because their caller lost access to what they followed. */
+  public static final String ACCESS_FOLLOWERS_ENDED = "conclave_access_followers_ended";
+  /** Re-checks of open followers' access that failed (the database unreachable); the next change or periodic re-check tries again. */
+  public static final String ACCESS_RECHECKS_FAILED = "conclave_access_rechecks_failed";
   /** Connections the gRPC edge closed; tag {@code reason}: unauthenticated. */
   public static final String EDGE_CONNECTIONS_CLOSED = "conclave_edge_connections_closed";
   /** gRPC calls refused for a principal's limits; tag {@code reason}: calls_per_principal, connections_per_principal. */

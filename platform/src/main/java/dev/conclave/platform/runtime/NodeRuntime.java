@@ -1,6 +1,7 @@
 package dev.conclave.platform.runtime;
 
 import dev.conclave.platform.access.AgentAccess;
+import dev.conclave.platform.access.LiveAccess;
 import dev.conclave.platform.audit.AuditLog;
 import dev.conclave.platform.audit.FailedLogins;
 import dev.conclave.platform.auth.AdminBootstrap;
@@ -146,8 +147,12 @@ public final class NodeRuntime {
       AuditLog audit = new AuditLog(pool, config.nodeId(), metrics.registry());
       audit.start(vertx, config.auditRetention(), new FailedLogins.Limits(config.get(NodeSettings.AUTH_FAILURE_WINDOW),
         config.get(NodeSettings.AUTH_FAILURE_SOURCES)));
+      AgentAccess access = new AgentAccess(pool);
+      LiveAccess liveAccess = new LiveAccess(vertx, access, metrics.registry());
+      await(liveAccess.start(), "listen for access changes");
       NodeContext context = new NodeContext(vertx, config, pool, tokens, principals, metrics.registry(), health, clock,
-        membership, new EventBusPackTools(vertx, membership, config.nodeId()), EdgeSecurity.create(audit, config.maxMessageBytes(), ConnectionGuard.of(vertx, config, metrics.registry())), new AgentAccess(pool),
+        membership, new EventBusPackTools(vertx, membership, config.nodeId()),
+        EdgeSecurity.create(audit, config.maxMessageBytes(), ConnectionGuard.of(vertx, config, metrics.registry()), liveAccess), access,
         secrets);
 
       List<RunningRole> running = new ArrayList<>();

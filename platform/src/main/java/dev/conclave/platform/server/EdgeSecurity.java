@@ -1,5 +1,6 @@
 package dev.conclave.platform.server;
 
+import dev.conclave.platform.access.LiveAccess;
 import dev.conclave.platform.access.RouteTable;
 import dev.conclave.platform.audit.AuditEvent;
 import dev.conclave.platform.audit.AuditLog;
@@ -11,13 +12,15 @@ import dev.conclave.platform.errors.Failures;
 /**
  * What the edge shares with every service it serves: the hand-over of verified callers from the
  * gRPC gate, the table of declared routes and their audiences, the audit log every change and
- * every refusal is written to, the bounded decoding of gRPC messages, and the node's bounds on what
- * one principal holds open (gRPC calls and connections, WebSockets).
+ * every refusal is written to, the bounded decoding of gRPC messages, the node's bounds on what
+ * one principal holds open (gRPC calls and connections, WebSockets), and the access re-checks of
+ * what is open ({@link LiveAccess}: a grant taken back ends the followers that relied on it).
  */
-public record EdgeSecurity(CallerHandoff callers, RouteTable routes, AuditLog audit, GrpcMessages messages, ConnectionGuard guard) {
+public record EdgeSecurity(CallerHandoff callers, RouteTable routes, AuditLog audit, GrpcMessages messages, ConnectionGuard guard,
+                           LiveAccess liveAccess) {
 
-  public static EdgeSecurity create(AuditLog audit, int maxMessageBytes, ConnectionGuard guard) {
-    return new EdgeSecurity(new CallerHandoff(), new RouteTable(), audit, new GrpcMessages(maxMessageBytes), guard);
+  public static EdgeSecurity create(AuditLog audit, int maxMessageBytes, ConnectionGuard guard, LiveAccess liveAccess) {
+    return new EdgeSecurity(new CallerHandoff(), new RouteTable(), audit, new GrpcMessages(maxMessageBytes), guard, liveAccess);
   }
 
   /** Records how an authenticated call ended; refusals ({@code PERMISSION_DENIED}, {@code UNAUTHENTICATED}) as denied. */

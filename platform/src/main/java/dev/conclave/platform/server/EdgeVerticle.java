@@ -69,7 +69,7 @@ public final class EdgeVerticle extends VerticleBase {
     setup.contributions().forEach(c -> c.bindHttp(router));
     new SessionEndpoint(setup.tokens(), setup.principals(), setup.edge(), setup.clock()).mount(router);
     new EventBusBridge(vertx, setup.tokens(), setup.contributions().stream().flatMap(c -> c.bridgeTopics().stream()).toList(),
-      setup.metrics().registry(), setup.edge().guard()).mount(router);
+      setup.metrics().registry(), setup.edge().guard(), setup.edge().liveAccess()).mount(router);
     ConsoleAssets.mount(router);
     undeclared(router).ifPresent(route -> {
       throw new IllegalStateException("HTTP route " + route + " was mounted without declaring who may call it (use HttpRoutes)");
