@@ -6,7 +6,9 @@
  *   <li>{@link dev.conclave.node.fuzz.GrpcFuzzTest}: raw gRPC frames (HTTP/2) on every method, the open services, unknown methods;</li>
  *   <li>{@link dev.conclave.node.fuzz.BridgeFuzzTest}: WebSocket frames on the event-bus bridge (raw and SockJS);</li>
  *   <li>{@link dev.conclave.node.fuzz.SessionFuzzTest}: WebSocket frames on the session protocol ({@code /api/v1/sessions});</li>
- *   <li>{@link dev.conclave.node.fuzz.FileTransportFuzzTest}: request files of the swarm's file transport.</li>
+ *   <li>{@link dev.conclave.node.fuzz.FileTransportFuzzTest}: request files of the swarm's file transport;</li>
+ *   <li>{@link dev.conclave.node.fuzz.ClientMistakesTest}: the caller's mistakes a security probe found answered or logged
+ *   as server faults (issue 40), sent on purpose.</li>
  * </ul>
  * Every try asserts: no 5xx and no INTERNAL or UNKNOWN status (refusals are 4xx problem+json over HTTP); no
  * Java class name in any answer; nothing logged with a stack trace or at ERROR. After each property: the

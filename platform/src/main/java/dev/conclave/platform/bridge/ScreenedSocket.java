@@ -36,7 +36,7 @@ final class ScreenedSocket extends SockJSSocketBase {
    * The largest inbound bridge frame, in bytes, on every transport. The HTTP server's WebSocket
    * limits (1 MiB a WebSocket frame, 4 MiB a message) do not bound a bridge frame: a message may come
    * in several WebSocket frames, SockJS puts several bridge frames in one message, and its XHR
-   * transport is no WebSocket at all. A larger frame fails the socket (closed 1009).
+   * transport is no WebSocket at all. A larger frame fails the socket ({@link #tooLarge}).
    */
   static final int MAX_FRAME_BYTES = 1024 * 1024;
 
