@@ -139,6 +139,10 @@ public final class GatewayErrors {
     return new ConclaveException(ErrorKind.ALREADY_EXISTS, "binding_exists", "a binding for " + frontend + ":" + channel + " already exists");
   }
 
+  public static ConclaveException badBinding(String field, String why) {
+    return ConclaveException.invalid("binding_invalid", field + " " + why);
+  }
+
   public static ConclaveException fingerprintTaken() {
     return new ConclaveException(ErrorKind.ALREADY_EXISTS, "fingerprint_taken", "a principal with this key fingerprint already exists");
   }

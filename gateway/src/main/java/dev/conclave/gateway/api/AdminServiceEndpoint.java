@@ -65,15 +65,14 @@ public final class AdminServiceEndpoint {
           req.hasAgentId() ? Optional.of(req.getAgentId()) : Optional.empty())
         .map(list -> ListBindingsResponse.newBuilder().addAllBindings(list).build())))
       .unary(AdminServiceGrpcService.CreateBinding, Audience.ADMINS, Resource.NONE, admin((caller, req) -> {
-        require("frontend", req.getFrontend());
-        require("channel_id", req.getChannelId());
-        require("agent_id", req.getAgentId());
+        BindingFields.check(req.getFrontend(), req.getChannelId(), req.getAgentId());
         return bindings.create(req.getFrontend(), req.getChannelId(), req.getAgentId(), caller.principalId().toString())
           .compose(this::announced);
       }))
       .unary(AdminServiceGrpcService.UpdateBinding, Audience.ADMINS, Resource.NONE, admin((caller, req) -> {
-        require("agent_id", req.getAgentId());
-        return bindings.updateAgent(uuid("id", req.getId()), req.getAgentId()).compose(this::announced);
+        UUID id = uuid("id", req.getId());
+        BindingFields.checkAgent(req.getAgentId());
+        return bindings.updateAgent(id, req.getAgentId()).compose(this::announced);
       }))
       .unary(AdminServiceGrpcService.DeleteBinding, Audience.ADMINS, Resource.NONE, admin((caller, req) -> bindings.delete(uuid("id", req.getId()))
         .compose(deleted -> deleted.isEmpty() ? Future.failedFuture(GatewayErrors.bindingNotFound(req.getId()))

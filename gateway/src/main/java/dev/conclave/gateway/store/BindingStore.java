@@ -15,6 +15,11 @@ import java.util.UUID;
 /** Frontend channels bound to agents. */
 public final class BindingStore {
 
+  /** The table's bounds (gateway V1 migration): longer values are refused before they reach it. */
+  public static final int MAX_FRONTEND = 100;
+  public static final int MAX_CHANNEL_ID = 300;
+  public static final int MAX_AGENT_ID = 200;
+
   private static final String COLUMNS = "id, frontend, channel_id, agent_id, created_at, created_by";
 
   private final Pool pool;

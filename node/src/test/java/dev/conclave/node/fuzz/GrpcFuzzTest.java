@@ -4,6 +4,7 @@ import com.google.protobuf.Empty;
 import com.google.protobuf.MessageLite;
 import dev.conclave.gateway.support.RawAgent;
 import dev.conclave.node.fuzz.FuzzNode.Caller;
+import dev.conclave.packs.registry.Schemas;
 import dev.conclave.platform.access.Audience;
 import dev.conclave.platform.access.RouteTable.Route;
 import dev.conclave.proto.coven.AgentMessage;
@@ -389,9 +390,10 @@ class GrpcFuzzTest {
 
   private Arbitrary<Frame> frames(String method) {
     byte[] valid = valid(method.substring(method.indexOf('/') + 1));
+    List<byte[]> wellFormed = wellFormed(method.substring(method.indexOf('/') + 1), valid);
     Arbitrary<byte[]> payload = Arbitraries.frequencyOf(
       Tuple.of(5, edits().map(e -> apply(valid, e))),
-      Tuple.of(2, Arbitraries.just(valid)),
+      Tuple.of(2, wellFormed.size() == 1 ? Arbitraries.just(valid) : Arbitraries.of(wellFormed)),
       Tuple.of(3, Arbitraries.bytes().array(byte[].class).ofMaxSize(64)),
       Tuple.of(2, hostileProtobuf()),
       Tuple.of(1, Arbitraries.just(new byte[0])),
@@ -531,6 +533,40 @@ class GrpcFuzzTest {
       throw new UncheckedIOException(e);
     }
     return out.toByteArray();
+  }
+
+  /**
+   * Well-formed requests of the method whose values a handler must refuse as the caller's mistake
+   * (issue 40): binding fields the table cannot hold or that could never be routed, tool schemas that
+   * would fail on every call, reserved pack ids. Beside {@code valid}, which is one of them.
+   */
+  private static List<byte[]> wellFormed(String method, byte[] valid) {
+    List<MessageLite> more = switch (method) {
+      case "CreateBinding" -> List.of(binding("f".repeat(101), "fz-c", FuzzNode.AGENT_ID), binding("fuzz", "c".repeat(301), FuzzNode.AGENT_ID),
+        binding("fuzz", "fz-c", "a".repeat(201)), binding("fu:zz", "fz-c", FuzzNode.AGENT_ID), binding("fuzz", "fz\u0000c", FuzzNode.AGENT_ID),
+        binding("fuzz", "fz-c", "fz agent"), binding("fuzz\u202E", "fz-c", FuzzNode.AGENT_ID));
+      case "UpdateBinding" -> List.of(UpdateBindingRequest.newBuilder().setId(UUID.randomUUID().toString()).setAgentId("a".repeat(201)).build());
+      case "Register" -> List.of(pack("fz-grpc-pack", "{\"type\":\"object\",\"properties\":{\"a\":{\"$ref\":\"http://127.0.0.1:9/s.json\"}}}"),
+        pack("fz-grpc-pack", "{\"type\":\"object\",\"properties\":{\"a\":{\"$ref\":\"file:///etc/passwd\"}}}"),
+        pack("fz-grpc-pack", "{\"type\":\"object\",\"properties\":{\"a\":{\"type\":\"string\",\"pattern\":\"[\"}}}"),
+        pack("fz-grpc-pack", "{\"type\":\"object\",\"patternProperties\":{\"(\":{}}}"),
+        pack("fz-grpc-pack", "{\"$schema\":\"http://127.0.0.1:9/meta\",\"type\":\"object\"}"),
+        pack("fz-grpc-pack", "{\"type\":\"object\",\"properties\":{\"a\":{\"$ref\":\"#/$defs/none\"}}}"),
+        pack("BUILTIN:evil", Schemas.ANY_OBJECT), pack("builtin", Schemas.ANY_OBJECT));
+      default -> List.of();
+    };
+    List<byte[]> out = new ArrayList<>(List.of(valid));
+    more.forEach(m -> out.add(m.toByteArray()));
+    return out;
+  }
+
+  private static CreateBindingRequest binding(String frontend, String channel, String agent) {
+    return CreateBindingRequest.newBuilder().setFrontend(frontend).setChannelId(channel).setAgentId(agent).build();
+  }
+
+  private static PackManifest pack(String packId, String schema) {
+    return PackManifest.newBuilder().setPackId(packId).setVersion("1.0.0").addTools(ToolDefinition.newBuilder()
+      .setName("fz_tool").setDescription("fuzz").setInputSchemaJson(schema)).build();
   }
 
   /** A well-formed request of the method, to mutate: what gets past decoding reaches the handler. */

@@ -9,6 +9,8 @@
  *   <li>{@link dev.conclave.node.fuzz.FileTransportFuzzTest}: request files of the swarm's file transport;</li>
  *   <li>{@link dev.conclave.node.fuzz.GrantRevocationRaceFuzzTest}: a grant taken back at a generated moment while events
  *   flow; nothing written after the revoke's answer may reach the grantee's StreamEvents, bridge subscription or session socket.</li>
+ *   <li>{@link dev.conclave.node.fuzz.ClientMistakesTest}: the caller's mistakes a security probe found answered or logged
+ *   as server faults (the security probe), sent on purpose.</li>
  * </ul>
  * Every try asserts: no 5xx and no INTERNAL or UNKNOWN status (refusals are 4xx problem+json over HTTP); no
  * Java class name in any answer; nothing logged with a stack trace or at ERROR. After each property: the

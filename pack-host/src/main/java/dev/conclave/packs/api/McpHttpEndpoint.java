@@ -113,7 +113,15 @@ public final class McpHttpEndpoint {
     try {
       message = McpSchema.deserializeJsonRpcMessage(json, body);
     } catch (IOException | RuntimeException e) {
-      rpcError(ctx, 400, null, McpSchema.ErrorCodes.PARSE_ERROR, "not a JSON-RPC message");
+      // JSON-RPC: a parse error is text that is not JSON; JSON that is no request is an invalid request
+      boolean isJson = McpProtocol.isJsonObject(body);
+      rpcError(ctx, 400, null, isJson ? McpSchema.ErrorCodes.INVALID_REQUEST : McpSchema.ErrorCodes.PARSE_ERROR,
+        isJson ? "not a JSON-RPC 2.0 message" : "not a JSON-RPC message");
+      return;
+    }
+    Optional<String> notJsonRpc2 = McpProtocol.versionProblem(message);
+    if (notJsonRpc2.isPresent()) {
+      rpcError(ctx, 400, message instanceof McpSchema.JSONRPCRequest r ? r.id() : null, McpSchema.ErrorCodes.INVALID_REQUEST, notJsonRpc2.get());
       return;
     }
     if (message instanceof McpSchema.JSONRPCRequest request && McpSchema.METHOD_INITIALIZE.equals(request.method())) {

@@ -12,6 +12,8 @@ import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 import io.vertx.grpc.server.GrpcServerResponse;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import java.time.Duration;
 import java.util.HashMap;
@@ -26,6 +28,8 @@ import java.util.function.Consumer;
  * the stream's context; callers from elsewhere hop onto it.
  */
 public final class PackConnection {
+
+  private static final Logger LOG = LoggerFactory.getLogger(PackConnection.class);
 
   /** Calls one pack may have waiting; more are refused at once instead of queueing without bound. */
   static final int MAX_PENDING = 1024;
@@ -88,8 +92,8 @@ public final class PackConnection {
       pending.put(id, new Pending(outcome, timer, call.toolName()));
       try {
         stream.write(ExecuteToolRequest.newBuilder().setRequestId(id).setToolName(call.toolName()).setInputJson(call.inputJson()).build());
-      } catch (IllegalStateException streamGone) {
-        close("stream gone: " + streamGone.getMessage(), null);
+      } catch (RuntimeException streamGone) {
+        endedByPack("stream gone: " + streamGone.getMessage());
       }
     });
     return outcome.future();
@@ -123,31 +127,55 @@ public final class PackConnection {
 
   /**
    * Ends the stream (with {@code status}, or normally when null) and every waiting call with a
-   * "pack gone" outcome. Idempotent.
+   * "pack gone" outcome, and releases what the pack registered. Idempotent.
    */
   public void close(String reason, ConclaveException status) {
+    end(reason, status, true);
+  }
+
+  /**
+   * The pack's side ended the stream (a cancel, a reset, its connection closed): the same, without
+   * writing to a stream that is no longer there.
+   */
+  public void endedByPack(String reason) {
+    end(reason, null, false);
+  }
+
+  private void end(String reason, ConclaveException status, boolean write) {
     context.runOnContext(v -> {
       if (closed) {
         return;
       }
       closed = true;
-      pending.forEach((id, p) -> {
-        vertx.cancelTimer(p.timer());
-        p.outcome().tryComplete(ToolOutcome.failed(ToolOutcome.Status.PACK_GONE,
-          "pack '" + record.packId() + "' disconnected while running tool '" + p.toolName() + "' (" + reason + ")"));
-      });
-      pending.clear();
       try {
-        if (status != null) {
-          dev.conclave.platform.server.GrpcFailures.end(stream, status);
-        } else {
-          stream.end();
+        pending.forEach((id, p) -> {
+          vertx.cancelTimer(p.timer());
+          p.outcome().tryComplete(ToolOutcome.failed(ToolOutcome.Status.PACK_GONE,
+            "pack '" + record.packId() + "' disconnected while running tool '" + p.toolName() + "' (" + reason + ")"));
+        });
+        pending.clear();
+        if (write) {
+          endStream(status);
         }
-      } catch (IllegalStateException alreadyEnded) {
-        // the pack reset the stream first
+      } finally {
+        // whatever ending the stream threw, the pack's tools go
+        onClose.accept(this);
       }
-      onClose.accept(this);
     });
+  }
+
+  private void endStream(ConclaveException status) {
+    try {
+      if (status != null) {
+        dev.conclave.platform.server.GrpcFailures.end(stream, status);
+      } else {
+        stream.end();
+      }
+    } catch (RuntimeException alreadyGone) {
+      // the pack reset the stream or closed its connection first (Vert.x 5.0.7 then throws an
+      // IllegalStateException, or a NullPointerException from the closed HTTP/2 stream): nothing to tell it
+      LOG.debug("pack stream already gone pack={} connection={} error={}", record.packId(), record.connection(), alreadyGone.toString());
+    }
   }
 
   public PackRecord record() {

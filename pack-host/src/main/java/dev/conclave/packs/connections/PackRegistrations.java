@@ -96,6 +96,8 @@ public final class PackRegistrations {
       .onFailure(err -> edge.audit(caller, "pack.register", target, err, remote))
       .compose(p -> registry.claim(mine, manifest.getToolsList()))
       .compose(claim -> {
+        // the older stream of the same pack lost its names to this one, whatever becomes of this one
+        claim.superseded().filter(old -> !old.connection().equals(mine.connection())).ifPresent(this::supersede);
         if (gone[0]) {
           // the pack went away while we registered it
           return registry.release(claim.record(), goneWhy[0]);
@@ -108,14 +110,21 @@ public final class PackRegistrations {
         });
         local.add(connection);
         unwatch[0] = live.watch(caller, reason -> connection.close("credentials revoked", AuthErrors.credentialsRevoked(reason)));
-        request.errorHandler(err -> connection.close("stream reset: " + err, null));
-        request.exceptionHandler(err -> connection.close("stream failed: " + err.getMessage(), null));
+        // every way the pack's side can end the stream releases it: a cancel or reset, a failure (its
+        // connection closing fails the stream); the manifest's own end, a half-close, is no end: calls
+        // still go out on the response
+        request.errorHandler(err -> connection.endedByPack("stream reset: " + err));
+        request.exceptionHandler(err -> connection.endedByPack("stream failed: " + err.getMessage()));
         request.endHandler(v -> { });
-        response.exceptionHandler(err -> connection.close("response failed: " + err.getMessage(), null));
-        response.headers().set(WELCOME_HEADER, Base64.getEncoder().encodeToString(PackWelcome.newBuilder()
-          .setPackId(manifest.getPackId()).addAllRejectedTools(claim.rejected()).build().toByteArray()));
-        response.writeHead();
-        claim.superseded().filter(old -> !old.connection().equals(mine.connection())).ifPresent(this::supersede);
+        response.exceptionHandler(err -> connection.endedByPack("response failed: " + err.getMessage()));
+        try {
+          response.headers().set(WELCOME_HEADER, Base64.getEncoder().encodeToString(PackWelcome.newBuilder()
+            .setPackId(manifest.getPackId()).addAllRejectedTools(claim.rejected()).build().toByteArray()));
+          response.writeHead();
+        } catch (RuntimeException streamGone) {
+          connection.endedByPack("stream gone before the welcome: " + streamGone.getMessage());
+          return Future.succeededFuture();
+        }
         watch(connection, request);
         edge.audit(caller, "pack.register", target + ", tools=" + claim.accepted().size(), null, remote);
         LOG.info("pack registered pack={} version={} principal={} node={} tools={} rejected={}", manifest.getPackId(),

@@ -51,6 +51,26 @@ public final class McpProtocol {
     this.tools = tools;
   }
 
+  /**
+   * Why {@code message} is not JSON-RPC 2.0, the only version MCP speaks; empty when it is. Answers
+   * are always built as 2.0 (the SDK's records), whatever a request said.
+   */
+  public static java.util.Optional<String> versionProblem(McpSchema.JSONRPCMessage message) {
+    return McpSchema.JSONRPC_VERSION.equals(message.jsonrpc()) ? java.util.Optional.empty()
+      : java.util.Optional.of("\"jsonrpc\" must be \"" + McpSchema.JSONRPC_VERSION + "\"" + (message.jsonrpc() == null ? ", and is missing"
+        : ", got \"" + dev.conclave.platform.validation.TextRules.echo(message.jsonrpc()) + "\""));
+  }
+
+  /** True when {@code text} is a JSON object (then a message that could not be read is an invalid request, not a parse error). */
+  public static boolean isJsonObject(String text) {
+    try {
+      new io.vertx.core.json.JsonObject(text);
+      return true;
+    } catch (RuntimeException e) {
+      return false;
+    }
+  }
+
   /** The version to answer an initialize with: the client's if served, else the newest. */
   public static String negotiate(String requested) {
     return VERSIONS.contains(requested) ? requested : VERSIONS.get(VERSIONS.size() - 1);

@@ -40,8 +40,9 @@ public final class Manifests {
     if (!PACK_ID.matcher(m.getPackId()).matches()) {
       throw PackErrors.invalidManifest("pack_id", "must be 1 to 128 letters, digits, '.', '_', ':' or '-', starting with a letter or digit");
     }
-    if (m.getPackId().startsWith(BUILTIN_PREFIX)) {
-      throw PackErrors.invalidManifest("pack_id", "must not start with '" + BUILTIN_PREFIX + "' (reserved for built-in packs)");
+    if (reserved(m.getPackId())) {
+      throw PackErrors.invalidManifest("pack_id", "'" + m.getPackId() + "' is reserved: 'builtin' and ids starting with '" + BUILTIN_PREFIX
+        + "' (in any case) name the built-in packs");
     }
     TextRules.nameProblem(m.getVersion(), MAX_VERSION).ifPresent(why -> {
       throw PackErrors.invalidManifest("version", why);
@@ -91,7 +92,13 @@ public final class Manifests {
     }
     Optional<String> problem = Schemas.checkToolSchema(schema);
     if (problem.isPresent()) {
-      throw PackErrors.invalidManifest(at + ".input_schema_json", problem.get());
+      throw PackErrors.invalidManifest(at + ".input_schema_json (tool '" + t.getName() + "')", problem.get());
     }
+  }
+
+  /** Pack ids that name built-in packs, or could be read as one: {@code builtin}, {@code builtin:…}, in any case. */
+  static boolean reserved(String packId) {
+    String id = packId.toLowerCase(java.util.Locale.ROOT);
+    return id.equals(BUILTIN_PREFIX.substring(0, BUILTIN_PREFIX.length() - 1)) || id.startsWith(BUILTIN_PREFIX);
   }
 }

@@ -59,7 +59,7 @@ class RegistrationTest {
     assertRefused(token, RawPack.manifest("twice", RawPack.tool("dup_tool"), RawPack.tool("dup_tool")), "tools[1].name 'dup_tool' is listed twice");
     assertRefused(token, RawPack.manifest("bidi", RawPack.tool("bidi_tool")).toBuilder().setVersion("1.0\u202E").build(), "version");
     assertRefused(token, RawPack.manifest("ctl", RawPack.tool("ctl_tool")).toBuilder().setVersion("1.0\u0007").build(), "version");
-    assertRefused(token, RawPack.manifest("builtin:mine", RawPack.tool("mine_tool")), "pack_id must not start with 'builtin:'");
+    assertRefused(token, RawPack.manifest("builtin:mine", RawPack.tool("mine_tool")), "pack_id 'builtin:mine' is reserved");
     assertRefused(token, RawPack.manifest("slow", RawPack.tool("slow_tool").toBuilder().setTimeoutSeconds(-1).build()),
       "tools[0].timeout_seconds");
   }

@@ -20,6 +20,7 @@ import io.vertx.core.json.JsonObject;
 import io.vertx.ext.bridge.BridgeEventType;
 import io.vertx.ext.bridge.PermittedOptions;
 import io.vertx.ext.web.Router;
+import io.vertx.ext.web.handler.BodyHandler;
 import io.vertx.ext.web.handler.sockjs.BridgeEvent;
 import io.vertx.ext.web.handler.sockjs.SockJSBridgeOptions;
 import io.vertx.ext.web.handler.sockjs.SockJSHandler;
@@ -56,6 +57,8 @@ public final class EventBusBridge {
   public static final int MAX_QUEUED = 1024 * 1024;
   public static final short CLOSE_SLOW_CONSUMER = 4008;
   public static final short CLOSE_REVOKED = 4001;
+  /** The largest body of a SockJS XHR send (several frames, each at most 1 MiB), as a WebSocket message. */
+  static final long MAX_XHR_BODY = 4L * 1024 * 1024;
   /** WebSocket's own "message too big". */
   public static final short CLOSE_TOO_BIG = 1009;
   /** No caller authenticated on the socket within {@code CONCLAVE_UNAUTHENTICATED_TIMEOUT_SECONDS}. */
@@ -101,6 +104,8 @@ public final class EventBusBridge {
       }
       ctx.next();
     });
+    // SockJS's XHR transports read their frames from the request body: bounded here (each frame by ScreenedSocket)
+    router.post(PATH + "/*").handler(BodyHandler.create(false).setBodyLimit(MAX_XHR_BODY));
     // Vert.x's bridge, fed screened sockets (ScreenedSocket says why)
     EventBusBridgeImpl bridge = new EventBusBridgeImpl(vertx, null, options, this::onEvent);
     router.route(PATH + "/*").subRouter(sockJS.socketHandler(socket ->

@@ -32,6 +32,13 @@ import java.util.function.BiConsumer;
 final class ScreenedSocket extends SockJSSocketBase {
 
   private static final Set<String> TYPES = Set.of("ping", "send", "publish", "register", "unregister");
+  /**
+   * The largest inbound bridge frame, in bytes, on every transport. The HTTP server's WebSocket
+   * limits (1 MiB a WebSocket frame, 4 MiB a message) do not bound a bridge frame: a message may come
+   * in several WebSocket frames, SockJS puts several bridge frames in one message, and its XHR
+   * transport is no WebSocket at all. A larger frame fails the socket ({@link #tooLarge}).
+   */
+  static final int MAX_FRAME_BYTES = 1024 * 1024;
 
   private final SockJSSocket socket;
   private final BiConsumer<SockJSSocket, Throwable> failed;
@@ -65,6 +72,11 @@ final class ScreenedSocket extends SockJSSocketBase {
       if (broken) {
         return;
       }
+      if (data.length() > MAX_FRAME_BYTES) {
+        broken = true;
+        tooLarge(data.length());
+        return;
+      }
       String refusal = refusal(data);
       if (refusal == null) {
         handler.handle(data);
@@ -73,6 +85,39 @@ final class ScreenedSocket extends SockJSSocketBase {
       }
     });
     return this;
+  }
+
+  /**
+   * Says why in a frame, then fails the socket (which closes it): a SockJS session (Vert.x 5.0.7)
+   * closes with SockJS's own 3000 "Go away!", never our 1009, and drops what is still queued when it
+   * closes (an XHR client that is not polling right now), so the close waits for the frame to go out,
+   * a few seconds at most.
+   */
+  private void tooLarge(int bytes) {
+    boolean[] done = {false};
+    Runnable fail = () -> {
+      if (!done[0]) {
+        done[0] = true;
+        failed.accept(this, new FrameTooLarge(bytes));
+      }
+    };
+    long timer = vertx.setTimer(TOO_LARGE_NOTICE_MS, t -> fail.run());
+    socket.write(Buffer.buffer(new JsonObject().put("type", "err").put("body", "frame_too_large")
+        .put("message", "a bridge frame may be at most " + MAX_FRAME_BYTES + " bytes").encode()))
+      .onComplete(ar -> {
+        vertx.cancelTimer(timer);
+        fail.run();
+      });
+  }
+
+  /** How long the notice of a frame too large may take to go out before the socket closes anyway. */
+  private static final long TOO_LARGE_NOTICE_MS = 5_000;
+
+  /** A client's frame over {@link #MAX_FRAME_BYTES}. */
+  static final class FrameTooLarge extends RuntimeException {
+    FrameTooLarge(int bytes) {
+      super("a bridge frame may be at most " + MAX_FRAME_BYTES + " bytes, this one is " + bytes, null, false, false);
+    }
   }
 
   /** Why a frame is not passed on, as the bridge's error body; null to pass it on. */

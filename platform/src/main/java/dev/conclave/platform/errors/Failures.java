@@ -7,6 +7,7 @@ import io.vertx.sqlclient.ClosedConnectionException;
 import org.slf4j.Logger;
 
 import java.net.ConnectException;
+import java.util.Optional;
 import java.util.concurrent.TimeoutException;
 
 /**
@@ -38,11 +39,17 @@ public final class Failures {
       if (t instanceof PgException pg && pg.getSqlState() != null && pg.getSqlState().startsWith("08")) {
         return new ConclaveException(ErrorKind.UNAVAILABLE, "db_unavailable", "the database connection failed; retry");
       }
-      if (t instanceof PgException pg && pg.getSqlState() != null && pg.getSqlState().startsWith("22")) {
-        // class 22 is PostgreSQL's "data exception": a value from the request it cannot take (a NUL
-        // character in text, a number out of range); the caller's input, not our fault
-        return new ConclaveException(ErrorKind.INVALID_ARGUMENT, "value_invalid",
-          "a value in the request cannot be stored: " + pg.getErrorMessage());
+      if (t instanceof PgException pg) {
+        // a value PostgreSQL cannot take, or one that breaks a table's rule: the caller's input
+        Optional<ConclaveException> refusal = PgRefusals.of(pg);
+        if (refusal.isPresent()) {
+          return refusal.get();
+        }
+      }
+      if (t instanceof io.vertx.core.http.HttpClosedException) {
+        // the client closed its connection before its request was done (mid-body, say): nobody is
+        // left to answer, and nothing went wrong on our side
+        return new ConclaveException(ErrorKind.UNAVAILABLE, "client_closed", "the client closed the connection");
       }
       if (t instanceof io.vertx.core.VertxException && POOL_WAIT_TIMEOUT.equals(t.getMessage())) {
         // the sql client's pool gave no connection in time: in practice the database is down (its

@@ -54,6 +54,14 @@ class FailuresTest {
   }
 
   @Test
+  void aClientThatClosedItsConnectionIsNotAServerFaultAndNotLogged() {
+    ConclaveException e = Failures.report(log, "http POST /api/v1/x", new io.vertx.core.http.HttpClosedException("Connection was closed"));
+    assertThat(e.kind()).isNotEqualTo(ErrorKind.INTERNAL);
+    assertThat(e.code()).isEqualTo("client_closed");
+    assertThat(lines.list).isEmpty();
+  }
+
+  @Test
   void badInputIsOneWarnLineWithoutAStack() {
     Failures.report(log, "grpc x/Y", ConclaveException.invalid("malformed_message", "no good"));
     assertThat(lines.list).singleElement().satisfies(line -> {
