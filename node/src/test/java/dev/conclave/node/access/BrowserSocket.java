@@ -64,9 +64,13 @@ final class BrowserSocket implements AutoCloseable {
     }
   }
 
-  /** The next JSON frame that matches (SockJS arrays unwrapped), or null within 3 s; frames before it are passed over. */
+  /**
+   * The next JSON frame that matches (SockJS arrays unwrapped); frames before it are passed over. The
+   * probes ask only for frames the node always sends (an answer or a refusal), so the bound is generous:
+   * a loaded machine must not turn a late answer into a wrong verdict.
+   */
   JsonObject next(Predicate<JsonObject> match) {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(3);
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
     while (true) {
       while (!parsed.isEmpty()) {
         JsonObject frame = parsed.poll();
