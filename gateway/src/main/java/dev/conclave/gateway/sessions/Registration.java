@@ -10,6 +10,8 @@ import dev.conclave.gateway.presence.PresenceEntry;
 import dev.conclave.gateway.routing.AgentRouter;
 import dev.conclave.gateway.routing.NodeCommand;
 import dev.conclave.gateway.store.AgentStore;
+import dev.conclave.platform.access.AccessChange;
+import dev.conclave.platform.access.LiveAccess;
 import dev.conclave.platform.access.Audience;
 import dev.conclave.platform.auth.CapabilityGrants;
 import dev.conclave.platform.auth.Caller;
@@ -65,9 +67,11 @@ final class Registration {
   private final Welcomes welcomes;
   private final String nodeId;
   private final Clock clock;
+  private final LiveAccess access;
 
   Registration(PrincipalStore principals, AgentStore agents, Lifecycle lifecycle, Presence presence, AgentRouter router,
-               Terminations terminations, LocalSessions sessions, Welcomes welcomes, String nodeId, Clock clock) {
+               Terminations terminations, LocalSessions sessions, Welcomes welcomes, String nodeId, Clock clock, LiveAccess access) {
+    this.access = access;
     this.principals = principals;
     this.agents = agents;
     this.lifecycle = lifecycle;
@@ -111,7 +115,7 @@ final class Registration {
       .compose(principal -> checkNotRetired(agentId, state.result()).map(principal))
       .compose(principal -> agents.register(principal.id(), granted(request, granted.result()), caller.isAdmin())
         .compose(agent -> agent.isPresent()
-          ? Future.succeededFuture(new Object[] {principal, agent.get()})
+          ? tookOver(agent.get()).map(v -> new Object[] {principal, agent.get().agent()})
           : Future.failedFuture(new RegistrationRejected(GatewayErrors.agentIdOwned(agentId), suggestId(agentId)))))
       .compose(pair -> {
         Principal principal = (Principal) pair[0];
@@ -127,6 +131,18 @@ final class Registration {
           .onFailure(err -> mcp.end())
           .map(presence -> new Admitted(new Registered(agent, presence, principal, mcp), welcome));
       });
+  }
+
+  /**
+   * When the agent id changed hands (an admin took it over, or its principal was gone), whoever followed
+   * the agent through the former principal (its owner, its grantees) may no longer: the open followers
+   * are judged again before the new session takes the agent.
+   */
+  private Future<Void> tookOver(AgentStore.Registered registered) {
+    if (registered.formerPrincipal().isEmpty()) {
+      return Future.succeededFuture();
+    }
+    return access.announce(AccessChange.all());
   }
 
   /**

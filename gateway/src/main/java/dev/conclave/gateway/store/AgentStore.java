@@ -20,6 +20,7 @@ import java.util.UUID;
 /** Every agent that ever registered, and its registration epoch. */
 public final class AgentStore {
 
+  private static final dev.conclave.platform.db.sql.SqlFile SQL = dev.conclave.platform.db.sql.SqlFile.of(AgentStore.class, "agents.sql");
   private static final String COLUMNS = "agent_id, principal_id, name, capabilities, features, metadata, instance_id, epoch, last_seen";
   private static final char[] CODE_ALPHABET = "abcdefghjkmnpqrstuvwxyz23456789".toCharArray();
   private static final SecureRandom RANDOM = new SecureRandom();
@@ -37,30 +38,25 @@ public final class AgentStore {
    * only with {@code takeOver} (an admin) or once that principal is deleted or no longer approved,
    * decided in the same statement, so two principals racing for a free id cannot both win.
    */
-  public Future<Optional<AgentRecord>> register(UUID principalId, RegisterAgent r, boolean takeOver) {
+  public Future<Optional<Registered>> register(UUID principalId, RegisterAgent r, boolean takeOver) {
     AgentMetadata m = r.getMetadata();
-    Tuple args = Tuple.from(new Object[] {
-      r.getAgentId(), principalId, r.getName(),
-      r.getCapabilitiesList().toArray(new String[0]),
-      r.getProtocolFeaturesList().toArray(new String[0]),
-      m.getWorkspacesList().toArray(new String[0]),
-      m.getBackend(), m.getWorkingDirectory(),
-      Buffer.buffer(m.toByteArray()),
-      newInstanceId(), takeOver});
     // an agent first seen on its stream (no registry entry) enters the registry Running; the
     // lifecycle of an existing entry is the registry's (lifecycle.Lifecycle), never changed here
-    return pool.preparedQuery("INSERT INTO gateway.agents AS a (agent_id, principal_id, name, capabilities, features, workspaces, backend, working_dir, metadata, instance_id, lifecycle)"
-        + " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, 'running')"
-        + " ON CONFLICT (agent_id) DO UPDATE SET principal_id = EXCLUDED.principal_id, name = EXCLUDED.name,"
-        + " capabilities = EXCLUDED.capabilities, features = EXCLUDED.features, workspaces = EXCLUDED.workspaces,"
-        + " backend = EXCLUDED.backend, working_dir = EXCLUDED.working_dir, metadata = EXCLUDED.metadata,"
-        + " epoch = a.epoch + 1, last_seen = now()"
-        + " WHERE a.principal_id = EXCLUDED.principal_id OR $11"
-        + " OR NOT EXISTS (SELECT 1 FROM auth.principals p WHERE p.id = a.principal_id AND p.deleted_at IS NULL AND p.status = 'approved')"
-        + " RETURNING " + COLUMNS)
-      .execute(args)
-      .map(rows -> Rows.first(rows, AgentStore::map))
+    return SQL.get("Register")
+      .with("agent_id", r.getAgentId()).with("principal_id", principalId).with("name", r.getName())
+      .with("capabilities", r.getCapabilitiesList().toArray(new String[0]))
+      .with("features", r.getProtocolFeaturesList().toArray(new String[0]))
+      .with("workspaces", m.getWorkspacesList().toArray(new String[0]))
+      .with("backend", m.getBackend()).with("working_dir", m.getWorkingDirectory())
+      .with("metadata", Buffer.buffer(m.toByteArray()))
+      .with("instance_id", newInstanceId()).with("take_over", takeOver)
+      .execute(pool)
+      .map(rows -> Rows.first(rows, row -> new Registered(map(row), Optional.ofNullable(row.getUUID("former_principal_id")))))
       .recover(err -> PgErrors.uniqueViolation(err, "instance_id") ? register(principalId, r, takeOver) : Future.failedFuture(err));
+  }
+
+  /** A registration recorded: the agent, and the principal that held its id before, when that was another one. */
+  public record Registered(AgentRecord agent, Optional<UUID> formerPrincipal) {
   }
 
   public Future<Optional<AgentRecord>> find(String agentId) {

@@ -122,6 +122,28 @@ class LiveAccessTest {
   }
 
   @Test
+  void anAdminTakingAnAgentIdOverEndsTheFollowersWhoseAccessCameThroughTheFormerPrincipal() {
+    String agentId = "la-takeover";
+    RawAgent agent = gw.connect(agentId, gw.agentTokenOwnedBy(agentId, alice.id()));
+    assertThat(http.post(aliceToken, "/api/v1/gateway/agents/" + agentId + "/grants",
+      new JsonObject().put("principalId", bob.id().toString())).status()).isEqualTo(200);
+    try (EventTap stream = bobClient.stream(agentId, null)) {
+      exchange(agent, agentId, "before", "public-words");
+      assertThat(stream.until(EventTap::terminal)).anyMatch(e -> e.toString().contains("public-words"));
+      // the agent goes away (an id held by a connected agent is never taken over), and an admin registers
+      // the same id: it passes to the admin's principal, whose agents bob was never granted
+      agent.close();
+      try (RawAgent admins = gw.connect(agentId, gw.node().adminToken())) {
+        long registered = System.nanoTime();
+        assertThat(stream.awaitEnd()).isEqualTo(GrpcStatus.PERMISSION_DENIED);
+        assertThat(stream.endMessage()).startsWith("access_revoked:");
+        assertThat(millisSince(registered)).as("ended at the take-over, not by the periodic re-check").isLessThan(5_000);
+        assertThat(admins.ended()).isFalse();
+      }
+    }
+  }
+
+  @Test
   void aBridgeSubscriptionEndedForLostAccessMayBeTakenUpAgainOnceAllowedAndDeliversEachEventOnce() {
     String agentId = "la-again";
     String address = Addresses.dashboardConversation(agentId);
