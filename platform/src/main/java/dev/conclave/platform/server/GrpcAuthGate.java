@@ -80,7 +80,11 @@ public final class GrpcAuthGate implements Handler<HttpServerRequest> {
     if (authorization == null) {
       for (GrpcCredentials credentials : alternatives) {
         if (credentials.present(request)) {
-          request.pause();
+          // its messages wait while the signature is checked (against PostgreSQL); an ended request has none
+          boolean hold = !request.isEnded();
+          if (hold) {
+            request.pause();
+          }
           Future<Caller> verified;
           try {
             verified = credentials.verify(request);
@@ -94,7 +98,9 @@ public final class GrpcAuthGate implements Handler<HttpServerRequest> {
               if (!gone && admitted(request, ar.result())) {
                 handoff.put(request.headers(), ar.result());
                 server.handle(request);
-                request.resume();
+                if (hold) {
+                  request.resume();
+                }
               }
             } else {
               ConclaveException e = Failures.classify(ar.cause());
