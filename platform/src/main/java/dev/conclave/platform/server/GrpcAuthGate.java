@@ -127,20 +127,25 @@ public final class GrpcAuthGate implements Handler<HttpServerRequest> {
     }
     verified.onComplete(ar -> {
       handleVerified(request, verified);
-      if (hold) {
+      if (hold && !request.response().closed()) {
         request.resume();
       }
     });
   }
 
   private void handleVerified(HttpServerRequest request, Future<Caller> verified) {
+    // a client that cancelled while its token's record was read is gone: nothing to admit or answer
+    // (handing Vert.x's server a stream that has ended throws 'Request has already been read')
+    boolean gone = request.response().closed();
     if (verified.failed()) {
       ConclaveException e = Failures.classify(verified.cause());
       handoff.authenticationFailed(request, e);
-      GrpcFailures.reject(request.response(), e);
+      if (!gone) {
+        GrpcFailures.reject(request.response(), e);
+      }
       return;
     }
-    if (admitted(request, verified.result())) {
+    if (!gone && admitted(request, verified.result())) {
       handoff.put(request.headers(), verified.result());
       server.handle(request);
     }
