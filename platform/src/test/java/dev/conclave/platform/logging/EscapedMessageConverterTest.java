@@ -49,6 +49,10 @@ public class EscapedMessageConverterTest {
     JoranConfigurator configurator = new JoranConfigurator();
     configurator.setContext(context);
     configurator.doConfigure(configuration);
+    // a configuration logback warns about makes it print its status on stdout, where a command's
+    // output goes (the token CLI printed a token with logback's status lines around it)
+    assertThat(context.getStatusManager().getCopyOfStatusList()).as("logback's status while reading " + configuration)
+      .allMatch(status -> status.getLevel() < ch.qos.logback.core.status.Status.WARN);
     Logger root = context.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME);
     @SuppressWarnings("unchecked")
     OutputStreamAppender<ILoggingEvent> console = (OutputStreamAppender<ILoggingEvent>) root.getAppender(appenderName);
