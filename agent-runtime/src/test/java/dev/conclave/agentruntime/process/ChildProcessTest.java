@@ -1,5 +1,6 @@
 package dev.conclave.agentruntime.process;
 
+import dev.conclave.agentruntime.testing.Eventually;
 import io.vertx.core.Future;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -44,7 +45,7 @@ class ChildProcessTest {
       }
       assertThat(running(grandchild)).as("the shell is forking").isGreaterThanOrEqualTo(20);
       long asked = System.nanoTime();
-      Integer code = p.kill(Duration.ofSeconds(2)).toCompletionStage().toCompletableFuture().get(15, TimeUnit.SECONDS);
+      Integer code = Eventually.result(p.kill(Duration.ofSeconds(2)));
       System.out.printf("round %d: ended in %d ms, exit %d%n", round, TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - asked), code);
       assertThat(p.killed()).isTrue();
       assertThat(lines).containsExactly("started");
@@ -67,7 +68,7 @@ class ChildProcessTest {
     // the trap is set once it printed 'started' (a fixed pause could end before the shell got that far)
     assertThat(started.get(30, TimeUnit.SECONDS)).isEqualTo("started");
     long asked = System.nanoTime();
-    p.kill(Duration.ofMillis(500)).toCompletionStage().toCompletableFuture().get(15, TimeUnit.SECONDS);
+    Eventually.result(p.kill(Duration.ofMillis(500)));
     assertThat(Duration.ofNanos(System.nanoTime() - asked)).isGreaterThanOrEqualTo(Duration.ofMillis(450));
     assertThat(running(child)).isZero();
   }
@@ -85,7 +86,7 @@ class ChildProcessTest {
   void aChildThatExitsByItselfReportsItsCodeAndItsStandardError() throws Exception {
     ChildProcess p = ChildProcess.start(List.of("sh", "-c", "echo out; echo oops >&2; exit 3"), dir, Map.of(), false,
       line -> Future.succeededFuture());
-    assertThat(p.exit().toCompletionStage().toCompletableFuture().get(15, TimeUnit.SECONDS)).isEqualTo(3);
+    assertThat(Eventually.result(p.exit())).isEqualTo(3);
     assertThat(p.stderrTail()).isEqualTo("oops");
     assertThat(p.killed()).isFalse();
   }
@@ -97,7 +98,7 @@ class ChildProcessTest {
     String script = "i=0; while [ $i -lt 400 ]; do echo \"noise $i\" >&2; i=$((i+1)); done; echo 'the last line' >&2; exit 1";
     for (int round = 0; round < 20; round++) {
       ChildProcess p = ChildProcess.start(List.of("sh", "-c", script), dir, Map.of(), false, line -> Future.succeededFuture());
-      assertThat(p.exit().toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS)).isEqualTo(1);
+      assertThat(Eventually.result(p.exit())).isEqualTo(1);
       assertThat(p.stderrTail()).as("round %d", round).endsWith("the last line");
     }
   }
