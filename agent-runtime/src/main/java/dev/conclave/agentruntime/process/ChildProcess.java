@@ -103,10 +103,7 @@ public final class ChildProcess {
   }
 
   private static void requireExecutable(String program, Path workdir) throws IOException {
-    boolean found = program.contains("/")
-      ? Files.isExecutable(workdir.resolve(program)) && !Files.isDirectory(workdir.resolve(program))
-      : Executables.onPath(program).isPresent();
-    if (!found) {
+    if (Executables.find(program, workdir, System.getenv("PATH")).isEmpty()) {
       throw new IOException("Cannot run program \"" + program + "\": not found or not executable");
     }
   }
