@@ -88,6 +88,7 @@ for i in $(seq 1 "$N"); do
 done
 
 mkdir -p "$DIR"
+chmod 700 "$DIR"   # also one an earlier version of this script made world-readable
 DIR="$(cd "$DIR" && pwd)"
 # one signing secret for the whole cluster, kept with its data
 if [[ ! -f "$DIR/auth.secret" ]]; then
