@@ -2,7 +2,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import {
-  conversationState, groupItems, kindOf, parseQuestionClosed, parseToolDecision, prettyJson, requestIdOf, toolStateName,
+  approvalShowsInput, conversationState, groupItems, kindOf, parseQuestionClosed, parseToolDecision, prettyJson, requestIdOf,
+  toolStateName,
 } from '../src/main/resources/conclave-console/model/events.js';
 
 const at = (seq, event) => ({ seq, event });
@@ -72,4 +73,23 @@ test('tool states and JSON are shown readably', () => {
   assert.equal(prettyJson('{"a":1}'), '{\n  "a": 1\n}');
   assert.equal(prettyJson('not json'), 'not json');
   assert.equal(prettyJson('{broken'), '{broken');
+});
+
+test('an approval repeats no input its tool_use already shows', () => {
+  const input = '{"command":"ls -la /srv/a1"}';
+  const s = conversationState([
+    at(1, { toolUse: { id: 't1', name: 'shell', inputJson: input } }),
+    at(2, { toolState: { id: 't1', state: 'TOOL_STATE_AWAITING_APPROVAL' } }),
+    at(3, { toolApproval: { toolId: 't1', toolName: 'shell', inputJson: '{ "command": "ls -la /srv/a1" }' } }),
+    at(4, { toolApproval: { toolId: 't2', toolName: 'shell', inputJson: input } }),
+    at(5, { toolUse: { id: 't3', name: 'shell', inputJson: '{"command":"true"}' } }),
+    at(6, { toolApproval: { toolId: 't3', toolName: 'shell', inputJson: '{"command":"rm -rf /"}' } }),
+  ]);
+  assert.equal(s.toolInputs.get('t1'), input);
+  // the same input (as JSON) was shown with the tool_use: not again
+  assert.equal(approvalShowsInput({ toolId: 't1', inputJson: '{ "command": "ls -la /srv/a1" }' }, s.toolInputs), false);
+  // no tool_use loaded for it (an agent that only asks): the approval shows the input
+  assert.equal(approvalShowsInput({ toolId: 't2', inputJson: input }, s.toolInputs), true);
+  // an approval asking about other input than its tool_use showed: both are shown
+  assert.equal(approvalShowsInput({ toolId: 't3', inputJson: '{"command":"rm -rf /"}' }, s.toolInputs), true);
 });

@@ -97,10 +97,12 @@ export function groupItems(entries) {
  * - open: request ids not ended yet, oldest first (the first is the one in flight); requests end
  *   in the order they were sent, since an agent runs one at a time
  * - toolStates: tool id -> its latest state ('running', 'completed', ...)
+ * - toolInputs: tool id -> the input its tool_use showed
  * - requestIds: every request id the events name
  */
 export function conversationState(entries) {
   const toolStates = new Map();
+  const toolInputs = new Map();
   const requestIds = new Set();
   const decisions = new Map();
   const closedQuestions = new Map();
@@ -111,6 +113,8 @@ export function conversationState(entries) {
     const kind = kindOf(event);
     if (kind === 'tool_approval') {
       pendingApprovals.add(event.toolApproval.toolId);
+    } else if (kind === 'tool_use') {
+      if (event.toolUse.id) toolInputs.set(event.toolUse.id, event.toolUse.inputJson || '');
     } else if (kind === 'tool_state') {
       if (event.toolState.id) toolStates.set(event.toolState.id, toolStateName(event.toolState.state));
     } else if (kind === 'event') {
@@ -132,7 +136,27 @@ export function conversationState(entries) {
       pendingApprovals.clear();
     }
   }
-  return { decisions, closedQuestions, endedApprovals, open, toolStates, requestIds };
+  return { decisions, closedQuestions, endedApprovals, open, toolStates, toolInputs, requestIds };
+}
+
+/** The same input: equal text, or equal JSON (an approval may format the tool_use's input differently). */
+function sameInput(a, b) {
+  if ((a || '') === (b || '')) return true;
+  try {
+    return JSON.stringify(JSON.parse(a)) === JSON.stringify(JSON.parse(b));
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Whether an approval shows the tool's input itself: not when the loaded tool_use of the same tool
+ * showed that input already (it is right above), but always when there is none (an agent that only
+ * asks) or when it asks about other input than the tool_use showed.
+ */
+export function approvalShowsInput(approval, toolInputs) {
+  if (!approval || !toolInputs || !toolInputs.has(approval.toolId)) return true;
+  return !sameInput(toolInputs.get(approval.toolId), approval.inputJson);
 }
 
 /** ToolState enum names without their prefix: "TOOL_STATE_RUNNING" -> "running". */

@@ -1,5 +1,6 @@
-// #/admin (admins): principals (approve pending ones, see and revoke their tokens), bindings, and
-// the tool packs, live from conclave.events.packs.
+// #/admin (admins): principals (approve pending ones, knowing their key's fingerprint and their
+// owner by name; see and revoke their tokens), bindings, and the tool packs, live from
+// conclave.events.packs.
 import { html } from '../lib/html.js';
 import { useEffect, useState } from 'preact/hooks';
 import { api } from '../lib/api.js';
@@ -7,6 +8,7 @@ import * as bus from '../lib/bus.js';
 import { showError } from '../lib/errors.js';
 import { useLiveLoad, useSubscription } from '../lib/live.js';
 import { throttle } from '../lib/throttle.js';
+import { opensshFingerprint, ownerLabel, sortPrincipals } from '../model/principals.js';
 import { Empty } from '../components/Empty.js';
 import { RelTime } from '../components/RelTime.js';
 
@@ -51,6 +53,19 @@ function Tokens({ principalId }) {
   </table>`;
 }
 
+/** The public key a principal signs with, as `ssh-keygen -l` prints it (the hex form on hover). */
+function KeyFingerprint({ hex }) {
+  const openssh = opensshFingerprint(hex);
+  return html`<div class="small fingerprint" data-testid="principal-fingerprint" title=${`SHA-256 of the public key: ${hex}`}>
+    key <span class="mono">${openssh || hex}</span></div>`;
+}
+
+function Owner({ owner }) {
+  if (!owner) return null;
+  return html`<div class="small muted" data-testid="principal-owner" title=${`owner id ${owner.id}`}>owner
+    ${owner.name ? html` <span>${owner.name}</span>` : html` <span class="mono">${owner.id}</span>`}</div>`;
+}
+
 function Principals() {
   const [principals, setPrincipals] = useState(null);
   const [open, setOpen] = useState(null);
@@ -58,8 +73,7 @@ function Principals() {
   const load = async () => {
     try {
       const res = await api.principals();
-      setPrincipals(((res && res.principals) || []).slice().sort((a, b) =>
-        (a.status === 'pending' ? 0 : 1) - (b.status === 'pending' ? 0 : 1) || String(a.displayName).localeCompare(String(b.displayName))));
+      setPrincipals(sortPrincipals((res && res.principals) || []));
     } catch (e) {
       showError(e, 'Could not load the principals');
       setPrincipals((p) => p || []);
@@ -81,6 +95,7 @@ function Principals() {
   }
 
   const pending = principals ? principals.filter((p) => p.status === 'pending').length : 0;
+  const byId = new Map((principals || []).map((p) => [p.id, p]));
   return html`<section class="card" aria-labelledby="principals-title">
     <h2 id="principals-title">Principals ${principals ? html`<span class="count">${principals.length}</span>` : null}
       ${pending ? html`<span class="pill pill-warn">${pending} pending</span>` : null}</h2>
@@ -90,10 +105,11 @@ function Principals() {
         <thead><tr><th scope="col">Name</th><th scope="col">Type</th><th scope="col">Status</th><th scope="col">Roles</th><th scope="col">Created</th><th scope="col"><span class="sr-only">Actions</span></th></tr></thead>
         <tbody>${principals.map((p) => html`
           <tr key=${p.id} data-testid="principal-row" data-principal-id=${p.id} data-status=${p.status}>
-            <td>${p.displayName || html`<span class="muted">unnamed</span>`}<div class="mono muted small">${p.id}</div></td>
+            <td>${p.displayName || html`<span class="muted">unnamed</span>`}<div class="mono muted small">${p.id}</div>
+              ${p.fingerprint ? html`<${KeyFingerprint} hex=${p.fingerprint} />` : null}</td>
             <td>${p.type}</td>
             <td><span class=${`pill pill-principal-${p.status}`}>${p.status}</span></td>
-            <td>${(p.roles || []).join(', ') || html`<span class="muted">—</span>`}${p.ownerId ? html`<div class="small muted">owner <span class="mono">${p.ownerId}</span></div>` : null}</td>
+            <td>${(p.roles || []).join(', ') || html`<span class="muted">—</span>`}<${Owner} owner=${ownerLabel(p, byId)} /></td>
             <td><${RelTime} at=${p.createdAt} /></td>
             <td class="actions-cell">
               ${p.status === 'pending' ? html`<button type="button" class="btn btn-small btn-primary" data-testid="approve-principal"

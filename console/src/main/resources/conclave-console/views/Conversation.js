@@ -89,7 +89,7 @@ export function Conversation({ agentId }) {
     closedQuestions: new Map([...local.closed, ...derived.closedQuestions]),
     answers: local.answers,
     endedApprovals: derived.endedApprovals,
-    toolStates: derived.toolStates,
+    toolInputs: derived.toolInputs,
     decide: stable.decide,
     answer: stable.answer,
   }), [derived, local]);

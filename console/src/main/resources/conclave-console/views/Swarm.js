@@ -142,14 +142,14 @@ export function SwarmBoard() {
   const cols = useMemo(() => (state.tasks ? columns(state.tasks) : null), [state.version]);
   const total = state.tasks ? state.tasks.size : 0;
 
-  return html`<section class="view" aria-labelledby="swarm-title">
+  return html`<section class="view view-wide" aria-labelledby="swarm-title">
     <div class="view-head">
       <h1 id="swarm-title">Swarm</h1>
       <p class="muted">${state.tasks ? `${total} task${total === 1 ? '' : 's'}${state.truncated ? ' (the first 10,000)' : ''}` : 'Loading…'}${' · '}${swarmAgents.length} swarm agent${swarmAgents.length === 1 ? '' : 's'}</p>
     </div>
     ${!cols ? html`<p class="muted">Loading tasks…</p>` : html`
       ${total === 0 ? html`<${Empty} title="No tasks yet">Create one below, or POST to /api/v1/tasks.<//>` : null}
-      <div class="board" role="region" aria-label="Task board" tabindex="0">
+      <div class="board" role="region" aria-label="Task board" tabindex="0" data-testid="swarm-board">
         ${STATUSES.map((status) => {
           const list = cols[status] || [];
           return html`<div class="column" key=${status} data-testid="swarm-column" data-status=${status} aria-label=${STATUS_LABELS[status]}>

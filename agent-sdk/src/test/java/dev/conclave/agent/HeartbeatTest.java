@@ -31,8 +31,11 @@ class HeartbeatTest extends ClientTestBase {
     assertThat(conn.received().get(0).hasRegister()).as("registration comes first").isTrue();
 
     Wait.result(client.stop());
+    // once the stream has ended at the gateway nothing more can arrive on it (a heartbeat sent just
+    // before the stop may still be on its way when stop() completes)
+    assertThat(conn.awaitEnd(FakeGateway.WAIT)).isEqualTo("end");
     int afterStop = heartbeats(conn).size();
-    Wait.sleep(200);
+    gw.expectNoConnection(Duration.ofMillis(200));
     assertThat(heartbeats(conn)).hasSize(afterStop);
   }
 

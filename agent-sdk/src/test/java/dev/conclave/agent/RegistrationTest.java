@@ -188,14 +188,15 @@ class RegistrationTest extends ClientTestBase {
         conn.welcome();
       }
     });
-    AgentClient client = client(builder(gw.endpoint())
-      .connectTimeout(Duration.ofMillis(100)).registrationTimeout(Duration.ofMillis(200)));
+    // on a busy machine a welcomed registration can miss the timeout too and be tried again: only
+    // "at least twice" is certain
+    AgentClient client = client(builder(gw.endpoint()).registrationTimeout(Duration.ofSeconds(1)));
 
     Wait.result(client.start());
 
-    assertThat(calls.get()).isEqualTo(2);
+    assertThat(calls.get()).isGreaterThanOrEqualTo(2);
     AgentConn first = gw.connections().get(0);
-    assertThat(first.awaitEnd(Duration.ofSeconds(2))).isNotEmpty();
+    assertThat(first.awaitEnd(FakeGateway.WAIT)).isNotEmpty();
   }
 
   @Test

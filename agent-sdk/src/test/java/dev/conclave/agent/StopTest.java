@@ -56,7 +56,7 @@ class StopTest extends ClientTestBase {
     assertThat(List.of(first, second)).allSatisfy(r -> assertThat(r.getCancelled().getReason()).isEqualTo("agent stopping"));
     assertThat(List.of(first.getRequestId(), second.getRequestId())).containsExactlyInAnyOrder("r1", "r2");
     assertThat(cancels).containsExactly("r1:agent stopping");
-    assertThat(conn.awaitEnd(Duration.ofSeconds(2))).isEqualTo("end");
+    assertThat(conn.awaitEnd(FakeGateway.WAIT)).isEqualTo("end");
     assertThat(closes.get()).isEqualTo(1);
     assertThat(events.stops).containsExactly("null");
     assertThat(Wait.result(client.stopped())).isNull();

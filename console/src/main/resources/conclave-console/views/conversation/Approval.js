@@ -1,9 +1,10 @@
-// A tool approval: Approve, Deny or Approve all (the rest of the request), decided once.
+// A tool approval: Approve, Deny or Approve all (the rest of the request), decided once. The input is
+// shown here unless the tool's own tool_use right above showed the same input already.
 import { html } from '../../lib/html.js';
 import { useState } from 'preact/hooks';
 import { Code } from '../../components/Code.js';
 
-export function Approval({ approval, decided, ended, onDecide }) {
+export function Approval({ approval, decided, ended, showInput = true, onDecide }) {
   const [busy, setBusy] = useState(false);
   const [note, setNote] = useState('');
   const open = !decided && !ended;
@@ -29,7 +30,8 @@ export function Approval({ approval, decided, ended, onDecide }) {
       <span><strong>${approval.toolName || 'A tool'}</strong> needs approval</span>
       <span class="mono muted small">${approval.toolId}</span>
     </div>
-    <${Code} text=${approval.inputJson} label="Input" />
+    ${showInput ? html`<${Code} text=${approval.inputJson} label="Input" />`
+      : html`<p class="muted small approval-input-above" data-testid="approval-input-above">Input as shown above, with the tool call.</p>`}
     ${open ? html`<div class="actions">
         <button type="button" class="btn btn-primary" data-testid="approve" disabled=${busy} onClick=${() => decide(true, false)}>Approve</button>
         <button type="button" class="btn btn-danger" data-testid="deny" disabled=${busy} onClick=${() => decide(false, false)}>Deny</button>

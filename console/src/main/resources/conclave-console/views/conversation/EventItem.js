@@ -3,7 +3,7 @@
 import { Component } from 'preact';
 import { html } from '../../lib/html.js';
 import { absolute } from '../../lib/time.js';
-import { isInbound, kindOf, payloadOf, toolStateName } from '../../model/events.js';
+import { approvalShowsInput, isInbound, kindOf, payloadOf, toolStateName } from '../../model/events.js';
 import { Code } from '../../components/Code.js';
 import { RelTime } from '../../components/RelTime.js';
 import { Approval } from './Approval.js';
@@ -61,10 +61,10 @@ function Single({ entry, kind, ctx }) {
   const p = payloadOf(entry.event);
   switch (kind) {
     case 'tool_use':
+      // its states follow as lines of their own (tool_state), one per state: the head does not repeat them
       return html`<${Ev} entry=${entry} kind=${kind} className="tool">
         <div class="tool-head"><span class="tool-icon" aria-hidden="true">⚙</span> <strong>${p.name || 'tool'}</strong>
-          <span class="mono muted small">${p.id || ''}</span>${ctx.toolStates.get(p.id)
-            ? html` <span class=${`pill pill-state-${ctx.toolStates.get(p.id)}`}>${ctx.toolStates.get(p.id)}</span>` : null}</div>
+          <span class="mono muted small">${p.id || ''}</span></div>
         <${Code} text=${p.inputJson} label="Input" />
       <//>`;
     case 'tool_result':
@@ -93,7 +93,7 @@ function Single({ entry, kind, ctx }) {
     case 'tool_approval':
       return html`<${Ev} entry=${entry} kind=${kind} className="block">
         <${Approval} approval=${p} decided=${ctx.decisions.get(p.toolId)} ended=${ctx.endedApprovals.has(p.toolId)}
-          onDecide=${ctx.decide} />
+          showInput=${approvalShowsInput(p, ctx.toolInputs)} onDecide=${ctx.decide} />
       <//>`;
     case 'user_question':
       return html`<${Ev} entry=${entry} kind=${kind} className="block">
@@ -112,12 +112,10 @@ export function itemVersion(item, ctx) {
   let extra = '';
   if (item.kind === 'tool_approval') {
     const id = item.entries[0].event.toolApproval.toolId;
-    extra = `${ctx.decisions.get(id) || ''}|${ctx.endedApprovals.has(id)}`;
+    extra = `${ctx.decisions.get(id) || ''}|${ctx.endedApprovals.has(id)}|${approvalShowsInput(item.entries[0].event.toolApproval, ctx.toolInputs)}`;
   } else if (item.kind === 'user_question') {
     const id = item.entries[0].event.userQuestion.questionId;
     extra = `${ctx.closedQuestions.get(id) || ''}|${ctx.answers.get(id) || ''}`;
-  } else if (item.kind === 'tool_use') {
-    extra = ctx.toolStates.get(item.entries[0].event.toolUse.id) || '';
   }
   return `${item.key}|${item.entries.length}|${last}|${extra}`;
 }

@@ -24,8 +24,12 @@ final class Backends {
       case ECHO -> new EchoBackend(context.injections());
       case OPENAI -> new OpenAiBackend(context, new OpenAiSettings(config.baseUrl(), config.model().orElseThrow(),
         () -> config.apiKey(context.packTools().secrets(), env), Duration.ofSeconds(120), config.maxToolRounds()));
-      case CLAUDE_CLI -> new ClaudeCliBackend(context, new CliSettings(config.command().orElse("claude"), config.model()));
-      case CODEX_CLI -> new CodexCliBackend(context, new CliSettings(config.command().orElse("codex"), config.model()));
+      case CLAUDE_CLI -> new ClaudeCliBackend(context, cli(config));
+      case CODEX_CLI -> new CodexCliBackend(context, cli(config));
     };
+  }
+
+  private static CliSettings cli(RuntimeConfig config) {
+    return new CliSettings(config.command().orElseGet(() -> config.backend().executable().orElseThrow()), config.model());
   }
 }

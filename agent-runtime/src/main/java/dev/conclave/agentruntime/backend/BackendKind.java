@@ -4,6 +4,7 @@ import dev.conclave.agent.Feature;
 
 import java.util.Arrays;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 import java.util.stream.Collectors;
 
@@ -12,21 +13,36 @@ import java.util.stream.Collectors;
  * each one supports (declared at registration, so the gateway sends only what the backend handles).
  */
 public enum BackendKind {
-  ECHO("echo", Set.of(Feature.TOKEN_USAGE, Feature.INJECTION, Feature.CANCELLATION)),
-  CLAUDE_CLI("claude-cli", Set.of(Feature.TOKEN_USAGE, Feature.TOOL_STATES, Feature.INJECTION, Feature.CANCELLATION)),
-  CODEX_CLI("codex-cli", Set.of(Feature.TOKEN_USAGE, Feature.TOOL_STATES, Feature.INJECTION, Feature.CANCELLATION)),
-  OPENAI("openai", Set.of(Feature.TOKEN_USAGE, Feature.TOOL_STATES, Feature.INJECTION, Feature.CANCELLATION));
+  ECHO("echo", null, null, Set.of(Feature.TOKEN_USAGE, Feature.INJECTION, Feature.CANCELLATION)),
+  CLAUDE_CLI("claude-cli", "claude", "Claude Code",
+    Set.of(Feature.TOKEN_USAGE, Feature.TOOL_STATES, Feature.INJECTION, Feature.CANCELLATION)),
+  CODEX_CLI("codex-cli", "codex", "Codex", Set.of(Feature.TOKEN_USAGE, Feature.TOOL_STATES, Feature.INJECTION, Feature.CANCELLATION)),
+  OPENAI("openai", null, null, Set.of(Feature.TOKEN_USAGE, Feature.TOOL_STATES, Feature.INJECTION, Feature.CANCELLATION));
 
   private final String cliName;
+  private final String executable;
+  private final String product;
   private final Set<Feature> features;
 
-  BackendKind(String cliName, Set<Feature> features) {
+  BackendKind(String cliName, String executable, String product, Set<Feature> features) {
     this.cliName = cliName;
+    this.executable = executable;
+    this.product = product;
     this.features = features;
   }
 
   public String cliName() {
     return cliName;
+  }
+
+  /** The program a CLI backend runs when {@code --command} does not name one; empty for the others. */
+  public Optional<String> executable() {
+    return Optional.ofNullable(executable);
+  }
+
+  /** What to install to get {@link #executable()}, such as "Claude Code". */
+  public Optional<String> product() {
+    return Optional.ofNullable(product);
   }
 
   /** The features in declaration order. */

@@ -4,6 +4,7 @@ import dev.conclave.agent.Endpoint;
 import dev.conclave.agentruntime.backend.BackendKind;
 import dev.conclave.agentruntime.gate.GateMode;
 import dev.conclave.agentruntime.gate.ToolPolicy;
+import dev.conclave.agentruntime.process.Executables;
 import dev.conclave.settings.Setting;
 
 import java.io.IOException;
@@ -51,6 +52,7 @@ public record RuntimeConfig(List<Endpoint> endpoints, String token, String agent
     if (backend == BackendKind.OPENAI && model.isEmpty()) {
       throw new IllegalArgumentException("--model (or " + AgentSettings.MODEL.name() + ") is required for the openai backend");
     }
+    requireExecutables(backend, v.get(AgentSettings.COMMAND), workdir, v.environment("PATH").orElse(""));
     String baseUrl = v.require(AgentSettings.BASE_URL, "");
     if (!baseUrl.startsWith("http://") && !baseUrl.startsWith("https://")) {
       throw new IllegalArgumentException("--base-url must start with http:// or https://, got '" + baseUrl + "'");
@@ -60,6 +62,30 @@ public record RuntimeConfig(List<Endpoint> endpoints, String token, String agent
       v.require(AgentSettings.API_KEY_ENV, ""), v.get(AgentSettings.COMMAND), policy,
       Duration.ofSeconds(positive(v, AgentSettings.APPROVAL_TIMEOUT)), v.get(AgentSettings.SYSTEM_PROMPT).orElse(""),
       (int) positive(v, AgentSettings.MAX_TOOL_ROUNDS));
+  }
+
+  /**
+   * A CLI backend runs its CLI and, in the CLI's tool hook, curl: both must be there before the agent
+   * registers, or it would look healthy and fail every message.
+   */
+  private static void requireExecutables(BackendKind backend, Optional<String> command, Path workdir, String path) {
+    if (backend.executable().isEmpty()) {
+      return;
+    }
+    String flag = AgentSettings.COMMAND.flag().map(Setting.Flag::name).orElseThrow();
+    if (command.isPresent()) {
+      if (Executables.find(command.get(), workdir, path).isEmpty()) {
+        throw new IllegalArgumentException(flag + " " + command.get() + ": not found or not executable");
+      }
+    } else if (Executables.find(backend.executable().get(), workdir, path).isEmpty()) {
+      throw new IllegalArgumentException("--backend " + backend.cliName() + " runs '" + backend.executable().get()
+        + "', which is not on the PATH: install " + backend.product().orElseThrow() + ", or point " + flag + " ("
+        + AgentSettings.COMMAND.name() + ") at it");
+    }
+    if (Executables.find("curl", workdir, path).isEmpty()) {
+      throw new IllegalArgumentException("--backend " + backend.cliName() + " needs curl (7.76 or newer) on the PATH for the hook "
+        + "that asks the tool gate before every tool; it is not on the PATH");
+    }
   }
 
   private static long positive(SettingValues v, Setting<String> s) {

@@ -44,6 +44,11 @@ public final class SettingValues {
     return new SettingValues(f, env, config.map(SettingValues::readFile).orElseGet(JsonObject::new));
   }
 
+  /** A variable of the environment the values were read with (the {@code PATH} a CLI backend is found on). */
+  public Optional<String> environment(String name) {
+    return Optional.ofNullable(env.get(name));
+  }
+
   private static JsonObject readFile(String path) {
     JsonObject o;
     try {

@@ -18,7 +18,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.Function;
 
 /**
@@ -46,6 +48,11 @@ public final class ChildProcess {
   static final int STDERR_KEEP = 4096;
   /** How long the reader waits for one line's handler before it goes on without it. */
   private static final long HANDLER_WAIT_SECONDS = 60;
+  /**
+   * How long the exit waits, after the child exited and its standard output ended, for the end of its
+   * standard error; only something the child started that still holds it open takes that long.
+   */
+  private static final long STDERR_END_SECONDS = 10;
 
   /** {@code setsid}, to start each child in a process group of its own; empty where there is none. */
   private static final Optional<Path> SETSID = Executables.onPath("setsid");
@@ -56,6 +63,8 @@ public final class ChildProcess {
   private final boolean groupLeader;
   private final Promise<Integer> exit = Promise.promise();
   private final StringBuilder stderr = new StringBuilder();
+  /** Completed when standard error was read to its end. */
+  private final CompletableFuture<Void> stderrEnded = new CompletableFuture<>();
   private volatile boolean killed;
 
   private ChildProcess(Process process, boolean groupLeader) {
@@ -94,10 +103,7 @@ public final class ChildProcess {
   }
 
   private static void requireExecutable(String program, Path workdir) throws IOException {
-    boolean found = program.contains("/")
-      ? Files.isExecutable(workdir.resolve(program)) && !Files.isDirectory(workdir.resolve(program))
-      : Executables.onPath(program).isPresent();
-    if (!found) {
+    if (Executables.find(program, workdir, System.getenv("PATH")).isEmpty()) {
       throw new IOException("Cannot run program \"" + program + "\": not found or not executable");
     }
   }
@@ -121,7 +127,11 @@ public final class ChildProcess {
         LOG.debug("stdout of pid={} closed: {}", process.pid(), e.toString());
       }
       try {
-        exit.tryComplete(process.waitFor());
+        int code = process.waitFor();
+        // the child may exit before its last words on standard error were read: the exit (and
+        // stderrTail) waits for them, so a caller deciding on them (a stale session) sees them
+        awaitStderrEnd();
+        exit.tryComplete(code);
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
         exit.tryFail(e);
@@ -145,10 +155,23 @@ public final class ChildProcess {
         }
       } catch (IOException ignored) {
         // the child went away
+      } finally {
+        stderrEnded.complete(null);
       }
     }, "child-stderr-" + process.pid());
     t.setDaemon(true);
     t.start();
+  }
+
+  private void awaitStderrEnd() throws InterruptedException {
+    try {
+      stderrEnded.get(STDERR_END_SECONDS, TimeUnit.SECONDS);
+    } catch (TimeoutException e) {
+      LOG.warn("standard error of pid={} still open {} s after it exited (held by a process it started); going on without its end",
+        process.pid(), STDERR_END_SECONDS);
+    } catch (java.util.concurrent.ExecutionException e) {
+      // never completed exceptionally
+    }
   }
 
   /**
@@ -180,7 +203,7 @@ public final class ChildProcess {
     }
   }
 
-  /** Completes with the exit code once the child exited and its output was read to the end. */
+  /** Completes with the exit code once the child exited and its output and its standard error were read to the end. */
   public Future<Integer> exit() {
     return exit.future();
   }

@@ -13,7 +13,22 @@ public final class Executables {
 
   /** The first executable file named {@code name} in a directory of the {@code PATH}, if any. */
   public static Optional<Path> onPath(String name) {
-    String path = System.getenv("PATH");
+    return onPath(name, System.getenv("PATH"));
+  }
+
+  /**
+   * The program as a child process started in {@code workdir} finds it: a name with a slash is a
+   * path from {@code workdir}, any other name is looked up in {@code path} (a {@code PATH} value).
+   */
+  public static Optional<Path> find(String program, Path workdir, String path) {
+    if (program.contains("/")) {
+      Path candidate = workdir.resolve(program);
+      return Files.isExecutable(candidate) && !Files.isDirectory(candidate) ? Optional.of(candidate) : Optional.empty();
+    }
+    return onPath(program, path);
+  }
+
+  private static Optional<Path> onPath(String name, String path) {
     if (path == null) {
       return Optional.empty();
     }

@@ -7,6 +7,7 @@ import dev.conclave.agent.backend.BackendCallbacks;
 import dev.conclave.agent.backend.BackendResponse;
 import dev.conclave.agent.backend.BackendSession;
 import dev.conclave.agentruntime.testing.RecordingResponse;
+import dev.conclave.agentruntime.testing.Eventually;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
@@ -16,7 +17,6 @@ import org.junit.jupiter.api.Test;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -53,7 +53,7 @@ class ToolGateTest {
     ToolGate gate = new ToolGate(vertx, policy, Path.of("/srv/project"), approvalTimeout);
     BackendHandler handler = new BackendHandler(vertx, new OneTool(gate, tool, input, ran));
     handler.handle(RecordingResponse.message("r", "thread", "go"), response);
-    response.terminal().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+    Eventually.result(response.terminal());
     return response.events;
   }
 

@@ -1,5 +1,6 @@
 package dev.conclave.agentruntime.process;
 
+import dev.conclave.agentruntime.testing.Eventually;
 import io.vertx.core.Future;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -9,6 +10,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 
@@ -37,17 +39,17 @@ class ChildProcessTest {
         lines.add(line);
         return Future.succeededFuture();
       });
-      long deadline = System.currentTimeMillis() + 10_000;
+      long deadline = System.currentTimeMillis() + 30_000;
       while (running(grandchild) < 20 && System.currentTimeMillis() < deadline) {
         Thread.sleep(10);
       }
       assertThat(running(grandchild)).as("the shell is forking").isGreaterThanOrEqualTo(20);
       long asked = System.nanoTime();
-      Integer code = p.kill(Duration.ofSeconds(2)).toCompletionStage().toCompletableFuture().get(15, TimeUnit.SECONDS);
+      Integer code = Eventually.result(p.kill(Duration.ofSeconds(2)));
       System.out.printf("round %d: ended in %d ms, exit %d%n", round, TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - asked), code);
       assertThat(p.killed()).isTrue();
       assertThat(lines).containsExactly("started");
-      deadline = System.currentTimeMillis() + 5_000;
+      deadline = System.currentTimeMillis() + 30_000;
       while (running(grandchild) > 0 && System.currentTimeMillis() < deadline) {
         Thread.sleep(20);
       }
@@ -58,10 +60,15 @@ class ChildProcessTest {
   @Test
   void aChildThatIgnoresSigtermIsKilledAfterTheGrace() throws Exception {
     Path child = Files.writeString(dir.resolve("stubborn.sh"), "trap '' TERM\necho started\nwhile :; do sleep 0.05; done\n");
-    ChildProcess p = ChildProcess.start(List.of("sh", child.toString()), dir, Map.of(), false, line -> Future.succeededFuture());
-    Thread.sleep(300);
+    CompletableFuture<String> started = new CompletableFuture<>();
+    ChildProcess p = ChildProcess.start(List.of("sh", child.toString()), dir, Map.of(), false, line -> {
+      started.complete(line);
+      return Future.succeededFuture();
+    });
+    // the trap is set once it printed 'started' (a fixed pause could end before the shell got that far)
+    assertThat(started.get(30, TimeUnit.SECONDS)).isEqualTo("started");
     long asked = System.nanoTime();
-    p.kill(Duration.ofMillis(500)).toCompletionStage().toCompletableFuture().get(15, TimeUnit.SECONDS);
+    Eventually.result(p.kill(Duration.ofMillis(500)));
     assertThat(Duration.ofNanos(System.nanoTime() - asked)).isGreaterThanOrEqualTo(Duration.ofMillis(450));
     assertThat(running(child)).isZero();
   }
@@ -79,8 +86,20 @@ class ChildProcessTest {
   void aChildThatExitsByItselfReportsItsCodeAndItsStandardError() throws Exception {
     ChildProcess p = ChildProcess.start(List.of("sh", "-c", "echo out; echo oops >&2; exit 3"), dir, Map.of(), false,
       line -> Future.succeededFuture());
-    assertThat(p.exit().toCompletionStage().toCompletableFuture().get(15, TimeUnit.SECONDS)).isEqualTo(3);
+    assertThat(Eventually.result(p.exit())).isEqualTo(3);
     assertThat(p.stderrTail()).isEqualTo("oops");
     assertThat(p.killed()).isFalse();
+  }
+
+  @Test
+  void theExitCodeComesWithEverythingTheChildWroteToStandardError() throws Exception {
+    // the child exits the moment it has written: its last lines are still in the pipe then, and a
+    // stale-session retry (claude-cli) depends on reading the last one
+    String script = "i=0; while [ $i -lt 400 ]; do echo \"noise $i\" >&2; i=$((i+1)); done; echo 'the last line' >&2; exit 1";
+    for (int round = 0; round < 20; round++) {
+      ChildProcess p = ChildProcess.start(List.of("sh", "-c", script), dir, Map.of(), false, line -> Future.succeededFuture());
+      assertThat(Eventually.result(p.exit())).isEqualTo(1);
+      assertThat(p.stderrTail()).as("round %d", round).endsWith("the last line");
+    }
   }
 }

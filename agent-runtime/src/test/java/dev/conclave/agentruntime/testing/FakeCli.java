@@ -30,8 +30,17 @@ public final class FakeCli {
 
   /** The arguments of each run, one line per run, as the fake logged them in the working directory. */
   public static List<String> invocations(Path workdir, String name) {
+    return log(workdir, name + "-invocations.log");
+  }
+
+  /** How the fake's slow runs ended ({@code slow: SIGTERM} or {@code slow: finished}), one line per run. */
+  public static List<String> signals(Path workdir, String name) {
+    return log(workdir, name + "-signals.log");
+  }
+
+  private static List<String> log(Path workdir, String file) {
     try {
-      Path log = workdir.resolve(name + "-invocations.log");
+      Path log = workdir.resolve(file);
       return Files.exists(log) ? Files.readAllLines(log) : List.of();
     } catch (IOException e) {
       throw new UncheckedIOException(e);

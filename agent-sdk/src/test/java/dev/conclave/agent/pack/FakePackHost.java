@@ -41,7 +41,8 @@ final class FakePackHost implements AutoCloseable {
     static final Answer OK = new Answer(GrpcStatus.OK, null);
   }
 
-  static final Duration WAIT = Duration.ofSeconds(5);
+  /** How long a wait for the pack's next step lasts: {@link Wait#DEFAULT}. */
+  static final Duration WAIT = Wait.DEFAULT;
 
   private final Vertx vertx;
   private final LinkedBlockingQueue<PackStream> streams = new LinkedBlockingQueue<>();

@@ -115,7 +115,7 @@ class PackReconnectTest extends PackTestBase {
 
     Wait.result(pack.close());
 
-    stream.awaitEnd(Duration.ofSeconds(5));
+    stream.awaitEnd(FakePackHost.WAIT);
     running.get(0).complete("{\"too\":\"late\"}");
     host.expectNoResult(Duration.ofMillis(300));
     host.expectNoStream(Duration.ofMillis(300));
@@ -136,7 +136,9 @@ class PackReconnectTest extends PackTestBase {
     long began = System.nanoTime();
     Wait.result(pack.close());
 
-    assertThat(Duration.ofNanos(System.nanoTime() - began)).isBetween(Duration.ofMillis(250), Duration.ofSeconds(3));
+    // the results are held until released, so completing at all shows close did not wait for them;
+    // no upper bound on the time, which a loaded machine can exceed
+    assertThat(Duration.ofNanos(System.nanoTime() - began)).isGreaterThanOrEqualTo(Duration.ofMillis(250));
     host.releaseResults();
   }
 }

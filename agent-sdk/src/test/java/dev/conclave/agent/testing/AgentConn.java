@@ -199,7 +199,7 @@ public final class AgentConn {
     }
   }
 
-  /** The next message other than a heartbeat, within 5 s. */
+  /** The next message other than a heartbeat, within {@link FakeGateway#WAIT}. */
   public AgentMessage next() {
     return next(FakeGateway.WAIT);
   }

@@ -33,7 +33,8 @@ public final class FakeGateway implements AutoCloseable {
     void onRegister(AgentConn conn, RegisterAgent register);
   }
 
-  public static final Duration WAIT = Duration.ofSeconds(5);
+  /** How long a wait for the agent's next step lasts: {@link Wait#DEFAULT}. */
+  public static final Duration WAIT = Wait.DEFAULT;
 
   private final Vertx vertx;
   private final String serverId;

@@ -11,12 +11,17 @@ import java.util.function.BooleanSupplier;
 /** Bounded blocking waits for the test thread (never an event loop). */
 public final class Wait {
 
-  public static final Duration DEFAULT = Duration.ofSeconds(5);
+  /**
+   * How long a wait for something that must happen lasts before the test fails: far beyond what a
+   * loaded 2-core machine needs, so that no test depends on how fast anything is. It only ends a test
+   * that would otherwise hang; a test that shows something did not happen waits for a later event.
+   */
+  public static final Duration DEFAULT = Duration.ofSeconds(30);
 
   private Wait() {
   }
 
-  /** The future's value; fails the test if it failed or did not complete within 5 s. */
+  /** The future's value; fails the test if it failed or did not complete within {@link #DEFAULT}. */
   public static <T> T result(Future<T> future) {
     return result(future, DEFAULT);
   }
@@ -34,7 +39,7 @@ public final class Wait {
     }
   }
 
-  /** The future's failure; fails the test if it succeeded or did not complete within 5 s. */
+  /** The future's failure; fails the test if it succeeded or did not complete within {@link #DEFAULT}. */
   public static Throwable failure(Future<?> future) {
     return failure(future, DEFAULT);
   }

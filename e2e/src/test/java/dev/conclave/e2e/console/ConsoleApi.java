@@ -43,6 +43,27 @@ final class ConsoleApi {
     return call("POST", path, body, expected);
   }
 
+  /**
+   * Registers an agent key as the member with this token does from their own machine
+   * (ClientService.RegisterAgent over gRPC): a pending agent principal with the key's fingerprint,
+   * owned by the member, which an admin approves. Returns its id.
+   */
+  static String registerPendingAgent(int grpcPort, String memberToken, String displayName, String fingerprint) {
+    io.vertx.core.Vertx vertx = io.vertx.core.Vertx.vertx();
+    try (dev.conclave.platform.testing.GrpcCalls grpc = new dev.conclave.platform.testing.GrpcCalls(vertx, grpcPort)) {
+      var out = grpc.unary(dev.conclave.proto.coven.ClientServiceGrpcClient.RegisterAgent,
+        dev.conclave.proto.coven.RegisterAgentRequest.newBuilder().setDisplayName(displayName).setFingerprint(fingerprint).build(),
+        "Bearer " + memberToken);
+      var registered = out.response().orElseThrow(() -> new AssertionError("RegisterAgent: " + out.status() + " " + out.message()));
+      if (!"pending".equals(registered.getStatus())) {
+        throw new AssertionError("a member's agent key should wait for an admin, got " + registered.getStatus());
+      }
+      return registered.getPrincipalId();
+    } finally {
+      vertx.close().toCompletionStage().toCompletableFuture().orTimeout(10, java.util.concurrent.TimeUnit.SECONDS).exceptionally(e -> null).join();
+    }
+  }
+
   /** A new approved principal ({@code client}: a member unless roles say otherwise; {@code agent}: owned by the caller). */
   String newPrincipal(String type, String displayName) {
     return post("/api/v1/gateway/principals", new JsonObject().put("type", type).put("displayName", displayName), 201)

@@ -56,6 +56,9 @@ class ConsoleBrowserIT {
 
   /** Fixed names (every run has a database of its own) keep the screenshots the same from run to run. */
   private static final String AGENT_ID = "console-e2e-agent";
+  /** The key the member registers: SHA-256 of an ed25519 key blob, and what ssh-keygen -l prints for it. */
+  private static final String KEY_HEX = "3e45f3247acea4de878afbff7702c8784fd3b5d5bc527373d6e69cc2dae1f3e5";
+  private static final String KEY_OPENSSH = "SHA256:PkXzJHrOpN6Hivv/dwLIeE/TtdW8UnNz1uacwtrh8+U";
 
   private static ConsoleCluster cluster;
   private static FailoverProxy proxy;
@@ -66,6 +69,7 @@ class ConsoleBrowserIT {
   private static String memberToken;
   private static String agentPrincipalId;
   private static String agentToken;
+  private static String pendingKeyId;
   private static ScriptedAgent agent;
   /** The page under test: the admin's, on node 2 through the proxy. */
   private static ConsolePage page;
@@ -87,6 +91,7 @@ class ConsoleBrowserIT {
     agentToken = admin.newToken(agentPrincipalId);
     memberId = admin.newPrincipal("client", "Mia Member");
     memberToken = admin.newToken(memberId);
+    pendingKeyId = ConsoleApi.registerPendingAgent(cluster.grpcPort(0), memberToken, "Mia's laptop", KEY_HEX);
     // the browser's one origin: node 2, and node 1 once node 2 refuses connections
     proxy = new FailoverProxy(List.of(cluster.httpPort(1), cluster.httpPort(0)));
     page = new ConsolePage("admin", proxy.url());
@@ -196,6 +201,11 @@ class ConsoleBrowserIT {
     b.await(approval("tool-a1") + "[data-decided=approved]", SHORT, "the approval shown as approved");
     b.awaitTrue(SHORT, "the agent's answer after the decision",
       () -> b.texts("[data-testid=assistant-text]").stream().anyMatch(t -> t.contains("The tool was approved.")));
+    // one line per state of the tool, and the state nowhere else; its input once, with the tool call
+    b.awaitTrue(SHORT, "the tool's last state", () -> page.toolStateLines("tool-a1").contains("completed"));
+    assertThat(page.toolStateLines("tool-a1")).as("the lines of tool-a1's states").containsExactly("awaiting_approval", "running", "completed");
+    assertThat(b.count("[data-kind=tool_use] .pill")).as("states shown again with the tool call").isZero();
+    assertThat(page.codeBlocksShowing("ls -la /srv/a1")).as("blocks showing the tool's input").isEqualTo(1);
     page.screenshot("conversation");
   }
 
@@ -226,6 +236,10 @@ class ConsoleBrowserIT {
     swarm.progress(swarm.claim(), 60, "running the suite");
     b.await(card("in_progress", "flaky-login-test"), SHORT, "the second task in progress");
     b.await(card("ready", "api-docs-review"), SHORT, "the third task ready");
+    // in the 1400 px window every column is in view, Completed, Failed and Cancelled included
+    assertThat(((Number) b.js("return window.innerWidth")).intValue()).as("the window's width").isEqualTo(1400);
+    assertThat(b.count("[data-testid=swarm-column]")).isEqualTo(9);
+    assertThat(page.swarmColumnsOutOfView()).as("columns out of view").isEmpty();
     page.screenshot("swarm");
 
     b.click(card("completed", task), SHORT, "the completed task's card");
@@ -236,11 +250,20 @@ class ConsoleBrowserIT {
 
   @Test
   @Order(55)
-  @DisplayName("the admin view lists the principals")
+  @DisplayName("the admin view lists the principals: a pending key with its fingerprint, owners by name")
   void theAdminViewListsThePrincipals() {
     adminPage().go("#/admin");
-    page.browser().await(principalRow(memberId), LIVE, "the member among the principals");
-    page.browser().await(principalRow(agentPrincipalId), SHORT, "the agent principal among the principals");
+    Browser b = page.browser();
+    b.await(principalRow(memberId), LIVE, "the member among the principals");
+    b.await(principalRow(agentPrincipalId), SHORT, "the agent principal among the principals");
+    String pending = principalRow(pendingKeyId) + "[data-status=pending]";
+    b.await(pending, SHORT, "the member's pending key");
+    assertThat(b.text(pending + " [data-testid=principal-fingerprint]")).as("what the admin compares before approving")
+      .contains(KEY_OPENSSH);
+    assertThat(b.present(pending + " [data-testid=approve-principal]")).isTrue();
+    assertThat(b.text(pending + " [data-testid=principal-owner]")).as("the pending key's owner").contains("Mia Member").doesNotContain(memberId);
+    assertThat(b.text(principalRow(agentPrincipalId) + " [data-testid=principal-owner]")).as("the agent's owner, who created it")
+      .contains("admin");
     page.screenshot("admin");
   }
 

@@ -84,6 +84,34 @@ final class ConsolePage implements AutoCloseable {
       + ".find(t => t.includes(arguments[0])) ?? null", label + "-chunk-");
   }
 
+  /** The states the page shows for a tool, in document order: one per tool_state line naming it. */
+  @SuppressWarnings("unchecked")
+  List<String> toolStateLines(String toolId) {
+    return (List<String>) browser.js("return [...document.querySelectorAll('[data-kind=tool_state]')]"
+      + ".filter(e => e.textContent.includes(arguments[0])).map(e => (e.querySelector('.pill') || e).textContent.trim())", toolId);
+  }
+
+  /** How many preformatted blocks (tool input and output) show this text. */
+  long codeBlocksShowing(String text) {
+    return browser.texts("pre.code").stream().filter(t -> t.contains(text)).count();
+  }
+
+  /**
+   * The swarm board's columns that are not fully in view: outside the board's box, or past the
+   * visible width of the page's scrolling area; and whether the board itself must scroll sideways.
+   */
+  @SuppressWarnings("unchecked")
+  List<String> swarmColumnsOutOfView() {
+    return (List<String>) browser.js("const main = document.querySelector('.main'), board = document.querySelector('.board');"
+      + "const right = Math.min(board.getBoundingClientRect().right, main.getBoundingClientRect().left + main.clientWidth) + 0.5;"
+      + "const left = Math.max(0, board.getBoundingClientRect().left) - 0.5;"
+      + "const out = [...document.querySelectorAll('[data-testid=swarm-column]')].filter(c => {"
+      + "  const r = c.getBoundingClientRect(); return r.left < left || r.right > right; })"
+      + "  .map(c => c.dataset.status + ' ends at ' + Math.round(c.getBoundingClientRect().right) + ' px');"
+      + "if (board.scrollWidth > board.clientWidth) out.push('the board scrolls: ' + board.scrollWidth + ' px in ' + board.clientWidth);"
+      + "return out;");
+  }
+
   /** The {@code data-seq} of every conversation event on the page, in document order. */
   List<Long> seqs() {
     List<Long> out = new ArrayList<>();

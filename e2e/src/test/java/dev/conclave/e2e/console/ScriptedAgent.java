@@ -6,6 +6,7 @@ import dev.conclave.agent.ApprovalDecision;
 import dev.conclave.agent.Feature;
 import dev.conclave.agent.IncomingMessage;
 import dev.conclave.agent.ResponseStream;
+import dev.conclave.agent.ToolState;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
@@ -25,8 +26,10 @@ import java.util.stream.IntStream;
  *       waits until the test {@link #release releases} the label (20 s at most), so the test sees
  *       the reply before it is done;</li>
  *   <li>{@code burst <label>}: {@link #STREAMED} chunks 100 ms apart, then done;</li>
- *   <li>{@code approve <label>}: asks approval of tool {@code tool-<label>}, reports the decision
- *       to the test, then says what it was and ends;</li>
+ *   <li>{@code approve <label>}: calls tool {@code tool-<label>} as the agent program does
+ *       (tool_use, state awaiting_approval, the approval request; once approved running, the
+ *       result and completed, else denied), reports the decision to the test, then says what it
+ *       was and ends;</li>
  *   <li>anything else: one echo chunk.</li>
  * </ul>
  */
@@ -47,7 +50,7 @@ final class ScriptedAgent implements AutoCloseable {
       .agentId(agentId)
       .name("Console e2e agent")
       .capabilities("chat", "tools")
-      .features(Feature.CANCELLATION)
+      .features(Feature.CANCELLATION, Feature.TOOL_STATES)
       .environment(AgentEnvironment.detect().withBackend("scripted").withWorkspaces(List.of("console-e2e")))
       .handler(this::handle)
       .build();
@@ -103,13 +106,23 @@ final class ScriptedAgent implements AutoCloseable {
         return many(out, 1, Integer.parseInt(label));
       case "burst":
         return chunks(out, label, 1, STREAMED, 100).compose(v -> out.done(reply(label, STREAMED)));
-      case "approve":
-        return out.requestApproval("tool-" + label, "shell", "{\"command\":\"ls -la /srv/" + label + "\"}")
+      case "approve": {
+        String tool = "tool-" + label;
+        String input = "{\"command\":\"ls -la /srv/" + label + "\"}";
+        return out.toolUse(tool, "shell", input)
+          .compose(v -> out.toolState(tool, ToolState.AWAITING_APPROVAL, null))
+          .compose(v -> out.requestApproval(tool, "shell", input))
           .compose(d -> {
             decision(label).complete(d);
-            return out.text("The tool was " + (d.approved() ? "approved" : "denied") + ". ");
+            Future<Void> ran = d.approved()
+              ? out.toolState(tool, ToolState.RUNNING, null)
+                .compose(v -> out.toolResult(tool, "total 8\ndrwxr-xr-x 2 app app 4096 notes\n", false))
+                .compose(v -> out.toolState(tool, ToolState.COMPLETED, null))
+              : out.toolState(tool, ToolState.DENIED, null);
+            return ran.compose(v -> out.text("The tool was " + (d.approved() ? "approved" : "denied") + ". "));
           })
           .compose(v -> out.done());
+      }
       default:
         return out.text("echo: " + message.content()).compose(v -> out.done());
     }

@@ -385,7 +385,7 @@ class K8sManifestsTest {
       PodSecurityContext psc = pod.getSecurityContext();
       SecurityContext sc = c.getSecurityContext();
       if (psc == null || !Boolean.TRUE.equals(psc.getRunAsNonRoot()) || psc.getRunAsUser() == null || psc.getRunAsUser() == 0) {
-        // the image's USER is a name, which the kubelet cannot check against runAsNonRoot: a numeric runAsUser is needed
+        // a numeric runAsUser lets the kubelet check runAsNonRoot whatever the image says (DockerfileTest: the image's own UID)
         problems.add(id + ": pod securityContext needs runAsNonRoot: true and a numeric non-zero runAsUser");
       }
       SeccompProfile seccomp = sc != null && sc.getSeccompProfile() != null ? sc.getSeccompProfile()

@@ -8,6 +8,7 @@ import dev.conclave.platform.access.LiveAccess;
 import dev.conclave.platform.access.Resource;
 import dev.conclave.platform.auth.AuthErrors;
 import dev.conclave.platform.auth.Caller;
+import dev.conclave.platform.auth.Principal;
 import dev.conclave.platform.auth.PrincipalStatus;
 import dev.conclave.platform.auth.PrincipalStore;
 import dev.conclave.platform.auth.PrincipalType;
@@ -21,7 +22,9 @@ import io.vertx.core.json.JsonObject;
 
 import java.time.Duration;
 import java.time.format.DateTimeFormatter;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 
@@ -68,18 +71,21 @@ public final class PrincipalHttpApi {
     routes.get(BASE + "/principals", Audience.ADMINS, Resource.NONE, (caller, ctx) -> {
       java.util.Optional<PrincipalStatus> status = java.util.Optional.ofNullable(ctx.queryParams().get("status")).map(s -> PrincipalStatus.of(s)
         .orElseThrow(() -> GatewayErrors.invalid("status", "must be one of pending, approved, revoked, got '" + s + "'")));
-      return principals.list(java.util.Optional.empty(), status).map(list -> {
-        io.vertx.core.json.JsonArray out = new io.vertx.core.json.JsonArray();
+      return principals.list(java.util.Optional.empty(), status).compose(list -> names(list).map(names -> {
+        JsonArray out = new JsonArray();
         list.forEach(p -> {
           JsonObject json = new JsonObject().put("id", p.id().toString()).put("type", p.type().wire()).put("displayName", p.displayName())
-            .put("status", p.status().wire()).put("roles", new io.vertx.core.json.JsonArray(p.roles()))
+            .put("status", p.status().wire()).put("roles", new JsonArray(p.roles()))
             .put("createdAt", DateTimeFormatter.ISO_INSTANT.format(p.createdAt()));
-          p.ownerId().ifPresent(o -> json.put("ownerId", o.toString()));
+          p.ownerId().ifPresent(o -> {
+            json.put("ownerId", o.toString());
+            Optional.ofNullable(names.get(o)).ifPresent(n -> json.put("ownerName", n));
+          });
           p.pubkeyFingerprint().ifPresent(f -> json.put("fingerprint", f));
           out.add(json);
         });
         return new JsonObject().put("principals", out);
-      });
+      }));
     });
     routes.post(BASE + "/principals/:id/approve", Audience.ADMINS, Resource.NONE, 200, (caller, ctx) -> {
       UUID id = GatewayHttpApi.uuid(ctx.pathParam("id"), "principal id");
@@ -191,6 +197,24 @@ public final class PrincipalHttpApi {
         p.ownerId().ifPresent(o -> json.put("ownerId", o.toString()));
         return json;
       });
+  }
+
+  /**
+   * Display names of the listed principals and of their owners, so an admin sees who owns a pending
+   * key: the owners are read too when the listing (filtered by status) left them out. A deleted owner
+   * has no name.
+   */
+  private Future<Map<UUID, String>> names(List<Principal> listed) {
+    Map<UUID, String> names = new HashMap<>();
+    listed.forEach(p -> names.put(p.id(), p.displayName()));
+    boolean missing = listed.stream().flatMap(p -> p.ownerId().stream()).anyMatch(o -> !names.containsKey(o));
+    if (!missing) {
+      return Future.succeededFuture(names);
+    }
+    return principals.list(Optional.empty(), Optional.empty()).map(all -> {
+      all.forEach(p -> names.putIfAbsent(p.id(), p.displayName()));
+      return names;
+    });
   }
 
   /** The agent's ownership, if the caller is its owner or an admin; only they manage grants. */

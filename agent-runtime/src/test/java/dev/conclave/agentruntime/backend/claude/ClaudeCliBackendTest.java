@@ -9,6 +9,7 @@ import dev.conclave.agentruntime.backend.cli.CliSettings;
 import dev.conclave.agentruntime.backend.cli.PermissionBridge;
 import dev.conclave.agentruntime.gate.GateMode;
 import dev.conclave.agentruntime.gate.ToolPolicy;
+import dev.conclave.agentruntime.testing.Eventually;
 import dev.conclave.agentruntime.testing.FakeCli;
 import dev.conclave.agentruntime.testing.RecordingResponse;
 import dev.conclave.agentruntime.testing.TestContexts;
@@ -62,8 +63,8 @@ class ClaudeCliBackendTest {
     return new BackendHandler(vertx, new ClaudeCliBackend(context, new CliSettings(exe.toString(), Optional.empty())), retryDelay, 64);
   }
 
-  private static String await(RecordingResponse r) throws Exception {
-    return r.terminal().toCompletionStage().toCompletableFuture().get(15, TimeUnit.SECONDS);
+  private static String await(RecordingResponse r) {
+    return Eventually.result(r.terminal());
   }
 
   @Test
@@ -136,20 +137,21 @@ class ClaudeCliBackendTest {
     assertThat(FakeCli.invocations(workdir, "claude")).hasSize(1);
   }
 
+  /**
+   * The cancel signals the process group at once (SIGTERM; SIGKILL after the 1.5 s grace, which
+   * ChildProcessTest shows): the fake, which would run for 10 minutes, records that SIGTERM ended
+   * it. How long that takes is not measured, since a loaded machine can take any time.
+   */
   @Test
-  void aCancelKillsTheRunningClaudeWithinTwoSeconds() throws Exception {
+  void aCancelKillsTheRunningClaude() throws Exception {
     BackendHandler h = handler(ToolPolicy.defaults(), Duration.ofMillis(50));
     RecordingResponse r = new RecordingResponse();
     h.handle(RecordingResponse.message("req-1", "th-1", "slow"), r);
-    long deadline = System.currentTimeMillis() + 10_000;
-    while (!r.events.contains("text:working on it") && System.currentTimeMillis() < deadline) {
-      Thread.sleep(20);
-    }
-    long asked = System.nanoTime();
+    Eventually.until("claude is working", () -> r.events.contains("text:working on it"));
     r.cancel("user_requested");
     h.onCancel("req-1", "user_requested");
     assertThat(await(r)).isEqualTo("cancelled:user_requested");
-    assertThat(Duration.ofNanos(System.nanoTime() - asked)).isLessThan(Duration.ofSeconds(2));
+    assertThat(FakeCli.signals(workdir, "claude")).containsExactly("slow: SIGTERM");
     assertThat(ProcessHandle.allProcesses().filter(p -> p.info().commandLine().orElse("").contains(exe.toString())))
       .as("no fake claude left running").isEmpty();
   }
@@ -357,10 +359,7 @@ class ClaudeCliBackendTest {
     RecordingResponse r = new RecordingResponse(id -> Promise.<ApprovalDecision>promise().future());
     BackendHandler h = gated(ToolPolicy.defaults(), Duration.ofSeconds(30));
     h.handle(RecordingResponse.message("req-1", "th-1", "write notes"), r);
-    long deadline = System.currentTimeMillis() + 10_000;
-    while (!r.events.contains("approval:toolu_write:Write") && System.currentTimeMillis() < deadline) {
-      Thread.sleep(20);
-    }
+    Eventually.until("the approval request", () -> r.events.contains("approval:toolu_write:Write"));
     Path file = mcpConfig(0);
     assertThat(Files.getPosixFilePermissions(file)).containsExactlyInAnyOrder(PosixFilePermission.OWNER_READ, PosixFilePermission.OWNER_WRITE);
     JsonObject server = new JsonObject(Files.readString(file)).getJsonObject("mcpServers").getJsonObject("conclave");
@@ -378,25 +377,21 @@ class ClaudeCliBackendTest {
     h.onCancel("req-1", "user_requested");
     assertThat(await(r)).isEqualTo("cancelled:user_requested");
     assertThat(workdir.resolve("notes.txt")).doesNotExist();
-    deadline = System.currentTimeMillis() + 5_000;
-    while (Files.exists(file) && System.currentTimeMillis() < deadline) {
-      Thread.sleep(20);
-    }
-    assertThat(file).as("the config with the secret is gone").doesNotExist();
+    Eventually.until("the config with the secret is gone", () -> !Files.exists(file));
     assertThatThrownBy(() -> post(url, secret, LIST)).as("the bridge no longer listens").isInstanceOf(ConnectException.class);
   }
 
   @Test
   void theBridgeClosesWhenTheRunEnds() throws Exception {
-    // read the bridge's address while the run waits for a decision; nobody answers, so it ends normally
-    RecordingResponse r = new RecordingResponse(id -> Promise.<ApprovalDecision>promise().future());
-    gated(ToolPolicy.defaults(), Duration.ofSeconds(2)).handle(RecordingResponse.message("req-1", "th-1", "write notes"), r);
-    long deadline = System.currentTimeMillis() + 10_000;
-    while (!r.events.contains("approval:toolu_write:Write") && System.currentTimeMillis() < deadline) {
-      Thread.sleep(20);
-    }
+    // read the bridge's address while the run waits for the decision, then deny: the run ends normally
+    // (an approval timeout here could end the run before the test had read the address)
+    Promise<ApprovalDecision> decision = Promise.promise();
+    RecordingResponse r = new RecordingResponse(id -> decision.future());
+    gated(ToolPolicy.defaults(), Duration.ofSeconds(60)).handle(RecordingResponse.message("req-1", "th-1", "write notes"), r);
+    Eventually.until("the approval request", () -> r.events.contains("approval:toolu_write:Write"));
     Path file = mcpConfig(0);
     JsonObject server = new JsonObject(Files.readString(file)).getJsonObject("mcpServers").getJsonObject("conclave");
+    decision.complete(new ApprovalDecision("toolu_write", false, false, false));
     assertThat(await(r)).isEqualTo("done:I was not allowed to run Write.");
     assertThat(file).doesNotExist();
     assertThatThrownBy(() -> post(server.getString("url"), server.getJsonObject("headers").getString("Authorization"), LIST))

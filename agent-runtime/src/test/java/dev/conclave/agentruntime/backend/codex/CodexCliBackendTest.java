@@ -8,6 +8,7 @@ import dev.conclave.agentruntime.backend.PackTools;
 import dev.conclave.agentruntime.backend.cli.CliSettings;
 import dev.conclave.agentruntime.gate.GateMode;
 import dev.conclave.agentruntime.gate.ToolPolicy;
+import dev.conclave.agentruntime.testing.Eventually;
 import dev.conclave.agentruntime.testing.FakeCli;
 import dev.conclave.agentruntime.testing.RecordingResponse;
 import dev.conclave.agentruntime.testing.TestContexts;
@@ -25,7 +26,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -54,8 +54,8 @@ class CodexCliBackendTest {
     return new BackendHandler(vertx, new CodexCliBackend(context, new CliSettings(exe.toString(), Optional.empty())), Duration.ofMillis(50), 64);
   }
 
-  private static String await(RecordingResponse r) throws Exception {
-    return r.terminal().toCompletionStage().toCompletableFuture().get(15, TimeUnit.SECONDS);
+  private static String await(RecordingResponse r) {
+    return Eventually.result(r.terminal());
   }
 
   @Test
@@ -128,20 +128,19 @@ class CodexCliBackendTest {
     assertThat(request("turn/start", 1).getJsonArray("input").getJsonObject(0).getString("text")).isEqualTo("hello again");
   }
 
+  /** As claude-cli's: the fake, which would run for 10 minutes, records that SIGTERM ended it; no time is measured. */
   @Test
-  void aCancelKillsTheRunningCodexWithinTwoSeconds() throws Exception {
+  void aCancelKillsTheRunningCodex() throws Exception {
     BackendHandler h = handler(ToolPolicy.defaults());
     RecordingResponse r = new RecordingResponse();
     h.handle(RecordingResponse.message("req-1", "th-1", "slow"), r);
-    long deadline = System.currentTimeMillis() + 10_000;
-    while (r.events.isEmpty() && System.currentTimeMillis() < deadline) {
-      Thread.sleep(20);
-    }
-    long asked = System.nanoTime();
+    Eventually.until("codex is working", () -> !r.events.isEmpty());
     r.cancel("user_requested");
     h.onCancel("req-1", "user_requested");
     assertThat(await(r)).isEqualTo("cancelled:user_requested");
-    assertThat(Duration.ofNanos(System.nanoTime() - asked)).isLessThan(Duration.ofSeconds(2));
+    assertThat(FakeCli.signals(workdir, "codex")).containsExactly("slow: SIGTERM");
+    assertThat(ProcessHandle.allProcesses().filter(p -> p.info().commandLine().orElse("").contains(exe.toString())))
+      .as("no fake codex left running").isEmpty();
   }
 
   // --- approvals: every command and patch Codex asks about passes the gate before it runs ---

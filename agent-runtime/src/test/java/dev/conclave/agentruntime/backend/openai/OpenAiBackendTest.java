@@ -8,6 +8,7 @@ import dev.conclave.agent.backend.BackendHandler;
 import dev.conclave.agentruntime.backend.BackendContext;
 import dev.conclave.agentruntime.backend.InjectionQueue;
 import dev.conclave.agentruntime.gate.ToolPolicy;
+import dev.conclave.agentruntime.testing.Eventually;
 import dev.conclave.agentruntime.testing.RecordingResponse;
 import dev.conclave.agentruntime.testing.TestContexts;
 import dev.conclave.agentruntime.testing.TestContexts.FakePackTools;
@@ -24,7 +25,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.TimeUnit;
 
 import static dev.conclave.agentruntime.backend.openai.ChatCompletionsStandIn.error;
 import static dev.conclave.agentruntime.backend.openai.ChatCompletionsStandIn.finish;
@@ -70,8 +70,8 @@ class OpenAiBackendTest {
     return new BackendHandler(vertx, backend, Duration.ofMillis(100), 64);
   }
 
-  private static String await(RecordingResponse r) throws Exception {
-    return r.terminal().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+  private static String await(RecordingResponse r) {
+    return Eventually.result(r.terminal());
   }
 
   @Test
@@ -155,25 +155,18 @@ class OpenAiBackendTest {
     assertThat(server.requests).hasSize(1);
   }
 
+  /** The stand-in never ends the stream by itself, so only the cancel can have cut it; no time is measured. */
   @Test
-  void aCancelAbortsTheStreamingCallWithinTwoSeconds() throws Exception {
+  void aCancelAbortsTheStreamingCall() throws Exception {
     server.then(streamThenHang(text("thinking about it")));
     RecordingResponse r = new RecordingResponse();
     BackendHandler h = handler(ToolPolicy.defaults());
     h.handle(RecordingResponse.message("req-1", "th-1", "hi"), r);
-    long deadline = System.currentTimeMillis() + 5000;
-    while (!r.events.contains("text:thinking about it") && System.currentTimeMillis() < deadline) {
-      Thread.sleep(20);
-    }
-    long asked = System.nanoTime();
+    Eventually.until("the first chunk", () -> r.events.contains("text:thinking about it"));
     r.cancel("user_requested");
     h.onCancel("req-1", "user_requested");
     assertThat(await(r)).isEqualTo("cancelled:user_requested");
-    assertThat(Duration.ofNanos(System.nanoTime() - asked)).isLessThan(Duration.ofSeconds(2));
-    while (server.closed.isEmpty() && System.currentTimeMillis() < deadline) {
-      Thread.sleep(20);
-    }
-    assertThat(server.closed).as("the HTTP call was cut").isNotEmpty();
+    Eventually.until("the HTTP call was cut", () -> !server.closed.isEmpty());
   }
 
   @Test
