@@ -162,6 +162,12 @@ class DockerfileTest {
     assertThat(image.args("ENTRYPOINT")).singleElement().asString().contains("\"" + copy[2] + "\"");
   }
 
+  @Test
+  void theImageListensOnItsNetworkNotLoopback() throws IOException {
+    // the node's default is 127.0.0.1 (a laptop's node stays off the LAN); a container must serve its network
+    assertThat(dockerfile().image().args("ENV")).as("the image's ENV lines").contains("CONCLAVE_BIND_HOST=0.0.0.0");
+  }
+
   static List<String> overlays() throws IOException {
     return K8sManifestsTest.overlays().toList();
   }
