@@ -110,6 +110,19 @@ final class SwarmFixture implements AutoCloseable {
     }
   }
 
+  /** The stand-in Claude Code of the swarm tests (agent-runtime's fake-cli/claude-swarm), installed as an executable. */
+  static Path standInClaude() {
+    try {
+      Path bin = Files.createTempDirectory("swarm-bin");
+      Path exe = bin.resolve("claude");
+      Files.copy(Path.of("..", "agent-runtime", "src", "test", "resources", "fake-cli", "claude-swarm"), exe);
+      Files.setPosixFilePermissions(exe, java.nio.file.attribute.PosixFilePermissions.fromString("rwxr-xr-x"));
+      return exe;
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
   JsonObject createTask(JsonObject task) {
     return call("POST", "/api/v1/tasks", task);
   }
