@@ -21,7 +21,7 @@ import java.util.concurrent.TimeUnit;
  * (agent-runtime's fake-cli/claude-swarm) as its backend: its standard output is kept for the test to
  * wait on, its stand-in logs each tool to a file of its own ({@link #toolLog}).
  */
-final class AgentProgram implements AutoCloseable {
+public final class AgentProgram implements AutoCloseable {
 
   private final String agentId;
   private final Path workdir;
@@ -49,7 +49,7 @@ final class AgentProgram implements AutoCloseable {
   }
 
   /** The stand-in, installed as an executable under {@code dir}. */
-  static Path installStandIn(Path dir) {
+  public static Path installStandIn(Path dir) {
     try {
       Path exe = Files.createDirectories(dir).resolve("claude");
       Files.copy(Path.of("..", "agent-runtime", "src", "test", "resources", "fake-cli", "claude-swarm"), exe);
@@ -62,6 +62,11 @@ final class AgentProgram implements AutoCloseable {
 
   /** Starts the program; {@code flags} come after {@code agent}, besides the agent id and the working directory. */
   static AgentProgram start(NodeProcess node, Path root, String agentId, String token, Path standIn, List<String> flags) {
+    return start(node.grpcPort(), root, agentId, token, standIn, flags);
+  }
+
+  /** The same, against the node whose gRPC port is {@code grpcPort}. */
+  public static AgentProgram start(int grpcPort, Path root, String agentId, String token, Path standIn, List<String> flags) {
     try {
       Path workdir = Files.createDirectories(root.resolve("work-" + agentId));
       Path toolLog = root.resolve("tools-" + agentId + ".log");
@@ -71,7 +76,7 @@ final class AgentProgram implements AutoCloseable {
       cmd.addAll(flags);
       ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
       pb.environment().keySet().removeIf(k -> k.startsWith("CONCLAVE_"));
-      pb.environment().putAll(Map.of("CONCLAVE_ENDPOINTS", "127.0.0.1:" + node.grpcPort(), "CONCLAVE_AGENT_TOKEN", token,
+      pb.environment().putAll(Map.of("CONCLAVE_ENDPOINTS", "127.0.0.1:" + grpcPort, "CONCLAVE_AGENT_TOKEN", token,
         "CLAUDE_SWARM_LOG", toolLog.toString()));
       return new AgentProgram(agentId, workdir, toolLog, pb.start());
     } catch (IOException e) {
@@ -88,7 +93,7 @@ final class AgentProgram implements AutoCloseable {
   }
 
   /** The stand-in's lines: {@code <ms> <task> asked|ran|refused <tool> <path>}. */
-  List<String> tools() {
+  public List<String> tools() {
     try {
       return Files.exists(toolLog) ? Files.readAllLines(toolLog) : List.of();
     } catch (IOException e) {
@@ -96,11 +101,11 @@ final class AgentProgram implements AutoCloseable {
     }
   }
 
-  String output() {
+  public String output() {
     return String.join("\n", output);
   }
 
-  void awaitLine(String prefix, Duration limit) {
+  public void awaitLine(String prefix, Duration limit) {
     long deadline = System.nanoTime() + limit.toNanos();
     while (output.stream().noneMatch(l -> l.startsWith(prefix))) {
       if (!process.isAlive() || System.nanoTime() > deadline) {
@@ -121,7 +126,7 @@ final class AgentProgram implements AutoCloseable {
   }
 
   /** SIGTERM; the exit code. */
-  int terminate(Duration limit) {
+  public int terminate(Duration limit) {
     process.destroy();
     try {
       if (!process.waitFor(limit.toMillis(), TimeUnit.MILLISECONDS)) {
