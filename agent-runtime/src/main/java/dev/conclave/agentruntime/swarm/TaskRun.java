@@ -8,7 +8,6 @@ import dev.conclave.agentruntime.swarm.TaskProgress.Phase;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
-import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -38,7 +37,6 @@ import java.util.function.Consumer;
 final class TaskRun {
 
   private static final Logger LOG = LoggerFactory.getLogger(TaskRun.class);
-  private static final int REPORT_ATTEMPTS = 5;
 
   private enum State { OPENING, WAITING, WORKING, CHECKING, REPORTING, ENDED }
 
@@ -285,6 +283,7 @@ final class TaskRun {
 
   private void report(JsonObject qualityMetrics) {
     Decision decision;
+    String finalAnswer;
     synchronized (this) {
       if (state == State.REPORTING || state == State.ENDED) {
         return;
@@ -294,37 +293,13 @@ final class TaskRun {
         vertx.cancelTimer(deadlineTimer);
       }
       decision = TaskEnding.decide(stop, stopReason, refusal, refusalReason, error, openFailure, config.maxTaskMinutes());
+      finalAnswer = answer;
     }
     progress.close();
     leases.close();
     cancel.tryComplete("the task ended");
     checkStop.tryComplete("the task ended");
-    if (!decision.report()) {
-      LOG.info("task left to the coordinator task={} reason={}", taskId, stopReason);
-      end();
-      return;
-    }
-    Future<JsonObject> told;
-    if (decision.completes()) {
-      JsonObject result = new JsonObject().put("summary", Answers.summary(answer))
-        .put("learnings", new JsonArray(Answers.learnings(answer)));
-      files.lists().into(result);
-      LOG.info("task complete task={} result={}", taskId, result.copy().put("summary", "…"));
-      told = Retries.transientErrors(vertx, REPORT_ATTEMPTS, () -> client.complete(agentId, taskId, result, qualityMetrics));
-    } else {
-      JsonObject failure = decision.failure().orElseThrow();
-      if (answer != null && !answer.isBlank()) {
-        failure.put("details", "the backend's last answer: " + Answers.summary(answer));
-      }
-      LOG.info("task fail task={} failure={}", taskId, failure);
-      told = Retries.transientErrors(vertx, REPORT_ATTEMPTS, () -> client.fail(agentId, taskId, failure));
-    }
-    told.onComplete(ar -> {
-      if (ar.failed()) {
-        LOG.warn("the coordinator was not told how task {} ended: {}", taskId, ar.cause().getMessage());
-      }
-      end();
-    });
+    TaskReport.send(vertx, client, agentId, taskId, decision, finalAnswer, files, qualityMetrics).onComplete(ar -> end());
   }
 
   private void end() {

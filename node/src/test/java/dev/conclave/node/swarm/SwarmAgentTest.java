@@ -1,12 +1,16 @@
 package dev.conclave.node.swarm;
 
 import dev.conclave.agentruntime.cli.AgentSettings;
+import dev.conclave.gateway.support.RawAgent;
+import dev.conclave.platform.testing.GrpcCalls;
+import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
+import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -68,5 +72,75 @@ class SwarmAgentTest {
     assertThat(swarmAgent.getJsonObject("capabilities").getJsonArray("skills")).containsExactlyInAnyOrder("java", "docs");
 
     assertThat(agent.stopAndWait("test over")).isZero();
+  }
+
+  /**
+   * {@code --quality-command}: its exit code is buildSuccess and its test counts are read from its
+   * output, so the coordinator's quality gate compares them with the branch's baseline.
+   */
+  @Test
+  void theQualityCommandsResultGoesToTheQualityGate() throws Exception {
+    SwarmFixture.Program agent = f.start("quality-agent", Map.of(AgentSettings.BACKEND, "echo", AgentSettings.SKILLS, "quality",
+      AgentSettings.QUALITY_COMMAND, "cat quality.out; exit $(cat quality.code)"), UnaryOperator.identity());
+    java.nio.file.Files.writeString(agent.workdir().resolve("quality.out"), "[INFO] Tests run: 5, Failures: 1, Errors: 0, Skipped: 0\n");
+    java.nio.file.Files.writeString(agent.workdir().resolve("quality.code"), "0");
+    f.createTask(new JsonObject().put("id", "q-1").put("title", "first").put("branch", "q-branch").put("requiredSkills", new JsonArray().add("quality")));
+    JsonObject first = f.awaitTask("q-1", t -> t.getString("status").equals("completed"), Duration.ofSeconds(60));
+    assertThat(first.getJsonObject("quality").getBoolean("qualityGatePassed")).isTrue();
+
+    // worse: a test fewer passes and the build fails
+    java.nio.file.Files.writeString(agent.workdir().resolve("quality.out"), "[ERROR] Tests run: 5, Failures: 2, Errors: 0, Skipped: 0\n");
+    java.nio.file.Files.writeString(agent.workdir().resolve("quality.code"), "1");
+    f.createTask(new JsonObject().put("id", "q-2").put("title", "second").put("branch", "q-branch").put("requiredSkills", new JsonArray().add("quality")));
+    JsonObject second = f.awaitTask("q-2", t -> !List.of("ready", "claimed", "in_progress").contains(t.getString("status")), Duration.ofSeconds(60));
+    assertThat(second.getString("status")).isEqualTo("needs_review");
+    JsonObject quality = second.getJsonObject("quality");
+    assertThat(quality.getString("nextAction")).as("the program does not fix regressions itself").isEqualTo("manual_review");
+    assertThat(quality.getJsonArray("regressions").stream().map(r -> ((JsonObject) r).getString("metric") + " "
+      + ((JsonObject) r).getValue("baseline") + "->" + ((JsonObject) r).getValue("current")).toList())
+      .containsExactlyInAnyOrder("testsPassed 4->3", "buildSuccess true->false");
+    assertThat(agent.stopAndWait("test over")).isZero();
+  }
+
+  /**
+   * One identity, checked on both sides: a principal that registers a swarm agent under the id of a
+   * gateway agent it may not act on cannot have tasks handed to that agent, and a swarm agent that is
+   * no gateway agent gets no conversation.
+   */
+  @Test
+  void aTaskIsHandedOnlyToAGatewayAgentTheCallerMayActOn() throws Exception {
+    Vertx vertx = Vertx.vertx();
+    GrpcCalls grpc = new GrpcCalls(vertx, f.node.grpcPort());
+    try (RawAgent victim = RawAgent.open(grpc.client(), grpc.address(), f.agentToken("victim"))) {
+      victim.register(RawAgent.registration("victim-gw"));
+      String mallory = f.memberToken("mallory");
+      for (String id : new String[] {"victim-gw", "nobody-here"}) {
+        assertThat(f.send("POST", "/api/v1/agents/register", new JsonObject().put("protocolVersion", "1.0").put("agent", new JsonObject()
+          .put("id", id).put("name", id).put("type", "custom").put("capabilities", new JsonObject()
+            .put("skills", new JsonArray().add("steal-" + id)))), mallory).statusCode()).isEqualTo(200);
+        f.createTask(new JsonObject().put("id", "loot-" + id).put("title", "loot").put("requiredSkills", new JsonArray().add("steal-" + id)));
+        JsonObject claim = new JsonObject(f.send("POST", "/api/v1/tasks/claim", new JsonObject().put("protocolVersion", "1.0")
+          .put("agentId", id), mallory).body());
+        assertThat(claim.getJsonObject("task").getString("id")).isEqualTo("loot-" + id);
+      }
+      HttpResponse<String> refused = f.send("POST", "/api/v1/tasks/loot-victim-gw/conversation",
+        new JsonObject().put("protocolVersion", "1.0").put("agentId", "victim-gw"), mallory);
+      assertThat(refused.statusCode()).isEqualTo(403);
+      assertThat(new JsonObject(refused.body()).getString("code")).isEqualTo("agent_access_denied");
+      HttpResponse<String> unknown = f.send("POST", "/api/v1/tasks/loot-nobody-here/conversation",
+        new JsonObject().put("protocolVersion", "1.0").put("agentId", "nobody-here"), mallory);
+      assertThat(unknown.statusCode()).isEqualTo(404);
+      assertThat(new JsonObject(unknown.body()).getString("code")).isEqualTo("agent_not_found");
+      // nothing reached the victim, and no conversation was opened for either task
+      assertThat(f.conversation("swarm:loot-victim-gw")).isEmpty();
+      assertThat(f.conversation("swarm:loot-nobody-here")).isEmpty();
+      assertThat(f.task("loot-victim-gw").getString("conversationKey")).isNull();
+      // another principal's swarm agent: refused by the coordinator before the gateway is asked
+      HttpResponse<String> notOwned = f.send("POST", "/api/v1/tasks/loot-victim-gw/conversation",
+        new JsonObject().put("protocolVersion", "1.0").put("agentId", "victim-gw"), f.memberToken("eve"));
+      assertThat(new JsonObject(notOwned.body()).getString("code")).isEqualTo("agent_not_owned");
+    } finally {
+      vertx.close();
+    }
   }
 }

@@ -155,19 +155,33 @@ final class SwarmFixture implements AutoCloseable {
     return last[0];
   }
 
+  /** A new approved member (a person with the member role); its token. */
+  String memberToken(String name) {
+    var ctx = node.runtime().context();
+    Principal p = ctx.principals().create(UUID.randomUUID(), PrincipalType.CLIENT, name + "-" + UUID.randomUUID(),
+      PrincipalStatus.APPROVED, java.util.List.of(dev.conclave.platform.auth.Roles.MEMBER), Optional.empty(), Optional.empty())
+      .toCompletionStage().toCompletableFuture().join();
+    return ctx.tokens().issue(p, Duration.ofHours(1)).toCompletionStage().toCompletableFuture().join().token();
+  }
+
   JsonObject call(String method, String path, JsonObject body) {
+    HttpResponse<String> r = send(method, path, body, node.adminToken());
+    if (r.statusCode() / 100 != 2) {
+      throw new AssertionError(method + " " + path + " answered " + r.statusCode() + ": " + r.body());
+    }
+    return r.body().isEmpty() ? new JsonObject() : new JsonObject(r.body());
+  }
+
+  /** An HTTP call with {@code token}, whatever it answers. */
+  HttpResponse<String> send(String method, String path, JsonObject body, String token) {
     HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + node.httpPort() + path))
-      .header("authorization", "Bearer " + node.adminToken()).timeout(Duration.ofSeconds(20))
+      .header("authorization", "Bearer " + token).timeout(Duration.ofSeconds(20))
       .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body.encode()));
     if (body != null) {
       b.header("content-type", "application/json");
     }
     try {
-      HttpResponse<String> r = http.send(b.build(), HttpResponse.BodyHandlers.ofString());
-      if (r.statusCode() / 100 != 2) {
-        throw new AssertionError(method + " " + path + " answered " + r.statusCode() + ": " + r.body());
-      }
-      return r.body().isEmpty() ? new JsonObject() : new JsonObject(r.body());
+      return http.send(b.build(), HttpResponse.BodyHandlers.ofString());
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     } catch (InterruptedException e) {
