@@ -11,7 +11,6 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.io.PrintStream;
-import java.lang.management.ManagementFactory;
 import java.net.URI;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -100,6 +99,10 @@ public final class SwarmWorker {
         claimSoon(0);
         return;
       }
+      if (config.url().isEmpty() && (announcedHttp == null || !announcedHttp.startsWith("http"))) {
+        out.println("conclave-agent: swarm: the node announced no HTTP address; set --swarm-url to reach the coordinator");
+        return;
+      }
       started = true;
       URI url = config.url().orElseGet(() -> URI.create(announcedHttp.replaceAll("/mcp/?$", "")));
       client = new SwarmClient(vertx, url, token);
@@ -136,11 +139,10 @@ public final class SwarmWorker {
   // ---- registration and heartbeats ----------------------------------------------------------
 
   private void register() {
-    JsonObject agent = new JsonObject().put("id", agentId).put("name", name).put("type", config.agentType())
-      .put("capabilities", new JsonObject().put("skills", new JsonArray(config.skills())).put("maxTaskMinutes", config.maxTaskMinutes())
-        // the program does not fix regressions itself: a quality gate that fails goes to an operator's review
-        .put("canRunTests", false).put("canRunBuild", false).put("canAccessBrowser", false))
-      .put("machine", new JsonObject().put("id", hostname()).put("hostname", hostname()).put("pid", ProcessHandle.current().pid()));
+    if (stopping) {
+      return;
+    }
+    JsonObject agent = Registration.agent(config, agentId, name);
     client.register(agent).onComplete(ar -> {
       if (stopping) {
         return;
@@ -179,7 +181,7 @@ public final class SwarmWorker {
     }
     TaskRun r = run;
     JsonObject body = new JsonObject().put("status", r == null ? "idle" : "busy")
-      .put("metrics", new JsonObject().put("memoryUsedMB", memoryMb()).put("tasksCompletedSession", completed));
+      .put("metrics", Registration.metrics(completed));
     if (r != null) {
       body.put("currentTask", r.current());
       r.leases().renew();
@@ -292,23 +294,6 @@ public final class SwarmWorker {
   private void cancelTimer(long id) {
     if (id >= 0) {
       vertx.cancelTimer(id);
-    }
-  }
-
-  private static long memoryMb() {
-    var heap = ManagementFactory.getMemoryMXBean().getHeapMemoryUsage();
-    return Math.max(0, heap.getUsed() / (1024 * 1024));
-  }
-
-  private static String hostname() {
-    String h = System.getenv("HOSTNAME");
-    if (h != null && !h.isBlank()) {
-      return h;
-    }
-    try {
-      return java.net.InetAddress.getLocalHost().getHostName();
-    } catch (java.net.UnknownHostException e) {
-      return "localhost";
     }
   }
 }
