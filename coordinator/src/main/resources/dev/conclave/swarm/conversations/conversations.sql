@@ -18,10 +18,12 @@ SELECT swarm._agent_error(a, :agent_id::text, :principal::uuid, :admin::boolean)
 
 -- name: Record
 -- The gateway took the task's message: the task names its conversation (dashboards link to it), and
--- a 'conversation' event goes to the outbox. Only while the agent still holds the task.
+-- a 'conversation' event goes to the outbox. Only while the agent still holds the task, and only for a
+-- new message (a repeated call, which the gateway answered as a duplicate, changes nothing).
 UPDATE swarm.tasks
    SET conversation_key = :conversation_key::text
  WHERE id = :task_id::text AND assigned_agent = :agent_id::text AND status IN ('claimed', 'in_progress')
+   AND (conversation_key IS DISTINCT FROM :conversation_key::text OR :request_id::text IS NOT NULL)
 RETURNING swarm._emit('task', 'conversation', id, :now::timestamptz,
                       jsonb_build_object('agentId', assigned_agent, 'conversationKey', conversation_key,
                                          'requestId', :request_id::text)) AS seq

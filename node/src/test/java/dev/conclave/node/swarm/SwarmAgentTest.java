@@ -103,6 +103,46 @@ class SwarmAgentTest {
   }
 
   /**
+   * The hand-over as any agent sees it: the message arrives on its stream in the conversation
+   * swarm:<taskId>, from swarm, with the task as its content; a repeated call writes nothing more.
+   */
+  @Test
+  void theHandOverArrivesOnceOnTheAgentsStream() throws Exception {
+    Vertx vertx = Vertx.vertx();
+    GrpcCalls grpc = new GrpcCalls(vertx, f.node.grpcPort());
+    String token = f.agentToken("raw-swarm");
+    try (RawAgent agent = RawAgent.open(grpc.client(), grpc.address(), token)) {
+      agent.register(RawAgent.registration("raw-swarm"));
+      assertThat(f.send("POST", "/api/v1/agents/register", new JsonObject().put("protocolVersion", "1.0").put("agent", new JsonObject()
+        .put("id", "raw-swarm").put("name", "raw").put("type", "custom").put("capabilities", new JsonObject()
+          .put("skills", new JsonArray().add("raw")))), token).statusCode()).isEqualTo(200);
+      f.createTask(new JsonObject().put("id", "raw-1").put("title", "Raw hand-over").put("description", "Say hello.")
+        .put("requiredSkills", new JsonArray().add("raw")));
+      JsonObject claim = new JsonObject(f.send("POST", "/api/v1/tasks/claim", new JsonObject().put("protocolVersion", "1.0")
+        .put("agentId", "raw-swarm"), token).body());
+      assertThat(claim.getJsonObject("task").getString("id")).isEqualTo("raw-1");
+      JsonObject body = new JsonObject().put("protocolVersion", "1.0").put("agentId", "raw-swarm");
+      JsonObject first = new JsonObject(f.send("POST", "/api/v1/tasks/raw-1/conversation", body, token).body());
+      JsonObject again = new JsonObject(f.send("POST", "/api/v1/tasks/raw-1/conversation", body, token).body());
+      assertThat(first.getString("conversationKey")).isEqualTo("swarm:raw-1");
+      assertThat(first.getBoolean("duplicate")).isFalse();
+      assertThat(first.getString("requestId")).isNotBlank();
+      assertThat(again.getBoolean("duplicate")).isTrue();
+      assertThat(again.containsKey("requestId")).isFalse();
+
+      var message = agent.next().getSendMessage();
+      assertThat(message.getRequestId()).isEqualTo(first.getString("requestId"));
+      assertThat(message.getThreadId()).isEqualTo("swarm:raw-1");
+      assertThat(message.getSender()).isEqualTo("swarm");
+      assertThat(message.getContent()).contains("# Raw hand-over").contains("Say hello.");
+      assertThat(f.history("raw-1").stream().map(JsonObject.class::cast).filter(e -> e.getString("event").equals("conversation")))
+        .as("one conversation event for one message").hasSize(1);
+    } finally {
+      vertx.close();
+    }
+  }
+
+  /**
    * One identity, checked on both sides: a principal that registers a swarm agent under the id of a
    * gateway agent it may not act on cannot have tasks handed to that agent, and a swarm agent that is
    * no gateway agent gets no conversation.
