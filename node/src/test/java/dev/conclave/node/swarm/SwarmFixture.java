@@ -90,7 +90,8 @@ final class SwarmFixture implements AutoCloseable {
       all.put(AgentSettings.AGENT_ID, agentId);
       all.putIfAbsent(AgentSettings.WORKDIR, workdir.toString());
       all.put(AgentSettings.SWARM, "true");
-      Map<String, String> env = Map.of("CONCLAVE_AGENT_TOKEN", agentToken(agentId));
+      // the PATH as the program would have it: a CLI backend checks its executable and curl on it at start-up
+      Map<String, String> env = Map.of("CONCLAVE_AGENT_TOKEN", agentToken(agentId), "PATH", System.getenv().getOrDefault("PATH", ""));
       SettingValues values = SettingValues.of(all, env);
       RuntimeConfig config = RuntimeConfig.from(values, "test-host");
       SwarmConfig swarmConfig = swarm.apply(SwarmOptions.from(values, config.backend()).orElseThrow());
