@@ -418,8 +418,13 @@ final class Probes {
       String to = Swarm.agent(f, skill).id();
       return f.http(HttpMethod.POST, "/api/v1/messages", Swarm.v1().put("agentId", from).put("message", Swarm.message(to)), who);
     });
-    http("GET", "/api/v1/messages", Who.OWNER_OR_ADMIN, (f, who) ->
-      f.http(HttpMethod.GET, "/api/v1/messages?protocolVersion=1.0&agentId=" + Swarm.agent(f).id(), null, who));
+    http("GET", "/api/v1/messages", Who.OWNER_OR_ADMIN, (f, who) -> {
+      String skill = Swarm.skill(f);
+      String from = Swarm.agent(f, skill).id();
+      String to = Swarm.agent(f, skill).id();
+      f.setUp(HttpMethod.POST, "/api/v1/messages", Swarm.v1().put("agentId", from).put("message", Swarm.message(to)), Who.MEMBER_WITH_ACCESS);
+      return f.http(HttpMethod.GET, "/api/v1/messages?protocolVersion=1.0&agentId=" + to, null, who);
+    });
     http("POST", "/api/v1/messages/:id/ack", Who.OWNER_OR_ADMIN, (f, who) -> {
       String skill = Swarm.skill(f);
       String from = Swarm.agent(f, skill).id();
@@ -521,7 +526,9 @@ final class Probes {
     }
 
     static JsonObject message(String to) {
-      return new JsonObject().put("to", to).put("type", "info.discovery").put("payload", new JsonObject().put("n", 1));
+      // a payload's member names are the sender's own (JsonStyleTest)
+      return new JsonObject().put("to", to).put("type", "info.discovery").put("payload", new JsonObject().put("n", 1)
+        .put("file_path", "src/a.ts"));
     }
 
     static JsonObject lease(Claimed c) {
