@@ -1,7 +1,7 @@
 // The task board: where events move cards, when to read a task, the forms' bodies.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { STATUSES, applyTaskEvent, columns, commandFromForm, statusAfter, taskFromForm } from '../src/main/resources/conclave-console/model/swarm.js';
+import { STATUSES, applyTaskEvent, columns, commandFromForm, statusAfter, taskFromForm, taskOfConversation } from '../src/main/resources/conclave-console/model/swarm.js';
 
 const board = () => new Map([['t1', { id: 't1', title: 'T', status: 'ready', priority: 'high', updatedAt: '2026-01-01T10:00:00.000Z' }]]);
 const ev = (event, data = {}, at = '2026-01-01T10:01:00.000Z', id = 't1') => ({ kind: 'task', event, id, at, seq: 1, data });
@@ -55,4 +55,16 @@ test('the forms build the documented bodies', () => {
     { title: 'Add login', priority: 'high', type: 'code', requiredSkills: ['react', 'ts'], estimatedMinutes: 30 });
   assert.deepEqual(commandFromForm({ type: 'RELEASE_TASK', taskId: ' t-1 ', reason: 'rebalance' }), { type: 'RELEASE_TASK', taskId: 't-1', reason: 'rebalance' });
   assert.deepEqual(commandFromForm({ type: 'PING', reason: 'x' }), { type: 'PING' });
+});
+
+test('a task worked as a conversation links to it, and a swarm conversation names its task', () => {
+  const tasks = board();
+  assert.equal(applyTaskEvent(tasks, ev('conversation', { agentId: 'a', conversationKey: 'swarm:t1' })), 'updated');
+  assert.equal(tasks.get('t1').conversationKey, 'swarm:t1');
+  assert.equal(tasks.get('t1').status, 'ready');
+  assert.equal(applyTaskEvent(new Map(), ev('conversation', { conversationKey: 'swarm:t1' })), 'fetch');
+  assert.equal(taskOfConversation('swarm:t-42'), 't-42');
+  assert.equal(taskOfConversation('swarm:'), null);
+  assert.equal(taskOfConversation('agent-1'), null);
+  assert.equal(taskOfConversation('slack:swarm:x'), null);
 });

@@ -21,6 +21,11 @@ export const TYPES = ['code', 'test', 'browser_test', 'documentation', 'review',
 const PRIORITY_RANK = { critical: 0, high: 1, medium: 2, low: 3 };
 const FINISHED = new Set(['completed', 'failed', 'cancelled']);
 
+/** The task id of a conversation key, or null when the conversation is not a swarm task's (swarm:<taskId>). */
+export function taskOfConversation(key) {
+  return typeof key === 'string' && key.startsWith('swarm:') && key.length > 6 ? key.slice(6) : null;
+}
+
 /** The status a task event leaves its task in, or null when the event does not say. */
 export function statusAfter(ev) {
   const d = ev.data || {};
@@ -45,6 +50,11 @@ export function statusAfter(ev) {
 export function applyTaskEvent(tasks, ev) {
   if (!ev || ev.kind !== 'task' || !ev.id) return 'ignored';
   const task = tasks.get(ev.id);
+  if (task && ev.event === 'conversation' && ev.data && ev.data.conversationKey) {
+    // an agent program works it as a gateway conversation (docs/swarm-agents.md): the card links to it
+    tasks.set(ev.id, { ...task, conversationKey: ev.data.conversationKey });
+    return 'updated';
+  }
   const status = statusAfter(ev);
   if (!task || !status) return 'fetch';
   // an event older than what the task already shows (it was read after the event) changes nothing

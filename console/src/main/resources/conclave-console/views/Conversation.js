@@ -12,6 +12,8 @@ import { agentsState, setInFlight } from '../state/agents.js';
 import { ConversationController } from '../state/conversation.js';
 import { Empty } from '../components/Empty.js';
 import { Composer } from './conversation/Composer.js';
+import { TaskBanner } from './conversation/TaskBanner.js';
+import { taskOfConversation } from '../model/swarm.js';
 import { EventItem, itemVersion } from './conversation/EventItem.js';
 
 const NEAR_BOTTOM = 80;
@@ -32,8 +34,12 @@ function useController(agentId) {
 export function Conversation({ agentId }) {
   const c = useController(agentId);
   const { agents } = useStore(agentsState);
-  const agent = agents.get(agentId);
-  const agentName = (agent && agent.name) || agentId;
+  // a swarm task's conversation (swarm:<taskId>) is its agent's: the banner says which agent works it
+  const taskId = taskOfConversation(agentId);
+  const [taskAgent, setTaskAgent] = useState(null);
+  useEffect(() => setTaskAgent(null), [agentId]);
+  const agent = agents.get(taskAgent || agentId);
+  const agentName = taskId ? `Task ${taskId}` : (agent && agent.name) || agentId;
 
   // what this page did itself, before (or without) the ledger saying so
   const [local, setLocal] = useState({ sent: [], ended: new Set(), decisions: new Map(), closed: new Map(), answers: new Map() });
@@ -158,6 +164,7 @@ export function Conversation({ agentId }) {
             ${agent.connected ? `connected on ${agent.node || '?'}` : 'offline'}` : null}
           ${c && c.status === 'ready' ? html` · ${entries.length} event${entries.length === 1 ? '' : 's'} shown` : null}
         </p>
+        ${taskId ? html`<${TaskBanner} taskId=${taskId} onAgent=${setTaskAgent} />` : null}
       </div>
     </div>
     ${forbidden ? html`<div class="banner banner-error" data-testid="subscription-error" role="alert">

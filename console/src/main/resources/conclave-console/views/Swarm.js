@@ -7,6 +7,8 @@ import * as bus from '../lib/bus.js';
 import { showError } from '../lib/errors.js';
 import { useLiveLoad, useSubscription } from '../lib/live.js';
 import { links } from '../lib/router.js';
+import { useStore } from '../lib/store.js';
+import { agentsState } from '../state/agents.js';
 import { throttle } from '../lib/throttle.js';
 import { STATUSES, STATUS_LABELS, applyTaskEvent, columns } from '../model/swarm.js';
 import { Empty } from '../components/Empty.js';
@@ -31,7 +33,8 @@ async function loadAllTasks() {
 
 function TaskCard({ task }) {
   const pct = task.progress && Number.isFinite(task.progress.percentComplete) ? task.progress.percentComplete : null;
-  return html`<a class="task-card" href=${links.task(task.id)} data-testid="task-card" data-task-id=${task.id}
+  // a task an agent program works (./conclave agent --swarm) is a conversation too: linked beside the card
+  const card = html`<a class="task-card" href=${links.task(task.id)} data-testid="task-card" data-task-id=${task.id}
       data-status=${task.status}>
     <span class="task-title">${task.title || task.id}</span>
     <span class="task-meta">
@@ -44,6 +47,19 @@ function TaskCard({ task }) {
         title=${`${task.progress.phase || ''} ${pct}%`}><span style=${`width:${Math.max(0, Math.min(100, pct))}%`}></span></span>` : null}
     ${task.status === 'pending_retry' && task.nextRetryAt ? html`<span class="small muted">retries <${RelTime} at=${task.nextRetryAt} /></span>` : null}
   </a>`;
+  if (!task.conversationKey) return card;
+  return html`<div class="task-card-wrap">${card}<a class="task-convo small" href=${links.conversation(task.conversationKey)}
+    data-testid="task-conversation" data-task-id=${task.id}>${task.status === 'in_progress' || task.status === 'claimed' ? 'Live conversation' : 'Conversation'} →</a></div>`;
+}
+
+/** A swarm agent that is also a gateway agent (one identity: ./conclave agent --swarm) links to its conversation, with its presence. */
+function SwarmAgentName({ agent }) {
+  const { agents } = useStore(agentsState);
+  const gateway = agents.get(agent.id);
+  const name = agent.name && agent.name !== agent.id ? html` <span class="muted">${agent.name}</span>` : null;
+  if (!gateway) return html`<span class="mono">${agent.id}</span>${name}`;
+  return html`<span class=${`status-dot ${gateway.connected ? 'on' : 'off'}`} title=${gateway.connected ? 'connected to the gateway' : 'not connected to the gateway'}
+    aria-hidden="true"></span> <a class="mono" href=${links.conversation(agent.id)}>${agent.id}</a>${name}`;
 }
 
 export function SwarmBoard() {
@@ -171,7 +187,7 @@ export function SwarmBoard() {
       ${swarmAgents.length === 0 ? html`<p class="muted">No swarm agents registered yet.</p>` : html`<table class="table">
         <thead><tr><th scope="col">Agent</th><th scope="col">Status</th><th scope="col">Current task</th><th scope="col">Last heartbeat</th></tr></thead>
         <tbody>${swarmAgents.slice(0, 500).map((a) => html`<tr key=${a.id}>
-          <td><span class="mono">${a.id}</span>${a.name && a.name !== a.id ? html` <span class="muted">${a.name}</span>` : null}</td>
+          <td><${SwarmAgentName} agent=${a} /></td>
           <td><span class=${`pill pill-agent-${a.status}`}>${a.status || '?'}</span></td>
           <td>${a.currentTask ? html`<a class="mono" href=${links.task(typeof a.currentTask === 'string' ? a.currentTask : a.currentTask.id)}>${typeof a.currentTask === 'string' ? a.currentTask : a.currentTask.id}</a>` : html`<span class="muted">—</span>`}</td>
           <td><${RelTime} at=${a.lastHeartbeat} /></td>

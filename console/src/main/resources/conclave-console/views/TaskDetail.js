@@ -144,6 +144,8 @@ export function TaskDetail({ taskId }) {
       <section class="card"><h2>Task</h2><dl class="dl">
         ${task.description ? html`<${Row} label="Description"><div class="prewrap">${task.description}</div><//>` : null}
         <${Row} label="Agent">${task.assignedAgent ? html`<span class="mono">${task.assignedAgent}</span>` : html`<span class="muted">none</span>`}<//>
+        ${task.conversationKey ? html`<${Row} label="Conversation"><a class="mono" data-testid="task-conversation-link"
+          href=${links.conversation(task.conversationKey)}>${task.conversationKey}</a><//>` : null}
         <${Row} label="Required skills"><${List} items=${task.requiredSkills} mono=${false} /><//>
         <${Row} label="Depends on">${(task.dependencies || []).length ? html`<span class="tags">${task.dependencies.map((d) => html`<a class="tag mono" href=${links.task(d)}>${d}</a>`)}</span>` : html`<span class="muted">—</span>`}<//>
         <${Row} label="Files"><${List} items=${task.files} /><//>

@@ -204,10 +204,12 @@ BEGIN
             UNION ALL
             SELECT jsonb_array_elements(b) FROM unnest(v_batch_events) b) x;
     -- the task history of the captured events, in the same transaction (the outbox's trigger does
-    -- this for events that are not captured): every task event, and lease and message events naming a task
+    -- this for events that are not captured): every task event, and lease and message events naming a
+    -- task; a lease's entry names its file (the event's id), which its data does not
     INSERT INTO swarm.task_history (task_id, seq, kind, event, at, data)
     SELECT CASE WHEN e ->> 'kind' = 'task' THEN e ->> 'id' ELSE e -> 'data' ->> 'taskId' END,
-           (e ->> 'seq')::bigint, e ->> 'kind', e ->> 'event', (e ->> 'at')::timestamptz, e -> 'data'
+           (e ->> 'seq')::bigint, e ->> 'kind', e ->> 'event', (e ->> 'at')::timestamptz,
+           CASE WHEN e ->> 'kind' = 'lease' THEN e -> 'data' || jsonb_build_object('filePath', e ->> 'id') ELSE e -> 'data' END
       FROM jsonb_array_elements(v_events) e
      WHERE e ->> 'kind' = 'task' OR (e ->> 'kind' IN ('lease', 'message') AND e -> 'data' ->> 'taskId' IS NOT NULL);
     v_setting := set_config('swarm.capture', 'off', true);

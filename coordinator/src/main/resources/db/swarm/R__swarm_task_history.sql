@@ -8,7 +8,9 @@ SET LOCAL check_function_bodies = off;
 CREATE OR REPLACE FUNCTION swarm.record_task_history() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
   INSERT INTO swarm.task_history (task_id, seq, kind, event, at, data)
-  SELECT CASE WHEN i.kind = 'task' THEN i.entity_id ELSE i.data ->> 'taskId' END, i.seq, i.kind, i.event, i.at, i.data
+  SELECT CASE WHEN i.kind = 'task' THEN i.entity_id ELSE i.data ->> 'taskId' END, i.seq, i.kind, i.event, i.at,
+         -- a lease's entry names its file (the event's id), which its data does not
+         CASE WHEN i.kind = 'lease' THEN i.data || jsonb_build_object('filePath', i.entity_id) ELSE i.data END
   FROM inserted i
   WHERE i.kind = 'task' OR (i.kind IN ('lease', 'message') AND i.data ->> 'taskId' IS NOT NULL);
   RETURN NULL;

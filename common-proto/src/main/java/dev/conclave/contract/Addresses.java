@@ -99,6 +99,13 @@ public final class Addresses {
   public static final String GATEWAY_TOOLS = "conclave.gateway.tools";
 
   /**
+   * Request-reply, to any gateway node: the coordinator hands a swarm task an agent claimed to the
+   * gateway as a message to that agent, in the conversation {@code swarm:<taskId>}. Body and reply as
+   * {@code platform.swarm.TaskConversationOps} defines; senders always set a timeout.
+   */
+  public static final String GATEWAY_TASK_CONVERSATIONS = "conclave.gateway.task-conversations";
+
+  /**
    * Publish. A user answered an agent's {@code ask_user} question (after the answer was committed).
    * Body: JSON {@code {"questionId", "agentId", "selected": [..], "customText"?}}. The pack host
    * waiting for that question completes the tool call.

@@ -26,6 +26,7 @@ import dev.conclave.settings.ConfigException;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
+import io.vertx.core.json.JsonObject;
 import io.vertx.sqlclient.Pool;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
@@ -97,10 +98,20 @@ final class TokenCommand implements Callable<Integer> {
   @Option(names = "--data-dir", description = "Data dir with the signing secret (default: $CONCLAVE_DATA_DIR or ./data).")
   Path dataDir;
 
+  @Option(names = {"-o", "--output"}, paramLabel = "FORMAT", defaultValue = "token", description = "What stdout gets: 'token' (the"
+    + " token alone, default) or 'json' ({\"token\", \"tokenId\", \"principalId\", \"type\", \"name\", \"expiresAt\"}; with"
+    + " --rotate-key {\"kid\"}).")
+  String output;
+
   @Override
   public Integer call() throws Exception {
     Duration lifetime = parseTtl(ttl);
+    if (!List.of("token", "json").contains(output)) {
+      System.err.println("token: --output: '" + output + "' is not 'token' or 'json'");
+      return 2;
+    }
     Map<String, String> env = new HashMap<>(System.getenv());
+    CliLogs.quiet(env);
     if (dataDir != null) {
       env.put(NodeSettings.DATA_DIR.name(), dataDir.toString());
     }
@@ -162,7 +173,7 @@ final class TokenCommand implements Callable<Integer> {
       grants.forEach(c -> audit.record(AuditEvent.local("cli", "cli capability grant", "principal_id=" + principal.id(), "capability=" + c)));
       audit.record(AuditEvent.local("cli", "cli token issue", "principal_id=" + principal.id(), "token_id=" + issued.tokenId()));
       await(audit.flush());
-      System.out.println(issued.token());
+      System.out.println(output.equals("json") ? json(issued, principal) : issued.token());
       System.err.println("token: principal=" + principal.id() + " type=" + principal.type().wire() + " name=" + principal.displayName()
         + " token-id=" + issued.tokenId() + " expires=" + issued.expiresAt());
       return 0;
@@ -245,7 +256,7 @@ final class TokenCommand implements Callable<Integer> {
     try {
       if (target.rotateKey) {
         String kid = SigningKeys.rotate(config.dataDir(), Clock.systemUTC());
-        System.out.println(kid);
+        System.out.println(output.equals("json") ? new JsonObject().put("kid", kid).encode() : kid);
         System.err.println("token: new signing key " + kid + " in " + SigningKeys.file(config.dataDir())
           + "; running nodes sign with it within seconds, tokens of older keys stay valid until they expire or the key is retired");
       } else {
@@ -257,6 +268,13 @@ final class TokenCommand implements Callable<Integer> {
       System.err.println("token: " + e.getMessage());
       return 2;
     }
+  }
+
+  /** The issued token as one JSON line, so that a script takes the principal's id without decoding the token. */
+  static String json(TokenService.IssuedToken issued, Principal principal) {
+    return new JsonObject().put("token", issued.token()).put("tokenId", issued.tokenId().toString())
+      .put("principalId", principal.id().toString()).put("type", principal.type().wire()).put("name", principal.displayName())
+      .put("expiresAt", issued.expiresAt().toString()).encode();
   }
 
   static Duration parseTtl(String text) {

@@ -90,6 +90,24 @@ class TokenCommandTest {
       .hasMessageContaining("no principal");
   }
 
+  /** {@code -o json}: a script takes the new principal's id (for {@code --owner}) without decoding the token. */
+  @Test
+  void theJsonOutputNamesThePrincipalAndTheToken() {
+    Principal member = await(command("--new-client", "json-member", "-o", "json").resolvePrincipal(principals));
+    java.time.Instant expires = java.time.Instant.parse("2027-01-01T00:00:00Z");
+    UUID tokenId = UUID.randomUUID();
+    io.vertx.core.json.JsonObject json = new io.vertx.core.json.JsonObject(TokenCommand.json(
+      new dev.conclave.platform.auth.TokenService.IssuedToken("a.b.c", tokenId, member.id(), expires), member));
+    assertThat(json.getMap()).containsOnlyKeys("token", "tokenId", "principalId", "type", "name", "expiresAt");
+    assertThat(json.getString("token")).isEqualTo("a.b.c");
+    assertThat(json.getString("tokenId")).isEqualTo(tokenId.toString());
+    assertThat(json.getString("principalId")).isEqualTo(member.id().toString());
+    assertThat(json.getString("type")).isEqualTo("client");
+    assertThat(json.getString("name")).isEqualTo("json-member");
+    assertThat(json.getString("expiresAt")).isEqualTo("2027-01-01T00:00:00Z");
+    assertThat(json.encode()).doesNotContain("\n");
+  }
+
   private static TokenCommand command(String... args) {
     TokenCommand command = new TokenCommand();
     new CommandLine(command).parseArgs(args);

@@ -1,6 +1,7 @@
 package dev.conclave.agentruntime.app;
 
 import dev.conclave.agent.AgentClient;
+import dev.conclave.agent.AgentHandler;
 import dev.conclave.agent.AgentEnvironment;
 import dev.conclave.agent.ConnectionListener;
 import dev.conclave.agent.Disconnect;
@@ -14,16 +15,22 @@ import dev.conclave.agentruntime.cli.RuntimeConfig;
 import dev.conclave.agentruntime.env.GitProbe;
 import dev.conclave.agentruntime.gate.PlanMode;
 import dev.conclave.agentruntime.gate.ToolGate;
+import dev.conclave.agentruntime.swarm.SwarmConfig;
+import dev.conclave.agentruntime.swarm.SwarmHandler;
+import dev.conclave.agentruntime.swarm.SwarmWorker;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.io.PrintStream;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * The agent program's composition root: builds the backend, the tool gate and the SDK client from a
@@ -40,6 +47,8 @@ public final class AgentRuntime {
   static final Duration CANCEL_GRACE = Duration.ofMillis(1500);
   /** How long a stop waits for the request in flight to end. */
   static final Duration STOP_LIMIT = Duration.ofSeconds(10);
+  /** How long a stop waits for the swarm task in hand to finish or be released (within StopOnExit's limit). */
+  static final Duration SWARM_STOP_LIMIT = Duration.ofSeconds(12);
 
   private AgentRuntime() {
   }
@@ -51,6 +60,15 @@ public final class AgentRuntime {
    * @param stop completed to stop, for example by a signal handler
    */
   public static int run(RuntimeConfig config, Map<String, String> env, PrintStream out, CompletableFuture<String> stop) {
+    return run(config, Optional.empty(), env, out, stop);
+  }
+
+  /**
+   * Runs the agent, and with {@code swarm} also as a swarm agent (docs/swarm-agents.md): a SHUTDOWN
+   * command from the coordinator completes {@code stop}; a stop first finishes or releases the task in hand.
+   */
+  public static int run(RuntimeConfig config, Optional<SwarmConfig> swarm, Map<String, String> env, PrintStream out,
+                        CompletableFuture<String> stop) {
     AgentEnvironment environment = AgentEnvironment.detect()
       .withWorkingDirectory(config.workdir().toString())
       .withWorkspaces(config.workspaces())
@@ -65,6 +83,14 @@ public final class AgentRuntime {
       BackendContext context = new BackendContext(vertx, config.workdir(), gate,
         PlanMode.systemPrompt(config.systemPrompt(), config.policy().mode()), packTools, injections, CANCEL_GRACE);
       AgentBackend backend = Backends.create(config, context, env);
+      AtomicReference<AgentClient> clientRef = new AtomicReference<>();
+      SwarmWorker worker = swarm.map(s -> new SwarmWorker(vertx, s, config.agentId(), config.name(), config.token(), config.workdir(),
+        () -> clientRef.get() != null && clientRef.get().session().isPresent(), stop::complete, out, Clock.systemUTC())).orElse(null);
+      AgentHandler handler = new RuntimeHandler(new BackendHandler(vertx, backend), injections);
+      if (worker != null) {
+        gate.guard(worker.leaseGuard());
+        handler = new SwarmHandler(handler, worker);
+      }
       AgentClient client = AgentClient.builder(vertx)
         .endpoints(config.endpoints())
         .token(config.token())
@@ -73,9 +99,10 @@ public final class AgentRuntime {
         .capabilities(config.capabilities().toArray(String[]::new))
         .features(config.backend().features())
         .environment(environment)
-        .handler(new RuntimeHandler(new BackendHandler(vertx, backend), injections))
-        .listener(new Reporter(out))
+        .handler(handler)
+        .listener(new Reporter(out, worker))
         .build();
+      clientRef.set(client);
       packTools.bind(client);
       LOG.info("agent starting config={}", config);
       client.start().onFailure(err -> out.println("conclave-agent: refused: " + err.getMessage()));
@@ -86,6 +113,9 @@ public final class AgentRuntime {
         either.join();
       } catch (RuntimeException stoppedWithFailure) {
         // the client stopped by itself: reported below
+      }
+      if (worker != null) {
+        await(worker.stop(stop.isDone() ? stop.getNow("") : "the gateway refused the agent"), SWARM_STOP_LIMIT);
       }
       if (stop.isDone()) {
         out.println("conclave-agent: stopping (" + stop.getNow("") + ")");
@@ -113,12 +143,14 @@ public final class AgentRuntime {
     }
   }
 
-  /** Prints registrations for scripts and logs connection changes. */
+  /** Prints registrations for scripts, logs connection changes, and starts the swarm worker once registered. */
   private static final class Reporter implements ConnectionListener {
     private final PrintStream out;
+    private final SwarmWorker worker;
 
-    Reporter(PrintStream out) {
+    Reporter(PrintStream out, SwarmWorker worker) {
       this.out = out;
+      this.worker = worker;
     }
 
     @Override
@@ -126,6 +158,9 @@ public final class AgentRuntime {
       out.println("conclave-agent: registered agent=" + session.agentId() + " server=" + session.serverId()
         + " endpoint=" + session.endpoint() + " instance=" + session.instanceId() + " tools=" + session.availableTools().size()
         + " reconnect=" + reconnect);
+      if (worker != null) {
+        worker.gatewayRegistered(session.mcpEndpoint());
+      }
     }
 
     @Override

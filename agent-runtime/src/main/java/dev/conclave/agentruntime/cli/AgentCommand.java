@@ -1,6 +1,7 @@
 package dev.conclave.agentruntime.cli;
 
 import dev.conclave.agentruntime.app.AgentRuntime;
+import dev.conclave.agentruntime.swarm.SwarmConfig;
 import dev.conclave.settings.Setting;
 import picocli.CommandLine;
 import picocli.CommandLine.Model.CommandSpec;
@@ -11,6 +12,7 @@ import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 
@@ -38,11 +40,15 @@ public final class AgentCommand implements Callable<Integer> {
       if (s.flag().isEmpty()) {
         continue;
       }
-      spec.addOption(OptionSpec.builder(s.flag().get().name())
+      OptionSpec.Builder option = OptionSpec.builder(s.flag().get().name())
         .paramLabel(s.flag().get().label())
         .type(String.class)
-        .description(s.description() + " [env " + s.name() + s.defaultText().map(d -> "; default " + d).orElse("") + "]")
-        .build());
+        .description(s.description() + " [env " + s.name() + s.defaultText().map(d -> "; default " + d).orElse("") + "]");
+      if (s.flag().get().label().startsWith("[")) {
+        // an optional value ("--swarm" alone means true)
+        option.arity("0..1").fallbackValue("true");
+      }
+      spec.addOption(option.build());
     }
     command.spec = spec;
     return new CommandLine(spec);
@@ -57,8 +63,11 @@ public final class AgentCommand implements Callable<Integer> {
         .ifPresent(f -> flags.put(s, parsed.matchedOptionValue(f, (String) null)));
     }
     RuntimeConfig config;
+    Optional<SwarmConfig> swarm;
     try {
-      config = RuntimeConfig.from(SettingValues.of(flags, System.getenv()), hostname());
+      SettingValues values = SettingValues.of(flags, System.getenv());
+      config = RuntimeConfig.from(values, hostname());
+      swarm = SwarmOptions.from(values, config.backend());
     } catch (IllegalArgumentException e) {
       System.err.println("conclave agent: " + e.getMessage());
       return 2;
@@ -67,7 +76,7 @@ public final class AgentCommand implements Callable<Integer> {
     StopOnExit exit = StopOnExit.install(stop);
     int code = 1;
     try {
-      code = AgentRuntime.run(config, System.getenv(), System.out, stop);
+      code = AgentRuntime.run(config, swarm, System.getenv(), System.out, stop);
       return code;
     } finally {
       exit.finished(code);

@@ -54,6 +54,22 @@ public final class AgentSettings implements SettingCatalogue {
     "system prompt (plan mode appends its instruction)").noDefault("");
   public static final Setting<String> MAX_TOOL_ROUNDS = option("max-tool-rounds", "CONCLAVE_AGENT_MAX_TOOL_ROUNDS", "N",
     "openai: model calls one message may take").byDefault("20");
+  public static final Setting<String> SWARM = option("swarm", "CONCLAVE_AGENT_SWARM", "[true/false]",
+    "also work the swarm's tasks, each as a conversation swarm:<taskId> (docs/swarm-agents.md); the flag alone means true")
+    .byDefault("false");
+  public static final Setting<String> SWARM_URL = option("swarm-url", "CONCLAVE_AGENT_SWARM_URL", "URL",
+    "swarm: the coordinator's HTTP address (default: the node the agent connected to, as its Welcome announces it)").noDefault("");
+  public static final Setting<String> SKILLS = option("skills", "CONCLAVE_AGENT_SKILLS", "A,B",
+    "swarm: the skills registered with the coordinator; a task is claimed only when they cover its required skills").noDefault("");
+  public static final Setting<String> MAX_TASK_MINUTES = option("max-task-minutes", "CONCLAVE_AGENT_MAX_TASK_MINUTES", "N",
+    "swarm: a task still unfinished this long after its claim fails as task_timeout").byDefault("60");
+  public static final Setting<String> QUALITY_COMMAND = option("quality-command", "CONCLAVE_AGENT_QUALITY_COMMAND", "CMD",
+    "swarm: shell command run in the working directory before COMPLETE; its exit code is buildSuccess, its test counts are read when it prints them")
+    .noDefault("");
+  public static final Setting<String> CLAIM_WAIT = option("claim-wait", "CONCLAVE_AGENT_CLAIM_WAIT", "SECONDS",
+    "swarm: the longest wait between claims while no task is eligible (waits start at 1 s and double, with jitter)").byDefault("30");
+  public static final Setting<String> LEASE_WAIT = option("lease-wait", "CONCLAVE_AGENT_LEASE_WAIT", "SECONDS",
+    "swarm: how long a tool waits for a file another agent holds before it fails").byDefault("120");
 
   /** Every setting, in the order of the README's table and of the command's options. */
   public static List<Setting<?>> all() {

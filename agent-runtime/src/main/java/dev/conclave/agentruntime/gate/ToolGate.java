@@ -10,6 +10,7 @@ import org.slf4j.LoggerFactory;
 
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Optional;
 import java.util.function.Supplier;
 
 /**
@@ -35,6 +36,7 @@ public final class ToolGate {
   private final ToolPolicy policy;
   private final Path workdir;
   private final Duration approvalTimeout;
+  private volatile WriteGuard guard = WriteGuard.NONE;
 
   public ToolGate(Vertx vertx, ToolPolicy policy, Path workdir, Duration approvalTimeout) {
     this.vertx = vertx;
@@ -54,6 +56,16 @@ public final class ToolGate {
 
   public GateMode mode() {
     return policy.mode();
+  }
+
+  /** Sets what an allowed call must also hold before it runs (the swarm's file leases). */
+  public void guard(WriteGuard guard) {
+    this.guard = guard;
+  }
+
+  /** The longest a decision may take: the approval timeout plus the guard's longest wait. CLIs wait this for the gate. */
+  public Duration decisionLimit() {
+    return approvalTimeout.plus(guard.maxWait());
   }
 
   /** The policy's verdict alone, for tools a backend only sees after they ran. */
@@ -85,9 +97,17 @@ public final class ToolGate {
     return switch (verdict.action()) {
       case DENY -> callbacks.toolState(toolId, ToolState.DENIED, verdict.reason())
         .transform(ar -> refuse(toolId, verdict.reason(), callbacks));
-      case ALLOW -> Future.succeededFuture(GateDecision.allow());
-      case ASK -> ask(toolId, tool, inputJson, callbacks);
+      case ALLOW -> guarded(toolId, tool, inputJson, callbacks);
+      case ASK -> ask(toolId, tool, inputJson, callbacks)
+        .compose(d -> d.allowed() ? guarded(toolId, tool, inputJson, callbacks) : Future.succeededFuture(d));
     };
+  }
+
+  /** An allowed call runs once the guard holds what it needs; refused by the guard, it ends {@code DENIED}. */
+  private Future<GateDecision> guarded(String toolId, String tool, String inputJson, BackendCallbacks callbacks) {
+    return guard.beforeRun(toolId, tool, inputJson).recover(err -> Future.succeededFuture(Optional.of("denied: " + err.getMessage())))
+      .compose(refusal -> refusal.isEmpty() ? Future.succeededFuture(GateDecision.allow())
+        : callbacks.toolState(toolId, ToolState.DENIED, refusal.get()).transform(ar -> refuse(toolId, refusal.get(), callbacks)));
   }
 
   private Future<GateDecision> ask(String toolId, String tool, String inputJson, BackendCallbacks callbacks) {

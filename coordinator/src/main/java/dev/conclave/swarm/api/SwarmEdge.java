@@ -8,6 +8,7 @@ import dev.conclave.platform.server.EdgeSecurity;
 import dev.conclave.platform.server.HttpCredentials;
 import dev.conclave.platform.server.HttpRoutes;
 import dev.conclave.swarm.config.SwarmSettings;
+import dev.conclave.swarm.conversations.TaskConversations;
 import dev.conclave.swarm.protocol.ProtocolServices;
 import dev.conclave.swarm.security.AgentSecrets;
 import dev.conclave.swarm.store.AgentStore;
@@ -21,7 +22,7 @@ import java.util.List;
 
 /**
  * What the coordinator adds to the node's HTTP port: the protocol endpoints, task management and
- * operator endpoints, and HMAC-signed requests as credentials. Each edge instance gets its own
+ * operator endpoints, a task's conversation in the gateway, and HMAC-signed requests as credentials. Each edge instance gets its own
  * protocol service (its own request batcher), confined to that instance's event loop.
  */
 public final class SwarmEdge implements EdgeContribution {
@@ -32,18 +33,21 @@ public final class SwarmEdge implements EdgeContribution {
   private final SwarmSettings settings;
   private final TaskRoutes tasks;
   private final AgentRoutes agents;
+  private final ConversationRoutes conversations;
   private final HttpCredentials hmac;
   private final EdgeSecurity edge;
 
   /** {@code onStateChange}: run after an operator's change, so its events go out without waiting for a poll. */
   public SwarmEdge(Vertx vertx, ProtocolServices services, AgentSecrets secrets, SwarmSettings settings, Clock clock,
-                   TaskStore tasks, AgentStore agents, Runnable onStateChange, HttpCredentials hmac, EdgeSecurity edge) {
+                   TaskStore tasks, AgentStore agents, TaskConversations conversations, Runnable onStateChange,
+                   HttpCredentials hmac, EdgeSecurity edge) {
     this.vertx = vertx;
     this.services = services;
     this.secrets = secrets;
     this.settings = settings;
     this.tasks = new TaskRoutes(tasks, settings, clock, onStateChange);
     this.agents = new AgentRoutes(agents, clock, onStateChange);
+    this.conversations = new ConversationRoutes(conversations);
     this.hmac = hmac;
     this.edge = edge;
   }
@@ -55,6 +59,7 @@ public final class SwarmEdge implements EdgeContribution {
     new ProtocolRoutes(services.on(context), secrets, settings).bind(routes);
     tasks.bind(routes);
     agents.bind(routes);
+    conversations.bind(routes);
   }
 
   @Override

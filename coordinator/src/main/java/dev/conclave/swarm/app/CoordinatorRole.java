@@ -8,6 +8,7 @@ import dev.conclave.platform.runtime.RoleModule;
 import dev.conclave.platform.runtime.RunningRole;
 import dev.conclave.platform.server.EdgeContribution;
 import dev.conclave.swarm.api.SwarmEdge;
+import dev.conclave.swarm.conversations.TaskConversations;
 import dev.conclave.swarm.config.SwarmSettings;
 import dev.conclave.swarm.events.EventRelay;
 import dev.conclave.swarm.files.FileTransport;
@@ -76,7 +77,8 @@ public final class CoordinatorRole implements RoleModule {
     SwarmMetrics metrics = new SwarmMetrics(context.metrics());
     EventRelay relay = new EventRelay(vertx, new EventStore(pool));
     ProtocolServices services = new ProtocolServices(new ProtocolStore(pool), time, settings, metrics, relay::publish, secrets);
-    SwarmEdge edge = new SwarmEdge(vertx, services, secrets, settings, time, new TaskStore(pool), new AgentStore(pool), relay::kick,
+    SwarmEdge edge = new SwarmEdge(vertx, services, secrets, settings, time, new TaskStore(pool), new AgentStore(pool),
+      new TaskConversations(vertx, pool, time, relay::kick), relay::kick,
       new HmacCredentials(new SignatureStore(pool), secrets, time, settings.hmacWindow()), context.edge());
     SwarmJobs jobs = new SwarmJobs(vertx, new JobStore(pool), time, settings.jobInterval(), settings.messageRetention(), relay::kick,
       metrics);

@@ -37,6 +37,8 @@ public final class SwarmErrors {
   public static final String BEARER_REQUIRED = "bearer_required";
   public static final String OVERLOADED = "overloaded";
   public static final String OUTCOME_UNKNOWN = "outcome_unknown";
+  /** No gateway node took a task's conversation (platform.swarm.TaskConversationOps raises it). */
+  public static final String GATEWAY_UNAVAILABLE = "gateway_unavailable";
 
   /** Every code, with the kind it has wherever it is raised. */
   private static final Map<String, ErrorKind> KINDS = Map.ofEntries(
@@ -60,7 +62,8 @@ public final class SwarmErrors {
     Map.entry(SIGNATURE_REPLAYED, ErrorKind.UNAUTHENTICATED),
     Map.entry(BEARER_REQUIRED, ErrorKind.UNAUTHENTICATED),
     Map.entry(OVERLOADED, ErrorKind.UNAVAILABLE),
-    Map.entry(OUTCOME_UNKNOWN, ErrorKind.UNAVAILABLE));
+    Map.entry(OUTCOME_UNKNOWN, ErrorKind.UNAVAILABLE),
+    Map.entry(GATEWAY_UNAVAILABLE, ErrorKind.UNAVAILABLE));
 
   /** The kinds the database functions name (see swarm._err). */
   private static final Map<String, ErrorKind> DB_KINDS = Map.of(

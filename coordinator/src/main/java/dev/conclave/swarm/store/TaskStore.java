@@ -1,5 +1,6 @@
 package dev.conclave.swarm.store;
 
+import dev.conclave.platform.db.sql.SqlFile;
 import io.vertx.core.Future;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
@@ -19,6 +20,8 @@ public final class TaskStore {
                           String branch, long after, int limit) {
   }
 
+  private static final SqlFile SQL = SqlFile.of(TaskStore.class, "tasks.sql");
+
   private final Pool pool;
 
   public TaskStore(Pool pool) {
@@ -33,8 +36,7 @@ public final class TaskStore {
   }
 
   public Future<Optional<JsonObject>> get(String id) {
-    return pool.preparedQuery("SELECT swarm.task_json(t) AS task FROM swarm.tasks t WHERE t.id = $1")
-      .execute(Tuple.of(id))
+    return SQL.get("Get").with("id", id).execute(pool)
       .map(rows -> rows.size() == 0 ? Optional.<JsonObject>empty() : Optional.of(rows.iterator().next().getJsonObject("task")));
   }
 
@@ -56,12 +58,9 @@ public final class TaskStore {
 
   /** {tasks: [...], nextCursor: "<seq>" | absent} in creation order. */
   public Future<JsonObject> list(TaskQuery q) {
-    return pool.preparedQuery("SELECT t.seq, swarm.task_json(t) AS task FROM swarm.tasks t "
-        + "WHERE ($1::text[] IS NULL OR t.status = ANY ($1)) AND ($2::text[] IS NULL OR t.priority = ANY ($2)) "
-        + "AND ($3::text[] IS NULL OR t.type = ANY ($3)) AND ($4::text IS NULL OR t.assigned_agent = $4) "
-        + "AND ($5::text IS NULL OR t.branch = $5) AND t.seq > $6 ORDER BY t.seq LIMIT $7")
-      .execute(Tuple.tuple().addValue(array(q.statuses())).addValue(array(q.priorities())).addValue(array(q.types()))
-        .addValue(q.assignedAgent()).addValue(q.branch()).addValue(q.after()).addValue(q.limit() + 1))
+    return SQL.get("List").with("statuses", array(q.statuses())).with("priorities", array(q.priorities())).with("types", array(q.types()))
+      .with("assigned_agent", q.assignedAgent()).with("branch", q.branch()).with("after", q.after()).with("limit", q.limit() + 1)
+      .execute(pool)
       .map(rows -> {
         JsonArray tasks = new JsonArray();
         long last = -1;

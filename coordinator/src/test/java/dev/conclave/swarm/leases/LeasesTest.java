@@ -5,6 +5,7 @@ import dev.conclave.swarm.support.Scenario;
 import dev.conclave.swarm.support.SwarmApi;
 import dev.conclave.swarm.support.SwarmNode;
 import io.vertx.core.Future;
+import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -67,6 +68,22 @@ class LeasesTest {
     Reply takenOver = api.acquire(b, taskB, file, 60_000);
     assertThat(takenOver.json().getBoolean("success")).as(takenOver.toString()).isTrue();
     assertThat(api.acquire(a, taskA, file, 60_000).json().getString("heldBy")).isEqualTo(b);
+  }
+
+  /** The task history names each lease's file: its entries are the lease events, whose file is their id, not their data. */
+  @Test
+  void aTasksHistoryNamesTheFilesOfItsLeases() {
+    Scenario s = new Scenario(api);
+    String a = s.agent();
+    String task = s.claimedBy(a, s.task("a"));
+    String file = "src/" + s.skill + "/history.ts";
+    assertThat(api.acquire(a, task, file, 60_000).json().getBoolean("success")).isTrue();
+    assertThat(api.complete(a, task).status()).isEqualTo(200);
+
+    JsonArray history = api.get("/api/v1/tasks/" + task + "/history").json().getJsonArray("history");
+    List<String> leases = history.stream().map(JsonObject.class::cast).filter(e -> e.getString("kind").equals("lease"))
+      .map(e -> e.getString("event") + " " + e.getJsonObject("data").getString("filePath")).toList();
+    assertThat(leases).containsExactly("acquired " + file, "released " + file);
   }
 
   @Test

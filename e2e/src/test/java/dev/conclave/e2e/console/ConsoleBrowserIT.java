@@ -1,6 +1,8 @@
 package dev.conclave.e2e.console;
 
 import dev.conclave.agent.ApprovalDecision;
+import dev.conclave.e2e.swarm.AgentProgram;
+import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -12,6 +14,8 @@ import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.LinkedHashSet;
@@ -59,6 +63,8 @@ class ConsoleBrowserIT {
   /** The key the member registers: SHA-256 of an ed25519 key blob, and what ssh-keygen -l prints for it. */
   private static final String KEY_HEX = "3e45f3247acea4de878afbff7702c8784fd3b5d5bc527373d6e69cc2dae1f3e5";
   private static final String KEY_OPENSSH = "SHA256:PkXzJHrOpN6Hivv/dwLIeE/TtdW8UnNz1uacwtrh8+U";
+  private static final String SWARM_AGENT_ID = "console-swarm-writer";
+  private static final String SWARM_TASK = "plan-release";
 
   private static ConsoleCluster cluster;
   private static FailoverProxy proxy;
@@ -71,6 +77,8 @@ class ConsoleBrowserIT {
   private static String agentToken;
   private static String pendingKeyId;
   private static ScriptedAgent agent;
+  /** The swarm agent program of case 7. */
+  private static AgentProgram swarmAgent;
   /** The page under test: the admin's, on node 2 through the proxy. */
   private static ConsolePage page;
   /** Another user's browser, with a profile (so cookies) of its own. */
@@ -99,7 +107,7 @@ class ConsoleBrowserIT {
 
   @AfterAll
   static void stop() {
-    for (AutoCloseable c : Arrays.asList(other, page, agent, proxy, cluster)) {
+    for (AutoCloseable c : Arrays.asList(other, page, agent, swarmAgent, proxy, cluster)) {
       try {
         if (c != null) {
           c.close();
@@ -265,6 +273,50 @@ class ConsoleBrowserIT {
     assertThat(b.text(principalRow(agentPrincipalId) + " [data-testid=principal-owner]")).as("the agent's owner, who created it")
       .contains("admin");
     page.screenshot("admin");
+  }
+
+  @Test
+  @Order(57)
+  @DisplayName("5b. an agent program's swarm task: the board links it to its live conversation, where its tool is approved")
+  void aSwarmTaskIsALiveConversationWhoseToolIsApprovedThere() throws Exception {
+    Browser b = adminPage().browser();
+    Path dir = Files.createTempDirectory("console-swarm-agent");
+    String token = admin.newToken(admin.newPrincipal("agent", "Swarm writer"));
+    // ./conclave agent --swarm with the stand-in Claude Code, under the default policy: writing is asked for
+    swarmAgent = AgentProgram.start(cluster.grpcPort(0), dir, SWARM_AGENT_ID, token, AgentProgram.installStandIn(dir.resolve("bin")),
+      List.of("--swarm", "--skills", "writing", "--claim-wait", "2", "--name", "Swarm writer"));
+    swarmAgent.awaitLine("conclave-agent: swarm registered agent=" + SWARM_AGENT_ID, Duration.ofSeconds(60));
+    page.go("#/swarm");
+    b.await(column("ready"), LIVE, "the task board");
+    admin.post("/api/v1/tasks", new JsonObject().put("id", SWARM_TASK).put("title", "Plan the release").put("priority", "high")
+      .put("type", "documentation").put("requiredSkills", new JsonArray().add("writing"))
+      .put("description", "Write the release plan.\n\nstep: think The plan needs dates, scope and owners\n"
+        + "step: write notes/release-plan.md dates, scope, owners\nstep: learn a release plan names an owner per item"), 201);
+
+    // the board: the running task links to its conversation
+    String link = "[data-testid=task-conversation][data-task-id=\"" + SWARM_TASK + "\"]";
+    b.await(link, LIVE, "the running task's link to its live conversation");
+    b.awaitTrue(LIVE, "the task claimed or in progress", () -> b.present(card("in_progress", SWARM_TASK)) || b.present(card("claimed", SWARM_TASK)));
+    page.screenshot("swarm-task-link");
+    b.click(link, SHORT, "the live conversation link");
+    b.await("#conversation[data-agent-id=\"swarm:" + SWARM_TASK + "\"]", SHORT, "the task's conversation");
+    b.await("[data-testid=conversation-task][data-task-id=\"" + SWARM_TASK + "\"]", SHORT, "the task named above its conversation");
+
+    // the approval the task's tool waits for is answered here
+    String toolId = "toolu_" + SWARM_TASK + "_1";
+    b.await(approval(toolId), LIVE, "the approval asked for inside the task");
+    assertThat(b.present("[data-testid=conversation-task][data-status=completed]")).as("completed before the approval").isFalse();
+    page.screenshot("swarm-task-conversation");
+    b.click(approval(toolId) + " [data-testid=approve]", SHORT, "Approve");
+    b.await(approval(toolId) + "[data-decided=approved]", SHORT, "the approval shown as approved");
+    b.await("[data-testid=conversation-task][data-status=completed]", LIVE, "the task completed, as the banner shows");
+
+    JsonObject task = admin.get("/api/v1/tasks/" + SWARM_TASK);
+    assertThat(task.getString("conversationKey")).isEqualTo("swarm:" + SWARM_TASK);
+    assertThat(task.getJsonObject("result").getJsonArray("filesCreated")).containsExactly("notes/release-plan.md");
+    assertThat(task.getJsonObject("result").getJsonArray("learnings")).containsExactly("a release plan names an owner per item");
+    assertThat(Files.readString(dir.resolve("work-" + SWARM_AGENT_ID).resolve("notes/release-plan.md"))).contains("dates, scope, owners");
+    assertThat(swarmAgent.terminate(Duration.ofSeconds(30))).as("the agent program's exit code").isZero();
   }
 
   @Test

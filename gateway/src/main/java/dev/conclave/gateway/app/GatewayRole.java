@@ -11,6 +11,7 @@ import dev.conclave.gateway.api.DashboardTopics;
 import dev.conclave.gateway.api.EventStreams;
 import dev.conclave.gateway.api.GatewayHttpApi;
 import dev.conclave.gateway.api.GatewayToolsEndpoint;
+import dev.conclave.gateway.api.TaskConversationsEndpoint;
 import dev.conclave.gateway.api.PrincipalHttpApi;
 import dev.conclave.gateway.api.RegistryHttpApi;
 import dev.conclave.gateway.api.SecretsHttpApi;
@@ -32,6 +33,7 @@ import dev.conclave.gateway.control.Approvals;
 import dev.conclave.gateway.control.Cancellation;
 import dev.conclave.gateway.control.Injections;
 import dev.conclave.gateway.control.Questions;
+import dev.conclave.gateway.control.TaskConversations;
 import dev.conclave.gateway.directory.AgentDirectory;
 import dev.conclave.gateway.directory.ConversationAccess;
 import dev.conclave.gateway.lifecycle.Lifecycle;
@@ -74,6 +76,8 @@ import dev.conclave.platform.server.EdgeContribution;
 import dev.conclave.platform.server.HttpRoutes;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
+import io.vertx.core.eventbus.MessageConsumer;
+import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.Router;
 import io.vertx.grpc.server.GrpcServer;
 import io.vertx.sqlclient.Pool;
@@ -82,6 +86,7 @@ import org.slf4j.LoggerFactory;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.function.Supplier;
 
 /** The gateway role: wires the agent gateway's parts together and hands its services to the edge. */
 public final class GatewayRole implements RoleModule {
@@ -152,6 +157,8 @@ public final class GatewayRole implements RoleModule {
     AgentGrants grants = new AgentGrants(pool);
     GatewayToolsEndpoint tools = new GatewayToolsEndpoint(questions, new AgentTools(presence, agents, ledger, usage, ctx.access()),
       new AgentPrompts(vertx, mailbox, requests, ledger, presence), new ActingOwner(pool));
+    TaskConversationsEndpoint taskConversations = new TaskConversationsEndpoint(
+      new TaskConversations(agents, bindings, mailbox, ctx.access(), ctx.clock()));
     AdminServiceEndpoint admin = new AdminServiceEndpoint(bindings, ctx.principals(), ctx.tokens(), ctx.edge());
     Cancellation cancellation = new Cancellation(requests, terminations, router);
     GatewayHttpApi http = new GatewayHttpApi(cancellation,
@@ -201,11 +208,12 @@ public final class GatewayRole implements RoleModule {
     SessionDrain drain = new SessionDrain(vertx, ctx.nodeId(), sessions, followers);
     return vertx.deployVerticle(node).map(deployment -> {
       LOG.info("role gateway: CovenControl, ClientService, AdminService and /api/v1/gateway ready on node={}", ctx.nodeId());
-      return running(vertx, edge, drain, deployment);
+      MessageConsumer<JsonObject> tasks = taskConversations.register(vertx);
+      return running(vertx, edge, drain, () -> tasks.unregister().transform(ar -> vertx.undeploy(deployment)));
     });
   }
 
-  private static RunningRole running(Vertx vertx, EdgeContribution edge, SessionDrain drain, String deployment) {
+  private static RunningRole running(Vertx vertx, EdgeContribution edge, SessionDrain drain, Supplier<Future<Void>> stop) {
     return new RunningRole() {
       @Override
       public List<EdgeContribution> contributions() {
@@ -219,7 +227,7 @@ public final class GatewayRole implements RoleModule {
 
       @Override
       public Future<Void> stop() {
-        return vertx.undeploy(deployment);
+        return stop.get();
       }
     };
   }

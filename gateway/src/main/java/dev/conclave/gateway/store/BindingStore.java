@@ -1,6 +1,7 @@
 package dev.conclave.gateway.store;
 
 import dev.conclave.gateway.GatewayErrors;
+import dev.conclave.platform.db.sql.SqlFile;
 import dev.conclave.proto.coven.Binding;
 import io.vertx.core.Future;
 import io.vertx.sqlclient.Pool;
@@ -21,6 +22,7 @@ public final class BindingStore {
   public static final int MAX_AGENT_ID = 200;
 
   private static final String COLUMNS = "id, frontend, channel_id, agent_id, created_at, created_by";
+  private static final SqlFile SQL = SqlFile.of(BindingStore.class, "bindings.sql");
 
   private final Pool pool;
 
@@ -33,6 +35,15 @@ public final class BindingStore {
         + " ON CONFLICT (frontend, channel_id) DO NOTHING RETURNING " + COLUMNS)
       .execute(Tuple.of(UUID.randomUUID(), frontend, channelId, agentId, createdBy))
       .map(rows -> Rows.first(rows, BindingStore::map).orElseThrow(() -> GatewayErrors.bindingExists(frontend, channelId)));
+  }
+
+  /**
+   * Binds {@code <frontend>:<channelId>} to {@code agentId}, creating the binding or moving it from
+   * the agent it named (a swarm task's conversation follows the task from agent to agent).
+   */
+  public Future<Void> bindTo(String frontend, String channelId, String agentId, String createdBy) {
+    return SQL.get("BindTask").with("id", UUID.randomUUID()).with("frontend", frontend).with("channel_id", channelId)
+      .with("agent_id", agentId).with("created_by", createdBy).execute(pool).mapEmpty();
   }
 
   public Future<Binding> updateAgent(UUID id, String agentId) {

@@ -44,6 +44,8 @@ final class NdjsonSession {
   /** The answer to the latest configure submission ({@code session_configured} or {@code error}). */
   private volatile java.util.concurrent.CompletableFuture<JsonObject> configured = new java.util.concurrent.CompletableFuture<>();
   private final java.util.Set<URI> reported = new java.util.HashSet<>();
+  /** The ids of this client's user_input submissions whose task has not ended yet (task_complete or error). */
+  private final java.util.Set<String> openTasks = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
   NdjsonSession(Vertx vertx, List<URI> nodes, String token, JsonObject configure, PrintStream out, Runnable onGiveUp) {
     this.vertx = vertx;
@@ -131,6 +133,9 @@ final class NdjsonSession {
       if (frame.getString("event_id") != null) {
         lastEventId = frame.getString("event_id");
       }
+      if ("task_complete".equals(msg.getString("type")) || "error".equals(msg.getString("type"))) {
+        openTasks.remove(frame.getString("id", ""));
+      }
       if (CONFIGURE_ID.equals(frame.getString("id"))) {
         configured.complete(msg);
         if ("error".equals(msg.getString("type")) && sessionId != null) {
@@ -172,6 +177,15 @@ final class NdjsonSession {
 
   /** Sends one stdin line; waits while reconnecting. */
   void submit(String line) {
+    try {
+      JsonObject submission = new JsonObject(line);
+      JsonObject op = submission.getJsonObject("op");
+      if (op != null && "user_input".equals(op.getString("type")) && submission.getString("id") != null) {
+        openTasks.add(submission.getString("id"));
+      }
+    } catch (DecodeException | ClassCastException e) {
+      // sent as it is: the server answers with an error
+    }
     while (!write(line)) {
       sleep(100);
     }
@@ -193,9 +207,13 @@ final class NdjsonSession {
     }
   }
 
-  /** After stdin ended: keeps printing until the server has been quiet for {@code lingerMs}, then closes. */
+  /**
+   * After stdin ended: keeps printing until every task this client's submissions started has ended
+   * ({@code task_complete} or {@code error}), however long that takes, and then the server has been
+   * quiet for {@code lingerMs}; then closes.
+   */
   void finish(long lingerMs) {
-    while (System.nanoTime() - lastFrameAt < lingerMs * 1_000_000L) {
+    while (!openTasks.isEmpty() || System.nanoTime() - lastFrameAt < lingerMs * 1_000_000L) {
       sleep(50);
     }
     close();

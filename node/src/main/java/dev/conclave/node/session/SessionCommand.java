@@ -47,7 +47,8 @@ public final class SessionCommand implements Callable<Integer> {
   @Option(names = "--token-file", description = "File holding the bearer token (default: $CONCLAVE_TOKEN, else $CONCLAVE_DATA_DIR/admin.token).")
   Path tokenFile;
 
-  @Option(names = "--linger-ms", defaultValue = "1000", description = "After stdin ends, keep printing until the server is quiet this long.")
+  @Option(names = "--linger-ms", defaultValue = "1000", description = "After stdin ends and the tasks its user_input"
+    + " submissions started have ended, keep printing until the server is quiet this long.")
   long lingerMs;
 
   @Override

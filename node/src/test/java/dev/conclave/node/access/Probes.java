@@ -442,6 +442,11 @@ final class Probes {
       f.setUp(HttpMethod.POST, "/api/v1/leases/acquire", Swarm.lease(c).put("taskId", c.task()).put("durationMs", 60_000), Who.MEMBER_WITH_ACCESS);
       return f.http(HttpMethod.POST, "/api/v1/leases/release", Swarm.lease(c), who);
     });
+    // a task's conversation: the swarm agent is also the gateway agent the member with access owns
+    http("POST", "/api/v1/tasks/:id/conversation", Who.OWNER_OR_ADMIN, (f, who) -> {
+      String task = Swarm.claimedByGatewayAgent(f);
+      return f.http(HttpMethod.POST, "/api/v1/tasks/" + task + "/conversation", Swarm.v1().put("agentId", AGENT_ID), who);
+    });
   }
 
   /** Set-up for the coordinator's probes: each makes its own agents (with their own skill) and tasks. */
@@ -502,6 +507,17 @@ final class Probes {
       }
       return task;
     }
+
+    /** A task claimed by the swarm agent of the fixture's gateway agent id (registered once, by the member with access). */
+    static synchronized String claimedByGatewayAgent(MatrixFixture f) {
+      if (gatewayAgentSkill == null) {
+        gatewayAgentSkill = skill(f);
+        f.setUp(HttpMethod.POST, "/api/v1/agents/register", registration(AGENT_ID, gatewayAgentSkill), Who.MEMBER_WITH_ACCESS);
+      }
+      return claim(f, new Agent(AGENT_ID, gatewayAgentSkill));
+    }
+
+    private static String gatewayAgentSkill;
 
     /** A completed task whose quality fell below its branch's baseline: it waits for review. */
     static String taskNeedingReview(MatrixFixture f) {

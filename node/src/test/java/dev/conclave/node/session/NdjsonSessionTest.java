@@ -72,6 +72,41 @@ class NdjsonSessionTest {
     }
   }
 
+  /**
+   * After stdin ends the client waits for the tasks its submissions started, however long the agent
+   * takes, before the linger: a script that pipes one message in gets the whole answer out, also on
+   * a machine too busy to answer within the linger.
+   */
+  @Test
+  void afterStdinEndsItWaitsForTheTasksItStartedThenLingers() throws Exception {
+    try (GatewayFixture gateway = GatewayFixture.start()) {
+      ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+      PrintStream out = new PrintStream(bytes, true, StandardCharsets.UTF_8);
+      Vertx vertx = Vertx.vertx();
+      NdjsonSession session = new NdjsonSession(vertx, List.of(URI.create("http://127.0.0.1:" + gateway.node().httpPort())),
+        gateway.node().adminToken(), new JsonObject().put("type", "configure_session").put("agent_id", "slow-agent"), out, () -> { });
+      try (RawAgent agent = gateway.connect("slow-agent", gateway.agentToken("slow-agent"))) {
+        assertThat(session.connect()).isTrue();
+        assertThat(session.awaitConfigured(15_000).getString("type")).isEqualTo("session_configured");
+        session.submit("{\"id\":\"w1\",\"op\":{\"type\":\"user_input\",\"items\":[{\"type\":\"text\",\"text\":\"hi\"}]}}");
+        String req = agent.next().getSendMessage().getRequestId();
+        CompletableFuture<Void> finished = CompletableFuture.runAsync(() -> session.finish(200));
+        // the agent answers well after the 200 ms linger: the client must still be there to print it
+        Thread.sleep(1_500);
+        assertThat(finished).as("finish() before the task ended").isNotDone();
+        agent.respond(req, MessageResponse.newBuilder().setText("late"));
+        agent.respond(req, MessageResponse.newBuilder().setDone(Done.getDefaultInstance()));
+        finished.get(30, java.util.concurrent.TimeUnit.SECONDS);
+      } finally {
+        session.close();
+        vertx.close();
+      }
+      List<String> types = bytes.toString(StandardCharsets.UTF_8).lines().map(JsonObject::new)
+        .map(l -> l.getJsonObject("msg").getString("type")).toList();
+      assertThat(types).endsWith("agent_message", "turn_complete", "task_complete");
+    }
+  }
+
   @Test
   void aRefusedConfigureExitsWithFourAndSaysWhy() throws Exception {
     try (GatewayFixture gateway = GatewayFixture.start()) {

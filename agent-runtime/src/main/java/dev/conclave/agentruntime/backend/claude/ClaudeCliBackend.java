@@ -64,7 +64,7 @@ public final class ClaudeCliBackend extends CliBackend {
         + "asks the tool gate before every tool Claude Code runs"));
     }
     CliTools tools = new CliTools(context.gate(), callbacks);
-    Duration approval = context.gate().approvalTimeout();
+    Duration approval = context.gate().decisionLimit();
     return PermissionBridge.start(context.vertx(), tools).compose(bridge -> {
       List<Path> files = new ArrayList<>();
       Path mcpConfig;

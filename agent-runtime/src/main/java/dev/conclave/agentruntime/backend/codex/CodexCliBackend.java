@@ -56,7 +56,7 @@ public final class CodexCliBackend extends CliBackend {
         + "asks the tool gate before every command Codex runs"));
     }
     CliTools tools = new CliTools(context.gate(), callbacks);
-    Duration approval = context.gate().approvalTimeout();
+    Duration approval = context.gate().decisionLimit();
     return PermissionBridge.start(context.vertx(), tools, CodexCliBackend::toolName).compose(bridge -> {
       List<Path> files = new ArrayList<>();
       JsonObject hooks;

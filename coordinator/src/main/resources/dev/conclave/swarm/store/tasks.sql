@@ -1,0 +1,22 @@
+-- Operators' reads of tasks. A task's answer is swarm.task_json's, plus the key of the gateway
+-- conversation it is worked in when it has one (conversation_key, V16: added here rather than in
+-- swarm.task_json, whose repeatable file must also run on databases from before V16).
+
+-- name: Get
+SELECT swarm.task_json(t) || jsonb_strip_nulls(jsonb_build_object('conversationKey', t.conversation_key)) AS task
+  FROM swarm.tasks t
+ WHERE t.id = :id
+
+-- name: List
+-- A page in creation order; a filter that is NULL does not filter. One row more than the page, to tell
+-- whether there is a next one.
+SELECT t.seq, swarm.task_json(t) || jsonb_strip_nulls(jsonb_build_object('conversationKey', t.conversation_key)) AS task
+  FROM swarm.tasks t
+ WHERE (:statuses::text[] IS NULL OR t.status = ANY (:statuses))
+   AND (:priorities::text[] IS NULL OR t.priority = ANY (:priorities))
+   AND (:types::text[] IS NULL OR t.type = ANY (:types))
+   AND (:assigned_agent::text IS NULL OR t.assigned_agent = :assigned_agent)
+   AND (:branch::text IS NULL OR t.branch = :branch)
+   AND t.seq > :after
+ ORDER BY t.seq
+ LIMIT :limit
