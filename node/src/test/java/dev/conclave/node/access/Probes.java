@@ -276,10 +276,10 @@ final class Probes {
     // the agent registry and lifecycle (seed 004): query for members, changes for admins
     http("GET", GW + "/registry/agents", Who.MEMBERS, (f, who) -> f.http(HttpMethod.GET, GW + "/registry/agents?status=connected", null, who));
     http("POST", GW + "/registry/agents", Who.ADMIN_ONLY, (f, who) -> f.http(HttpMethod.POST, GW + "/registry/agents",
-      new JsonObject().put("agent_id", f.unique("mx-entry")), who));
+      new JsonObject().put("agentId", f.unique("mx-entry")), who));
     http("POST", GW + "/agents/:agentId/lifecycle", Who.ADMIN_ONLY, (f, who) -> {
       String id = f.unique("mx-life");
-      f.setUp(HttpMethod.POST, GW + "/registry/agents", new JsonObject().put("agent_id", id).put("lifecycle", "defined"), Who.ADMIN);
+      f.setUp(HttpMethod.POST, GW + "/registry/agents", new JsonObject().put("agentId", id).put("lifecycle", "defined"), Who.ADMIN);
       return f.http(HttpMethod.POST, GW + "/agents/" + id + "/lifecycle", new JsonObject().put("to", "provisioning"), who);
     });
     http("GET", GW + "/bindings", Who.ADMIN_ONLY, (f, who) -> f.http(HttpMethod.GET, GW + "/bindings", null, who));
