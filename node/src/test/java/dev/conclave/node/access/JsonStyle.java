@@ -34,10 +34,12 @@ final class JsonStyle {
    * {@code otherTimeNames}: names of points in time that another specification chose (a point in time
    * is otherwise named {@code at} or {@code …At}). {@code ids}: ids of things the caller knows (a
    * principal's, an agent's) and the name each goes by ({@code principalId}, {@code agentId}), which a
-   * bare {@code id} does not say. The user-keyed places met are added to {@code met}.
+   * bare {@code id} does not say. {@code specIds}: the places ({@code agents[].id}) where another
+   * specification names such an id a bare {@code id}. The user-keyed places and the spec-named ids
+   * met are added to {@code met}.
    */
   static List<String> check(int status, String contentType, String body, Set<String> userKeyed, Set<String> otherTimeNames,
-                            Map<String, String> ids, Set<String> met) {
+                            Map<String, String> ids, Set<String> specIds, Set<String> met) {
     List<String> wrong = new ArrayList<>();
     if (body == null || body.isEmpty()) {
       return wrong;
@@ -61,7 +63,7 @@ final class JsonStyle {
     if (spaced >= 0) {
       wrong.add("not compact: whitespace after '" + body.substring(Math.max(0, spaced - 16), spaced) + "'");
     }
-    new Walk(userKeyed, otherTimeNames, ids, wrong, met).value(parsed, "", null);
+    new Walk(userKeyed, otherTimeNames, ids, specIds, wrong, met).value(parsed, "", null);
     // an array's items repeat the same mistake: say it once
     return new ArrayList<>(new java.util.LinkedHashSet<>(wrong));
   }
@@ -92,7 +94,8 @@ final class JsonStyle {
   }
 
   /** The walk through one answer, reporting into {@code wrong}. */
-  private record Walk(Set<String> userKeyed, Set<String> otherTimeNames, Map<String, String> ids, List<String> wrong, Set<String> met) {
+  private record Walk(Set<String> userKeyed, Set<String> otherTimeNames, Map<String, String> ids, Set<String> specIds,
+                      List<String> wrong, Set<String> met) {
 
     void value(Object value, String at, String name) {
       if (value instanceof Map<?, ?> map) {
@@ -117,7 +120,11 @@ final class JsonStyle {
           value(item, at + "[]", name);
         }
       } else if (value instanceof String text && "id".equals(name) && ids.containsKey(text)) {
-        wrong.add("member '" + at + "' is " + ids.get(text) + " everywhere else");
+        if (specIds.contains(at)) {
+          met.add(at);
+        } else {
+          wrong.add("member '" + at + "' is " + ids.get(text) + " everywhere else");
+        }
       } else if (value instanceof String text && TIMESTAMP.matcher(text).matches()) {
         if (!UTC.matcher(text).matches()) {
           wrong.add("point in time '" + at + "' is not ISO-8601 in UTC (…Z): " + text);

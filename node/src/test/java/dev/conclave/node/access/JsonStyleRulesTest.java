@@ -13,7 +13,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 class JsonStyleRulesTest {
 
   private static List<String> check(int status, String contentType, String body, Set<String> userKeyed) {
-    return JsonStyle.check(status, contentType, body, userKeyed, Set.of("timestamp"), Map.of("p-1", "principalId"), new HashSet<>());
+    return JsonStyle.check(status, contentType, body, userKeyed, Set.of("timestamp"), Map.of("p-1", "principalId"), Set.of(), new HashSet<>());
   }
 
   @Test
@@ -42,7 +42,7 @@ class JsonStyleRulesTest {
   void aUserKeyedMapIsLeftAsItIs() {
     Set<String> met = new HashSet<>();
     assertThat(JsonStyle.check(200, "application/json", "{\"messages\":[{\"payload\":{\"file_path\":1}}]}", Set.of("messages[].payload"),
-      Set.of(), Map.of(), met)).isEmpty();
+      Set.of(), Map.of(), Set.of(), met)).isEmpty();
     assertThat(met).containsExactly("messages[].payload");
     assertThat(check(200, "application/json", "{\"messages\":[{\"payload\":{\"file_path\":1}}]}", Set.of()))
       .containsExactly("member 'messages[].payload.file_path' is not camelCase");
@@ -63,6 +63,17 @@ class JsonStyleRulesTest {
       .containsExactly("member 'principals[].id' is principalId everywhere else");
     assertThat(check(200, "application/json", "{\"principals\":[{\"principalId\":\"p-1\",\"ownerId\":\"p-1\"}],\"id\":\"p-2\"}", Set.of()))
       .isEmpty();
+  }
+
+  @Test
+  void aBareIdAnotherSpecificationNamesIsLeftWhereItIsDeclared() {
+    Set<String> met = new HashSet<>();
+    assertThat(JsonStyle.check(200, "application/json", "{\"agents\":[{\"id\":\"p-1\"}]}", Set.of(), Set.of(),
+      Map.of("p-1", "agentId"), Set.of("agents[].id"), met)).isEmpty();
+    assertThat(met).containsExactly("agents[].id");
+    assertThat(JsonStyle.check(200, "application/json", "{\"agents\":[{\"id\":\"p-1\"}],\"other\":{\"id\":\"p-1\"}}", Set.of(),
+      Set.of(), Map.of("p-1", "agentId"), Set.of("agents[].id"), new HashSet<>()))
+      .containsExactly("member 'other.id' is agentId everywhere else");
   }
 
   @Test

@@ -37,6 +37,15 @@ class JsonStyleTest {
   private static final Map<String, Map<String, String>> USER_KEYED = Map.of(
     "http GET /api/v1/messages", Map.of("messages[].payload", "a swarm message's payload is whatever JSON its sender chose (seed 001)"));
 
+  /**
+   * Per route: the places where a gateway agent's id is a swarm agent's bare {@code id}, and why. A
+   * swarm agent takes its gateway agent's id (docs/swarm-agents.md), and the swarm shows an agent in
+   * the shape it registered with.
+   */
+  private static final Map<String, Map<String, String>> SPEC_IDS = Map.of(
+    "http GET /api/v1/agents", Map.of("agents[].id",
+      "a swarm agent as it registered: the Jetpack protocol's RegisterRequest names it agent.id (seed 001)"));
+
   /** Names of points in time that another specification chose, and which. */
   private static final Map<String, String> OTHER_TIME_NAMES = Map.of(
     "timestamp", "the Jetpack protocol's HEARTBEAT answer (seed 001), and Coven's events in protobuf's JSON form",
@@ -101,8 +110,10 @@ class JsonStyleTest {
         answered.add(key);
       }
       Set<String> userKeyed = USER_KEYED.getOrDefault(key, Map.of()).keySet();
+      Set<String> specIds = SPEC_IDS.getOrDefault(key, Map.of()).keySet();
       Set<String> metHere = new TreeSet<>();
-      for (String problem : JsonStyle.check(e.status(), e.contentType(), e.body(), userKeyed, OTHER_TIME_NAMES.keySet(), ids, metHere)) {
+      for (String problem : JsonStyle.check(e.status(), e.contentType(), e.body(), userKeyed, OTHER_TIME_NAMES.keySet(), ids, specIds,
+        metHere)) {
         wrong.add(key + " (" + e.status() + "): " + problem);
       }
       metHere.forEach(place -> met.add(key + " " + place));
@@ -111,7 +122,9 @@ class JsonStyleTest {
     assertThat(wrong).as("JSON answers that do not follow the style (README, \"The JSON style\")").isEmpty();
     Set<String> declared = new TreeSet<>();
     USER_KEYED.forEach((route, places) -> places.keySet().forEach(place -> declared.add(route + " " + place)));
-    assertThat(met).as("the user-keyed places declared here that the answers had (a declaration nothing needs goes)").isEqualTo(declared);
+    SPEC_IDS.forEach((route, places) -> places.keySet().forEach(place -> declared.add(route + " " + place)));
+    assertThat(met).as("the user-keyed places and spec-named ids declared here that the answers had (a declaration nothing needs goes)")
+      .isEqualTo(declared);
   }
 
   /** Who a probe calls with: one caller it admits (an admin where it may), nobody, and one it refuses. */

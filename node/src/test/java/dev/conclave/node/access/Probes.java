@@ -508,16 +508,18 @@ final class Probes {
       return task;
     }
 
-    /** A task claimed by the swarm agent of the fixture's gateway agent id (registered once, by the member with access). */
+    /** A task claimed by the swarm agent of the fixture's gateway agent id (registered once per fixture, by the member with access). */
     static synchronized String claimedByGatewayAgent(MatrixFixture f) {
-      if (gatewayAgentSkill == null) {
-        gatewayAgentSkill = skill(f);
-        f.setUp(HttpMethod.POST, "/api/v1/agents/register", registration(AGENT_ID, gatewayAgentSkill), Who.MEMBER_WITH_ACCESS);
-      }
-      return claim(f, new Agent(AGENT_ID, gatewayAgentSkill));
+      String skill = GATEWAY_AGENT_SKILLS.computeIfAbsent(f, fixture -> {
+        String s = skill(fixture);
+        fixture.setUp(HttpMethod.POST, "/api/v1/agents/register", registration(AGENT_ID, s), Who.MEMBER_WITH_ACCESS);
+        return s;
+      });
+      return claim(f, new Agent(AGENT_ID, skill));
     }
 
-    private static String gatewayAgentSkill;
+    /** Per fixture (each has its own database: the test classes that share this JVM each register it again). */
+    private static final Map<MatrixFixture, String> GATEWAY_AGENT_SKILLS = new java.util.WeakHashMap<>();
 
     /** A completed task whose quality fell below its branch's baseline: it waits for review. */
     static String taskNeedingReview(MatrixFixture f) {
