@@ -4,8 +4,8 @@ import { test } from 'node:test';
 import { applyPresence, filterAgents, fromListing } from '../src/main/resources/conclave-console/model/agents.js';
 
 const listing = () => new Map([
-  ['a1', fromListing({ id: 'a1', name: 'Alpha', connected: true, node: 'n1', capabilities: ['ui'], workspaces: ['blue'] })],
-  ['a2', fromListing({ id: 'a2', name: 'Beta', connected: false, workspaces: [] })],
+  ['a1', fromListing({ agentId: 'a1', name: 'Alpha', connected: true, node: 'n1', capabilities: ['ui'], workspaces: ['blue'] })],
+  ['a2', fromListing({ agentId: 'a2', name: 'Beta', connected: false, workspaces: [] })],
 ]);
 
 test('presence connects, disconnects and adds agents', () => {
@@ -44,7 +44,7 @@ test('filter and search; connected first, then by name', () => {
 
 test('a thousand agents filter quickly', () => {
   const agents = new Map();
-  for (let i = 0; i < 1000; i++) agents.set(`x${i}`, fromListing({ id: `x${i}`, name: `Agent ${i}`, connected: i % 2 === 0 }));
+  for (let i = 0; i < 1000; i++) agents.set(`x${i}`, fromListing({ agentId: `x${i}`, name: `Agent ${i}`, connected: i % 2 === 0 }));
   const t = Date.now();
   for (let k = 0; k < 50; k++) filterAgents(agents, 'connected', 'agent 9');
   assert.ok(Date.now() - t < 1000);

@@ -16,7 +16,7 @@ test('a hex SHA-256 fingerprint reads as ssh-keygen -l prints it', () => {
 });
 
 test('an owner is shown by name: the one the server gave, else the listed principal, else its id', () => {
-  const listed = new Map([['u-2', { id: 'u-2', displayName: 'Dana Scully' }]]);
+  const listed = new Map([['u-2', { principalId: 'u-2', displayName: 'Dana Scully' }]]);
   assert.deepEqual(ownerLabel({ ownerId: 'u-1', ownerName: 'Fox Mulder' }, listed), { name: 'Fox Mulder', id: 'u-1' });
   assert.deepEqual(ownerLabel({ ownerId: 'u-2' }, listed), { name: 'Dana Scully', id: 'u-2' });
   assert.deepEqual(ownerLabel({ ownerId: 'u-3' }, listed), { name: null, id: 'u-3' });
@@ -25,10 +25,10 @@ test('an owner is shown by name: the one the server gave, else the listed princi
 
 test('pending principals come first, then by name', () => {
   const sorted = sortPrincipals([
-    { id: '1', status: 'approved', displayName: 'b' },
-    { id: '2', status: 'pending', displayName: 'z' },
-    { id: '3', status: 'approved', displayName: 'a' },
-    { id: '4', status: 'pending', displayName: 'c' },
+    { principalId: '1', status: 'approved', displayName: 'b' },
+    { principalId: '2', status: 'pending', displayName: 'z' },
+    { principalId: '3', status: 'approved', displayName: 'a' },
+    { principalId: '4', status: 'pending', displayName: 'c' },
   ]);
-  assert.deepEqual(sorted.map((p) => p.id), ['4', '2', '3', '1']);
+  assert.deepEqual(sorted.map((p) => p.principalId), ['4', '2', '3', '1']);
 });

@@ -4,11 +4,11 @@
 
 const list = (v) => (Array.isArray(v) ? v : []);
 
-/** An agent of GET …/agents in the console's shape. */
+/** An agent of GET …/agents ({agentId, name, …}) in the console's shape ({id, name, …}). */
 export function fromListing(a) {
   return {
-    id: a.id,
-    name: a.name || a.id,
+    id: a.agentId,
+    name: a.name || a.agentId,
     backend: a.backend || '',
     workingDir: a.workingDir || '',
     connected: Boolean(a.connected),
@@ -34,7 +34,7 @@ export function applyPresence(agents, p) {
   const epoch = Number.isFinite(p.epoch) ? p.epoch : -1;
   if (known && epoch >= 0 && known.epoch >= 0 && epoch < known.epoch) return 'stale';
   if (known && epoch >= 0 && epoch === known.epoch && known.connected === false && p.connected) return 'stale';
-  const base = known || fromListing({ id: p.agentId });
+  const base = known || fromListing({ agentId: p.agentId });
   const next = {
     ...base,
     name: p.name || base.name,

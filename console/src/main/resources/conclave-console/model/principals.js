@@ -15,7 +15,8 @@ export function opensshFingerprint(hex) {
 
 /**
  * The principal's owner as {name, id}: the name the server gave (ownerName), else the name of the
- * listed principal with that id, else null (the id is all there is); null without an owner.
+ * listed principal with that id (`byId`: principalId -> principal), else null (the id is all there
+ * is); null without an owner.
  */
 export function ownerLabel(principal, byId) {
   if (!principal || !principal.ownerId) return null;

@@ -21,7 +21,7 @@ export async function loadAgents() {
   try {
     const res = await api.agents();
     const agents = new Map();
-    for (const a of (res && res.agents) || []) agents.set(a.id, fromListing(a));
+    for (const a of (res && res.agents) || []) agents.set(a.agentId, fromListing(a));
     agentsState.set((s) => ({ agents, loaded: true, version: s.version + 1 }));
   } catch (e) {
     showError(e, 'Could not load the agents');

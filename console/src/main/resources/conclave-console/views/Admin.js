@@ -82,20 +82,20 @@ function Principals() {
   useLiveLoad(load, []);
 
   async function approve(p) {
-    setBusy(p.id);
+    setBusy(p.principalId);
     try {
-      await api.approvePrincipal(p.id);
-      setPrincipals((list) => list.map((x) => (x.id === p.id ? { ...x, status: 'approved' } : x)));
+      await api.approvePrincipal(p.principalId);
+      setPrincipals((list) => list.map((x) => (x.principalId === p.principalId ? { ...x, status: 'approved' } : x)));
       load();
     } catch (e) {
-      showError(e, `Could not approve ${p.displayName || p.id}`);
+      showError(e, `Could not approve ${p.displayName || p.principalId}`);
     } finally {
       setBusy('');
     }
   }
 
   const pending = principals ? principals.filter((p) => p.status === 'pending').length : 0;
-  const byId = new Map((principals || []).map((p) => [p.id, p]));
+  const byId = new Map((principals || []).map((p) => [p.principalId, p]));
   return html`<section class="card" aria-labelledby="principals-title">
     <h2 id="principals-title">Principals ${principals ? html`<span class="count">${principals.length}</span>` : null}
       ${pending ? html`<span class="pill pill-warn">${pending} pending</span>` : null}</h2>
@@ -104,8 +104,8 @@ function Principals() {
       : html`<table class="table">
         <thead><tr><th scope="col">Name</th><th scope="col">Type</th><th scope="col">Status</th><th scope="col">Roles</th><th scope="col">Created</th><th scope="col"><span class="sr-only">Actions</span></th></tr></thead>
         <tbody>${principals.map((p) => html`
-          <tr key=${p.id} data-testid="principal-row" data-principal-id=${p.id} data-status=${p.status}>
-            <td>${p.displayName || html`<span class="muted">unnamed</span>`}<div class="mono muted small">${p.id}</div>
+          <tr key=${p.principalId} data-testid="principal-row" data-principal-id=${p.principalId} data-status=${p.status}>
+            <td>${p.displayName || html`<span class="muted">unnamed</span>`}<div class="mono muted small">${p.principalId}</div>
               ${p.fingerprint ? html`<${KeyFingerprint} hex=${p.fingerprint} />` : null}</td>
             <td>${p.type}</td>
             <td><span class=${`pill pill-principal-${p.status}`}>${p.status}</span></td>
@@ -113,12 +113,12 @@ function Principals() {
             <td><${RelTime} at=${p.createdAt} /></td>
             <td class="actions-cell">
               ${p.status === 'pending' ? html`<button type="button" class="btn btn-small btn-primary" data-testid="approve-principal"
-                disabled=${busy === p.id} onClick=${() => approve(p)}>Approve</button>` : null}
-              <button type="button" class="btn btn-small btn-quiet" data-testid="show-tokens" aria-expanded=${open === p.id}
-                onClick=${() => setOpen(open === p.id ? null : p.id)}>${open === p.id ? 'Hide tokens' : 'Tokens'}</button>
+                disabled=${busy === p.principalId} onClick=${() => approve(p)}>Approve</button>` : null}
+              <button type="button" class="btn btn-small btn-quiet" data-testid="show-tokens" aria-expanded=${open === p.principalId}
+                onClick=${() => setOpen(open === p.principalId ? null : p.principalId)}>${open === p.principalId ? 'Hide tokens' : 'Tokens'}</button>
             </td>
           </tr>
-          ${open === p.id ? html`<tr key=${`${p.id}-tokens`} class="subrow"><td colspan="6"><${Tokens} principalId=${p.id} /></td></tr>` : null}`)}
+          ${open === p.principalId ? html`<tr key=${`${p.principalId}-tokens`} class="subrow"><td colspan="6"><${Tokens} principalId=${p.principalId} /></td></tr>` : null}`)}
         </tbody>
       </table>`}
   </section>`;

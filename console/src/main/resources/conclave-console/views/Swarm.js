@@ -190,7 +190,7 @@ export function SwarmBoard() {
           <td><${SwarmAgentName} agent=${a} /></td>
           <td><span class=${`pill pill-agent-${a.status}`}>${a.status || '?'}</span></td>
           <td>${a.currentTask ? html`<a class="mono" href=${links.task(typeof a.currentTask === 'string' ? a.currentTask : a.currentTask.id)}>${typeof a.currentTask === 'string' ? a.currentTask : a.currentTask.id}</a>` : html`<span class="muted">—</span>`}</td>
-          <td><${RelTime} at=${a.lastHeartbeat} /></td>
+          <td><${RelTime} at=${a.lastHeartbeatAt} /></td>
         </tr>`)}</tbody>
       </table>`}
     </section>

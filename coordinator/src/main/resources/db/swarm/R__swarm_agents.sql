@@ -31,7 +31,7 @@ BEGIN
                           tasks_failed = tasks_failed + v_failed
    WHERE id = a.id;
   PERFORM swarm._emit('agent', 'offline', a.id, p_now, jsonb_build_object(
-    'lastHeartbeat', swarm._iso(a.last_heartbeat), 'failedTasks', v_failed));
+    'lastHeartbeatAt', swarm._iso(a.last_heartbeat), 'failedTasks', v_failed));
   RETURN v_failed;
 END $$;
 
@@ -97,7 +97,7 @@ BEGIN
       RETURN swarm._err('agent_already_registered', 'conflict',
         format('agent %s is registered and active (last heartbeat %s); it may register again once its heartbeat is older than 2 minutes',
                v_id, swarm._iso(a.last_heartbeat)),
-        jsonb_build_object('lastHeartbeat', swarm._iso(a.last_heartbeat)));
+        jsonb_build_object('lastHeartbeatAt', swarm._iso(a.last_heartbeat)));
     END IF;
     IF p_principal IS NOT NULL AND NOT p_admin AND a.owner_principal IS DISTINCT FROM p_principal THEN
       RETURN swarm._err('agent_not_owned', 'forbidden', format('agent %s was registered by another principal', v_id));

@@ -211,7 +211,7 @@ CREATE OR REPLACE FUNCTION swarm.agent_json(a swarm.agents) RETURNS jsonb LANGUA
       'canRunTests', a.can_run_tests, 'canRunBuild', a.can_run_build, 'canAccessBrowser', a.can_access_browser),
     'machine', a.machine, 'currentTask', a.current_task, 'metrics', a.metrics,
     'heartbeatCount', a.heartbeat_count, 'tasksCompleted', a.tasks_completed, 'tasksFailed', a.tasks_failed,
-    'registeredAt', swarm._iso(a.registered_at), 'lastHeartbeat', swarm._iso(a.last_heartbeat),
+    'registeredAt', swarm._iso(a.registered_at), 'lastHeartbeatAt', swarm._iso(a.last_heartbeat),
     'offlineAt', swarm._iso(a.offline_at)))
 $$;
 

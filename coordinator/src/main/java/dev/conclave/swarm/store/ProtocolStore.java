@@ -20,8 +20,8 @@ public final class ProtocolStore {
   }
 
   /**
-   * One request's result: the response as PostgreSQL wrote it ({@code ok}, JSON text, passed on to the
-   * caller without being parsed and written again), or the error ({@code error}).
+   * One request's result: the response as PostgreSQL wrote it ({@code ok}, JSON text made compact,
+   * passed on to the caller without being parsed and written again), or the error ({@code error}).
    */
   public record Result(String ok, JsonObject error) {
   }
@@ -54,7 +54,7 @@ public final class ProtocolStore {
         JsonArray errors = (JsonArray) row.getValue("errors");
         List<Result> results = new ArrayList<>(oks.length);
         for (int i = 0; i < oks.length; i++) {
-          results.add(new Result(oks[i], errors.getJsonObject(i)));
+          results.add(new Result(JsonText.compact(oks[i]), errors.getJsonObject(i)));
         }
         return new Batch(results, (JsonArray) row.getValue("events"));
       })

@@ -85,7 +85,7 @@ class AgentLifecycleTest {
     assertThat(Instant.parse(beat.json().getString("timestamp"))).isEqualTo(swarm.clock().instant());
     JsonObject agent = api.get("/api/v1/agents/" + id).json();
     assertThat(agent.getString("status")).isEqualTo("busy");
-    assertThat(Instant.parse(agent.getString("lastHeartbeat"))).isEqualTo(swarm.clock().instant());
+    assertThat(Instant.parse(agent.getString("lastHeartbeatAt"))).isEqualTo(swarm.clock().instant());
     assertThat(agent.getJsonObject("metrics").getInteger("tasksCompletedSession")).isEqualTo(3);
     JsonObject task = api.task(taskId);
     assertThat(task.getString("status")).isEqualTo("in_progress");

@@ -88,7 +88,7 @@ final class PodProbes {
       JsonArray list = body.getJsonArray("agents");
       for (int i = 0; i < list.size(); i++) {
         JsonObject a = list.getJsonObject(i);
-        out.put(a.getString("id"), a.getBoolean("connected", false) ? a.getString("node", "") : "");
+        out.put(a.getString("agentId"), a.getBoolean("connected", false) ? a.getString("node", "") : "");
       }
       return out;
     });

@@ -90,7 +90,7 @@ public final class GatewayHttpApi {
         .compose(online -> requests.allInFlight().map(inFlight -> {
         JsonArray out = new JsonArray();
         agents.forEach(a -> {
-          JsonObject json = new JsonObject().put("id", a.getId()).put("name", a.getName()).put("backend", a.getBackend())
+          JsonObject json = new JsonObject().put("agentId", a.getId()).put("name", a.getName()).put("backend", a.getBackend())
             .put("workingDir", a.getWorkingDir()).put("connected", a.getConnected())
             .put("workspaces", new JsonArray(a.getMetadata().getWorkspacesList()));
           var session = online.get(a.getId());

@@ -74,7 +74,7 @@ public final class PrincipalHttpApi {
       return principals.list(java.util.Optional.empty(), status).compose(list -> names(list).map(names -> {
         JsonArray out = new JsonArray();
         list.forEach(p -> {
-          JsonObject json = new JsonObject().put("id", p.id().toString()).put("type", p.type().wire()).put("displayName", p.displayName())
+          JsonObject json = new JsonObject().put("principalId", p.id().toString()).put("type", p.type().wire()).put("displayName", p.displayName())
             .put("status", p.status().wire()).put("roles", new JsonArray(p.roles()))
             .put("createdAt", DateTimeFormatter.ISO_INSTANT.format(p.createdAt()));
           p.ownerId().ifPresent(o -> {

@@ -4,6 +4,7 @@ import dev.conclave.gateway.GatewayErrors;
 import dev.conclave.gateway.lifecycle.Lifecycle;
 import dev.conclave.gateway.model.LifecycleState;
 import dev.conclave.gateway.model.AgentQuery;
+import dev.conclave.gateway.model.MemberNames;
 import dev.conclave.gateway.registry.AgentRegistry;
 import dev.conclave.gateway.store.RegistryStore;
 import dev.conclave.platform.access.Audience;
@@ -23,6 +24,9 @@ import java.util.Optional;
  */
 public final class RegistryOps {
 
+  /** The session protocol names its members in snake_case, as seed 004 does. */
+  private static final MemberNames NAMES = MemberNames.SNAKE_CASE;
+
   private final AgentRegistry registry;
   private final RegistryStore store;
   private final Lifecycle lifecycle;
@@ -34,12 +38,12 @@ public final class RegistryOps {
   }
 
   Future<JsonObject> query(Caller caller, JsonObject op) {
-    return registry.query(caller, AgentQuery.fromJson(Submissions.body(op)))
+    return registry.query(caller, AgentQuery.fromJson(Submissions.body(op)), NAMES)
       .map(agents -> EventMapping.msg("agent_query_result").put("agents", new JsonArray(agents)));
   }
 
   Future<JsonObject> register(Caller caller, JsonObject op) {
-    return admin(caller, Ops.REGISTER_AGENT).compose(v -> registry.register(caller, Submissions.body(op)))
+    return admin(caller, Ops.REGISTER_AGENT).compose(v -> registry.register(caller, Submissions.body(op), NAMES))
       .map(entry -> EventMapping.msg("agent_registered").put("agent", entry));
   }
 
@@ -73,7 +77,7 @@ public final class RegistryOps {
     if (!(query instanceof JsonObject q)) {
       return Future.failedFuture(GatewayErrors.badSubmission("configure_session needs agent_id, or agent_query (an object)"));
     }
-    return registry.query(caller, AgentQuery.fromJson(q)).compose(RegistryOps::pick);
+    return registry.query(caller, AgentQuery.fromJson(q), NAMES).compose(RegistryOps::pick);
   }
 
   private static Future<String> pick(List<JsonObject> agents) {

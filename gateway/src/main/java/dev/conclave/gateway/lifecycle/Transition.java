@@ -1,6 +1,7 @@
 package dev.conclave.gateway.lifecycle;
 
 import dev.conclave.gateway.model.LifecycleState;
+import dev.conclave.gateway.model.MemberNames;
 import io.vertx.core.json.JsonObject;
 
 import java.time.Instant;
@@ -12,9 +13,14 @@ public record Transition(String agentId, LifecycleState from, LifecycleState to,
     return LifecycleState.eventName(from, to);
   }
 
-  /** The {@code LifecycleEvent}: on the event bus, in the ledger, in sessions. */
+  /** The {@code LifecycleEvent}: on the event bus, in the ledger, in sessions (seed 004's snake_case names). */
   public JsonObject lifecycleEvent() {
-    return new JsonObject().put("type", "lifecycle_event").put("agent_id", agentId).put("from", from.display()).put("to", to.display())
+    return lifecycleEvent(MemberNames.SNAKE_CASE);
+  }
+
+  /** The {@code LifecycleEvent} with its member names for a surface (HTTP: camelCase). */
+  public JsonObject lifecycleEvent(MemberNames names) {
+    return new JsonObject().put("type", "lifecycle_event").put(names.of("agentId"), agentId).put("from", from.display()).put("to", to.display())
       .put("event", event()).put("reason", reason).put("at", at.toString());
   }
 

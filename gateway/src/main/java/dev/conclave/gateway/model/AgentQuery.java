@@ -10,6 +10,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.Function;
+import java.util.stream.Collectors;
 
 /**
  * Seed 004's {@code AgentQuery}: every field optional, all given fields must match. Classification
@@ -27,13 +28,20 @@ public record AgentQuery(
   Optional<Boolean> connected,
   Optional<String> parentId) {
 
-  public static final Set<String> FIELDS = Set.of("primary_type", "domain", "capabilities", "role", "lifecycle", "security", "status", "parent_id");
+  /** The fields, named in camelCase; {@link #fields} names them for a surface. */
+  private static final List<String> FIELDS = List.of("primaryType", "domain", "capabilities", "role", "lifecycle", "security", "status", "parentId");
 
-  /** From a JSON object (the session protocol's {@code agent_query}); unknown fields are refused. */
+  /** The fields as {@code names} spells them: HTTP's query parameters, the session protocol's {@code agent_query}. */
+  public static Set<String> fields(MemberNames names) {
+    return FIELDS.stream().map(names::of).collect(Collectors.toUnmodifiableSet());
+  }
+
+  /** From a JSON object (the session protocol's {@code agent_query}, snake_case); unknown fields are refused. */
   public static AgentQuery fromJson(JsonObject q) {
+    Set<String> fields = fields(MemberNames.SNAKE_CASE);
     for (String field : q.fieldNames()) {
-      if (!FIELDS.contains(field)) {
-        throw GatewayErrors.invalid("agent_query." + field, "is not an AgentQuery field; use " + String.join(", ", FIELDS.stream().sorted().toList()));
+      if (!fields.contains(field)) {
+        throw GatewayErrors.invalid("agent_query." + field, "is not an AgentQuery field; use " + String.join(", ", fields.stream().sorted().toList()));
       }
     }
     Object caps = q.getValue("capabilities");
@@ -50,7 +58,7 @@ public record AgentQuery(
     } else if (caps != null) {
       throw GatewayErrors.invalid("agent_query.capabilities", "must be a list of strings");
     }
-    return of(field -> {
+    return of(MemberNames.SNAKE_CASE, field -> {
       Object v = q.getValue(field);
       if (v != null && !(v instanceof String)) {
         throw GatewayErrors.invalid("agent_query." + field, "must be a string");
@@ -59,12 +67,12 @@ public record AgentQuery(
     }, capabilities);
   }
 
-  /** From HTTP query parameters ({@code capabilities} comma-separated). */
+  /** From HTTP query parameters (camelCase; {@code capabilities} comma-separated). */
   public static AgentQuery fromParams(Map<String, String> params) {
-    return of(params::get, Optional.ofNullable(params.get("capabilities")).map(AgentQuery::split).orElse(List.of()));
+    return of(MemberNames.CAMEL_CASE, params::get, Optional.ofNullable(params.get("capabilities")).map(AgentQuery::split).orElse(List.of()));
   }
 
-  private static AgentQuery of(Function<String, String> get, List<String> capabilities) {
+  private static AgentQuery of(MemberNames names, Function<String, String> get, List<String> capabilities) {
     Optional<LifecycleState> lifecycle = text(get.apply("lifecycle")).map(s -> LifecycleState.parse(s)
       .orElseThrow(() -> GatewayErrors.badLifecycleState(s)));
     Optional<Boolean> connected = text(get.apply("status")).map(s -> switch (s.toLowerCase()) {
@@ -72,8 +80,8 @@ public record AgentQuery(
       case "offline", "disconnected" -> false;
       default -> throw GatewayErrors.invalid("status", "must be 'connected' or 'offline', got '" + s + "'");
     });
-    return new AgentQuery(text(get.apply("primary_type")), text(get.apply("domain")), capabilities, text(get.apply("role")),
-      lifecycle, text(get.apply("security")), connected, text(get.apply("parent_id")));
+    return new AgentQuery(text(get.apply(names.of("primaryType"))), text(get.apply("domain")), capabilities, text(get.apply("role")),
+      lifecycle, text(get.apply("security")), connected, text(get.apply(names.of("parentId"))));
   }
 
   private static Optional<String> text(String s) {

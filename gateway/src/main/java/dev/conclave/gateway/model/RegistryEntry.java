@@ -20,25 +20,25 @@ public record RegistryEntry(
   Optional<String> parentId,
   Instant lastSeen) {
 
-  /** The registry entry as HTTP and the session protocol show it (seed 004's snake_case names). */
-  public JsonObject json(boolean connected) {
+  /** The registry entry as HTTP ({@link MemberNames#CAMEL_CASE}) or the session protocol ({@link MemberNames#SNAKE_CASE}) shows it. */
+  public JsonObject json(boolean connected, MemberNames names) {
     JsonObject out = new JsonObject()
-      .put("agent_id", agentId)
+      .put(names.of("agentId"), agentId)
       .put("name", name)
-      .put("principal_id", principalId.toString())
+      .put(names.of("principalId"), principalId.toString())
       .put("lifecycle", lifecycle.display())
-      .put("lifecycle_since", lifecycleSince.toString())
+      .put(names.of("lifecycleChangedAt"), lifecycleSince.toString())
       .put("status", connected ? "connected" : "offline")
       .put("capabilities", new JsonArray(capabilities))
-      .put("parent_id", parentId.orElse(null))
-      .put("last_seen", lastSeen.toString());
+      .put(names.of("parentId"), parentId.orElse(null))
+      .put(names.of("lastSeenAt"), lastSeen.toString());
     classification.ifPresentOrElse(c -> out
       .put("classification", c.notation())
-      .put("primary_type", c.primaryType())
+      .put(names.of("primaryType"), c.primaryType())
       .put("domain", c.domain())
       .put("capability", c.capability())
       .put("role", c.role())
-      .put("lifecycle_class", c.lifecycle())
+      .put(names.of("lifecycleClass"), c.lifecycle())
       .put("security", c.security()), () -> out.putNull("classification"));
     return out;
   }

@@ -4,6 +4,7 @@ import dev.conclave.gateway.GatewayErrors;
 import dev.conclave.gateway.model.AgentQuery;
 import dev.conclave.gateway.model.Classification;
 import dev.conclave.gateway.model.LifecycleState;
+import dev.conclave.gateway.model.MemberNames;
 import dev.conclave.gateway.model.RegistryEntry;
 import dev.conclave.gateway.presence.Presence;
 import dev.conclave.gateway.presence.PresenceEntry;
@@ -44,23 +45,27 @@ public final class AgentRegistry {
   }
 
   /**
-   * {@code RegisterAgent}: {@code {"agent_id", "name"?, "classification"?, "parent_id"?,
-   * "capabilities"?, "principal_id"?, "lifecycle"?}}. The entry belongs to {@code principal_id} (the
-   * agent principal that will connect it; the caller when absent) and starts Initialized unless
-   * {@code lifecycle} says Defined or Provisioning.
+   * {@code RegisterAgent}: {@code {"agentId", "name"?, "classification"?, "parentId"?,
+   * "capabilities"?, "principalId"?, "lifecycle"?}}, its members named as {@code names} spells them
+   * (the session protocol: {@code agent_id}, ...). The entry belongs to {@code principalId} (the agent
+   * principal that will connect it; the caller when absent) and starts Initialized unless
+   * {@code lifecycle} says Defined or Provisioning. Answers the entry, named the same way.
    */
-  public Future<JsonObject> register(Caller caller, JsonObject body) {
-    String agentId = requiredText(body, "agent_id");
+  public Future<JsonObject> register(Caller caller, JsonObject body, MemberNames names) {
+    String agentIdName = names.of("agentId");
+    String parentIdName = names.of("parentId");
+    String agentId = requiredText(body, agentIdName);
     TextRules.idProblem(agentId, TextRules.MAX_ID).ifPresent(why -> {
-      throw GatewayErrors.invalid("agent_id", why);
+      throw GatewayErrors.invalid(agentIdName, why);
     });
     String name = Optional.ofNullable(text(body, "name")).orElse(agentId);
     TextRules.nameProblem(name, TextRules.MAX_NAME).ifPresent(why -> {
       throw GatewayErrors.invalid("name", why);
     });
     Optional<Classification> classification = Optional.ofNullable(text(body, "classification")).map(Classification::parse);
-    Optional<String> parent = Optional.ofNullable(text(body, "parent_id")).filter(p -> !p.isBlank());
-    UUID owner = Optional.ofNullable(text(body, "principal_id")).map(AgentRegistry::uuid).orElse(caller.principalId());
+    Optional<String> parent = Optional.ofNullable(text(body, parentIdName)).filter(p -> !p.isBlank());
+    String principalIdName = names.of("principalId");
+    UUID owner = Optional.ofNullable(text(body, principalIdName)).map(s -> uuid(s, principalIdName)).orElse(caller.principalId());
     LifecycleState initial = Optional.ofNullable(text(body, "lifecycle")).map(s -> LifecycleState.parse(s)
       .orElseThrow(() -> GatewayErrors.badLifecycleState(s))).orElse(LifecycleState.INITIALIZED);
     if (!INITIAL.contains(initial)) {
@@ -68,18 +73,18 @@ public final class AgentRegistry {
     }
     List<String> capabilities = strings(body, "capabilities");
     if (parent.isPresent() && parent.get().equals(agentId)) {
-      throw GatewayErrors.invalid("parent_id", "an agent cannot be its own parent");
+      throw GatewayErrors.invalid(parentIdName, "an agent cannot be its own parent");
     }
     Future<Void> parentKnown = parent.isEmpty() ? Future.succeededFuture()
       : store.find(parent.get()).compose(p -> p.isPresent() ? Future.<Void>succeededFuture() : Future.failedFuture(GatewayErrors.parentNotFound(parent.get())));
     return parentKnown
       .compose(v -> store.define(agentId, owner, name, capabilities, initial, classification, parent))
       .compose(created -> created ? store.find(agentId) : Future.failedFuture(GatewayErrors.agentExists(agentId)))
-      .map(entry -> entry.orElseThrow().json(false));
+      .map(entry -> entry.orElseThrow().json(false, names));
   }
 
-  /** {@code AgentQuery}: the matching agents the caller may act on (all of them, for admins). */
-  public Future<List<JsonObject>> query(Caller caller, AgentQuery q) {
+  /** {@code AgentQuery}: the matching agents the caller may act on (all of them, for admins), named as {@code names} spells them. */
+  public Future<List<JsonObject>> query(Caller caller, AgentQuery q, MemberNames names) {
     Future<Optional<Set<UUID>>> visible = caller.isAdmin() ? Future.succeededFuture(Optional.empty())
       : access.agentPrincipalsOf(caller).map(Optional::of);
     return visible.compose(principals -> presence.all().compose(present -> {
@@ -90,7 +95,7 @@ public final class AgentRegistry {
           boolean connected = online.contains(e.agentId());
           boolean mayAct = principals.map(p -> p.contains(e.principalId()) || e.principalId().equals(caller.principalId())).orElse(true);
           if (mayAct && q.connected().map(c -> c == connected).orElse(true)) {
-            out.add(e.json(connected));
+            out.add(e.json(connected, names));
           }
         }
         return out;
@@ -125,11 +130,11 @@ public final class AgentRegistry {
     return a.stream().map(String.class::cast).toList();
   }
 
-  private static UUID uuid(String s) {
+  private static UUID uuid(String s, String field) {
     try {
       return UUID.fromString(s);
     } catch (IllegalArgumentException e) {
-      throw GatewayErrors.invalid("principal_id", "must be a UUID, got '" + TextRules.echo(s) + "'");
+      throw GatewayErrors.invalid(field, "must be a UUID, got '" + TextRules.echo(s) + "'");
     }
   }
 }

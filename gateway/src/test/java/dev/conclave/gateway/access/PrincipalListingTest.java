@@ -41,7 +41,7 @@ class PrincipalListingTest {
       .bearerTokenAuthentication(gw.node().adminToken()).send());
     assertThat(resp.statusCode()).isEqualTo(200);
     return resp.bodyAsJsonObject().getJsonArray("principals").stream().map(JsonObject.class::cast)
-      .filter(p -> p.getString("id").equals(principalId)).findFirst()
+      .filter(p -> p.getString("principalId").equals(principalId)).findFirst()
       .orElseThrow(() -> new AssertionError(principalId + " is not in " + resp.bodyAsString()));
   }
 

@@ -49,8 +49,8 @@ class LifecycleTest {
   }
 
   private static JsonObject state(String agentId) {
-    JsonArray agents = http.get(gw.node().adminToken(), "/api/v1/gateway/registry/agents?parent_id=&lifecycle=").body().getJsonArray("agents");
-    return agents.stream().map(JsonObject.class::cast).filter(a -> a.getString("agent_id").equals(agentId)).findFirst().orElseThrow();
+    JsonArray agents = http.get(gw.node().adminToken(), "/api/v1/gateway/registry/agents?parentId=&lifecycle=").body().getJsonArray("agents");
+    return agents.stream().map(JsonObject.class::cast).filter(a -> a.getString("agentId").equals(agentId)).findFirst().orElseThrow();
   }
 
   @Test
@@ -58,8 +58,8 @@ class LifecycleTest {
     BUS.clear();
     String token = gw.agentToken("life-1");
     java.util.UUID principal = GatewayFixture.await(gw.node().runtime().context().tokens().authenticate(token)).principalId();
-    assertThat(http.post(gw.node().adminToken(), "/api/v1/gateway/registry/agents", new JsonObject().put("agent_id", "life-1")
-      .put("principal_id", principal.toString())).status()).isEqualTo(201);
+    assertThat(http.post(gw.node().adminToken(), "/api/v1/gateway/registry/agents", new JsonObject().put("agentId", "life-1")
+      .put("principalId", principal.toString())).status()).isEqualTo(201);
     assertThat(state("life-1").getString("lifecycle")).isEqualTo("Initialized");
     try (RawAgent agent = gw.connect("life-1", token)) {
       assertThat(state("life-1").getString("lifecycle")).isEqualTo("Running");
@@ -71,7 +71,9 @@ class LifecycleTest {
       JsonObject status = next("life-1", "agent_status_changed");
       assertThat(status.getString("status")).isEqualTo("Running");
 
-      assertThat(transition("life-1", "paused").status()).isEqualTo(200);
+      HttpJson.Answer paused = transition("life-1", "paused");
+      assertThat(paused.status()).isEqualTo(200);
+      assertThat(paused.body().getString("agentId")).isEqualTo("life-1");
       assertThat(next("life-1", "lifecycle_event").getString("event")).isEqualTo("Paused");
       assertThat(next("life-1", "agent_status_changed").getString("lifecycle")).isEqualTo("paused");
 
@@ -230,39 +232,41 @@ class LifecycleTest {
   @Test
   void registeredEntriesWithClassificationAndParentAreQueried() {
     String token = gw.node().adminToken();
-    HttpJson.Answer parent = http.post(token, "/api/v1/gateway/registry/agents", new JsonObject().put("agent_id", "q-super")
+    HttpJson.Answer parent = http.post(token, "/api/v1/gateway/registry/agents", new JsonObject().put("agentId", "q-super")
       .put("classification", "Component.Government.CoRT.Supervisor.Persistent.Restricted"));
     assertThat(parent.status()).isEqualTo(201);
     assertThat(parent.body().getString("lifecycle")).isEqualTo("Initialized");
     assertThat(parent.body().getString("security")).isEqualTo("Restricted");
-    assertThat(http.post(token, "/api/v1/gateway/registry/agents", new JsonObject().put("agent_id", "q-worker")
-      .put("classification", "Tool.Finance.Search.Worker.Ephemeral.Public").put("parent_id", "q-super")
+    assertThat(http.post(token, "/api/v1/gateway/registry/agents", new JsonObject().put("agentId", "q-worker")
+      .put("classification", "Tool.Finance.Search.Worker.Ephemeral.Public").put("parentId", "q-super")
       .put("capabilities", new JsonArray().add("chat")).put("lifecycle", "Defined")).status()).isEqualTo(201);
-    assertThat(http.post(token, "/api/v1/gateway/registry/agents", new JsonObject().put("agent_id", "q-worker")).status())
+    assertThat(http.post(token, "/api/v1/gateway/registry/agents", new JsonObject().put("agentId", "q-worker")).status())
       .as("an existing id").isEqualTo(409);
-    HttpJson.Answer bad = http.post(token, "/api/v1/gateway/registry/agents", new JsonObject().put("agent_id", "q-bad")
+    HttpJson.Answer bad = http.post(token, "/api/v1/gateway/registry/agents", new JsonObject().put("agentId", "q-bad")
       .put("classification", "Component.Government.CoRT"));
     assertThat(bad.status()).isEqualTo(400);
     assertThat(bad.body().getString("code")).isEqualTo("classification_invalid");
-    assertThat(http.post(token, "/api/v1/gateway/registry/agents", new JsonObject().put("agent_id", "q-orphan").put("parent_id", "nope"))
+    assertThat(http.post(token, "/api/v1/gateway/registry/agents", new JsonObject().put("agentId", "q-orphan").put("parentId", "nope"))
       .status()).isEqualTo(404);
 
-    assertThat(ids("parent_id=q-super")).containsExactly("q-worker");
-    assertThat(ids("primary_type=component&role=SUPERVISOR")).containsExactly("q-super");
+    assertThat(ids("parentId=q-super")).containsExactly("q-worker");
+    assertThat(ids("primaryType=component&role=SUPERVISOR")).containsExactly("q-super");
     assertThat(ids("domain=Finance&security=public")).containsExactly("q-worker");
     assertThat(ids("capabilities=chat,Search")).containsExactly("q-worker");
     assertThat(ids("capabilities=CoRT&lifecycle=initialized")).containsExactly("q-super");
-    assertThat(ids("lifecycle=defined&primary_type=Tool")).containsExactly("q-worker");
-    assertThat(ids("status=connected&primary_type=Tool")).isEmpty();
-    assertThat(ids("status=offline&primary_type=Tool")).containsExactly("q-worker");
+    assertThat(ids("lifecycle=defined&primaryType=Tool")).containsExactly("q-worker");
+    assertThat(ids("status=connected&primaryType=Tool")).isEmpty();
+    assertThat(ids("status=offline&primaryType=Tool")).containsExactly("q-worker");
     assertThat(http.get(token, "/api/v1/gateway/registry/agents?colour=red").status()).isEqualTo(400);
+    assertThat(http.get(token, "/api/v1/gateway/registry/agents?parent_id=q-super").status())
+      .as("HTTP names the query's fields in camelCase; parent_id is the session protocol's").isEqualTo(400);
 
     // the registry entry is what a later stream connects to: connecting makes it Running
     try (RawAgent agent = gw.connect("q-worker", token)) {
-      assertThat(ids("status=connected&lifecycle=running&parent_id=q-super")).containsExactly("q-worker");
+      assertThat(ids("status=connected&lifecycle=running&parentId=q-super")).containsExactly("q-worker");
     }
     // a member sees only the agents it may act on
-    assertThat(http.get(gw.memberToken("q-member"), "/api/v1/gateway/registry/agents?parent_id=q-super").body()
+    assertThat(http.get(gw.memberToken("q-member"), "/api/v1/gateway/registry/agents?parentId=q-super").body()
       .getJsonArray("agents")).isEmpty();
   }
 
@@ -273,7 +277,7 @@ class LifecycleTest {
   private static List<String> ids(String query) {
     HttpJson.Answer a = http.get(gw.node().adminToken(), "/api/v1/gateway/registry/agents?" + query);
     assertThat(a.status()).as(a.body().encode()).isEqualTo(200);
-    return a.body().getJsonArray("agents").stream().map(JsonObject.class::cast).map(o -> o.getString("agent_id")).toList();
+    return a.body().getJsonArray("agents").stream().map(JsonObject.class::cast).map(o -> o.getString("agentId")).toList();
   }
 
   private static JsonObject next(String agentId, String type) throws InterruptedException {

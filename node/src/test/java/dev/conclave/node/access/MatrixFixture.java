@@ -33,6 +33,7 @@ import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
 
 /**
  * One node with every role, and a caller of each kind ({@link Who}): an agent principal, a pack
@@ -57,6 +58,12 @@ final class MatrixFixture implements AutoCloseable {
   final Map<Who, UUID> principals = new EnumMap<>(Who.class);
   final RawAgent agent;
   private final AtomicInteger counter = new AtomicInteger();
+  /** Sees every HTTP answer a probe gets (JsonStyleTest reads their bodies). */
+  private volatile Consumer<Exchange> observer = e -> { };
+
+  /** One HTTP call and its answer. */
+  record Exchange(HttpMethod method, String path, int status, String contentType, String body) {
+  }
 
   MatrixFixture() {
     // the swarm's per-minute limits would refuse the probes' many registrations from one address
@@ -149,11 +156,18 @@ final class MatrixFixture implements AutoCloseable {
     }
     headers.forEach(request::putHeader);
     try {
-      return (body == null ? request.send() : request.sendJsonObject(body)).toCompletionStage().toCompletableFuture()
-        .get(15, TimeUnit.SECONDS);
+      HttpResponse<Buffer> response = (body == null ? request.send() : request.sendJsonObject(body)).toCompletionStage()
+        .toCompletableFuture().get(15, TimeUnit.SECONDS);
+      observer.accept(new Exchange(method, path, response.statusCode(), response.getHeader("content-type"), response.bodyAsString()));
+      return response;
     } catch (Exception e) {
       throw new AssertionError(method + " " + path + " failed: " + e, e);
     }
+  }
+
+  /** Who sees every HTTP answer from now on (none: {@code e -> { }}). */
+  void observe(Consumer<Exchange> observer) {
+    this.observer = observer;
   }
 
   /** A WebSocket upgrade's outcome: allowed when the socket opened. */

@@ -276,10 +276,10 @@ final class Probes {
     // the agent registry and lifecycle (seed 004): query for members, changes for admins
     http("GET", GW + "/registry/agents", Who.MEMBERS, (f, who) -> f.http(HttpMethod.GET, GW + "/registry/agents?status=connected", null, who));
     http("POST", GW + "/registry/agents", Who.ADMIN_ONLY, (f, who) -> f.http(HttpMethod.POST, GW + "/registry/agents",
-      new JsonObject().put("agent_id", f.unique("mx-entry")), who));
+      new JsonObject().put("agentId", f.unique("mx-entry")), who));
     http("POST", GW + "/agents/:agentId/lifecycle", Who.ADMIN_ONLY, (f, who) -> {
       String id = f.unique("mx-life");
-      f.setUp(HttpMethod.POST, GW + "/registry/agents", new JsonObject().put("agent_id", id).put("lifecycle", "defined"), Who.ADMIN);
+      f.setUp(HttpMethod.POST, GW + "/registry/agents", new JsonObject().put("agentId", id).put("lifecycle", "defined"), Who.ADMIN);
       return f.http(HttpMethod.POST, GW + "/agents/" + id + "/lifecycle", new JsonObject().put("to", "provisioning"), who);
     });
     http("GET", GW + "/bindings", Who.ADMIN_ONLY, (f, who) -> f.http(HttpMethod.GET, GW + "/bindings", null, who));
@@ -418,8 +418,13 @@ final class Probes {
       String to = Swarm.agent(f, skill).id();
       return f.http(HttpMethod.POST, "/api/v1/messages", Swarm.v1().put("agentId", from).put("message", Swarm.message(to)), who);
     });
-    http("GET", "/api/v1/messages", Who.OWNER_OR_ADMIN, (f, who) ->
-      f.http(HttpMethod.GET, "/api/v1/messages?protocolVersion=1.0&agentId=" + Swarm.agent(f).id(), null, who));
+    http("GET", "/api/v1/messages", Who.OWNER_OR_ADMIN, (f, who) -> {
+      String skill = Swarm.skill(f);
+      String from = Swarm.agent(f, skill).id();
+      String to = Swarm.agent(f, skill).id();
+      f.setUp(HttpMethod.POST, "/api/v1/messages", Swarm.v1().put("agentId", from).put("message", Swarm.message(to)), Who.MEMBER_WITH_ACCESS);
+      return f.http(HttpMethod.GET, "/api/v1/messages?protocolVersion=1.0&agentId=" + to, null, who);
+    });
     http("POST", "/api/v1/messages/:id/ack", Who.OWNER_OR_ADMIN, (f, who) -> {
       String skill = Swarm.skill(f);
       String from = Swarm.agent(f, skill).id();
@@ -503,16 +508,18 @@ final class Probes {
       return task;
     }
 
-    /** A task claimed by the swarm agent of the fixture's gateway agent id (registered once, by the member with access). */
+    /** A task claimed by the swarm agent of the fixture's gateway agent id (registered once per fixture, by the member with access). */
     static synchronized String claimedByGatewayAgent(MatrixFixture f) {
-      if (gatewayAgentSkill == null) {
-        gatewayAgentSkill = skill(f);
-        f.setUp(HttpMethod.POST, "/api/v1/agents/register", registration(AGENT_ID, gatewayAgentSkill), Who.MEMBER_WITH_ACCESS);
-      }
-      return claim(f, new Agent(AGENT_ID, gatewayAgentSkill));
+      String skill = GATEWAY_AGENT_SKILLS.computeIfAbsent(f, fixture -> {
+        String s = skill(fixture);
+        fixture.setUp(HttpMethod.POST, "/api/v1/agents/register", registration(AGENT_ID, s), Who.MEMBER_WITH_ACCESS);
+        return s;
+      });
+      return claim(f, new Agent(AGENT_ID, skill));
     }
 
-    private static String gatewayAgentSkill;
+    /** Per fixture (each has its own database: the test classes that share this JVM each register it again). */
+    private static final Map<MatrixFixture, String> GATEWAY_AGENT_SKILLS = new java.util.WeakHashMap<>();
 
     /** A completed task whose quality fell below its branch's baseline: it waits for review. */
     static String taskNeedingReview(MatrixFixture f) {
@@ -537,7 +544,9 @@ final class Probes {
     }
 
     static JsonObject message(String to) {
-      return new JsonObject().put("to", to).put("type", "info.discovery").put("payload", new JsonObject().put("n", 1));
+      // a payload's member names are the sender's own (JsonStyleTest)
+      return new JsonObject().put("to", to).put("type", "info.discovery").put("payload", new JsonObject().put("n", 1)
+        .put("file_path", "src/a.ts"));
     }
 
     static JsonObject lease(Claimed c) {

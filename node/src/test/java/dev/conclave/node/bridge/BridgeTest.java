@@ -189,7 +189,7 @@ class BridgeTest {
       JsonObject listed = null;
       for (int i = 0; i < 50 && (listed == null || !requestId.equals(listed.getString("requestInFlight"))); i++) {
         listed = call(HttpMethod.GET, "/api/v1/gateway/agents", cookie, false, null).bodyAsJsonObject().getJsonArray("agents").stream()
-          .map(a -> (JsonObject) a).filter(a -> AGENT_ID.equals(a.getString("id"))).findFirst().orElseThrow();
+          .map(a -> (JsonObject) a).filter(a -> AGENT_ID.equals(a.getString("agentId"))).findFirst().orElseThrow();
         sleep(100);
       }
       assertThat(listed.getString("requestInFlight")).isEqualTo(requestId);
