@@ -114,6 +114,19 @@ class K8sTlsManifestsTest {
     }
   }
 
+  /**
+   * A pod's data dir is an emptyDir: a node writing the admin token there minted a new one-year token at
+   * every pod start. The pods write none; the token is issued once and kept in a Secret by the operator.
+   */
+  @ParameterizedTest
+  @MethodSource("overlays")
+  void podsMintNoAdminTokenAtStart(String overlay) {
+    for (Deployment d : K8sManifestsTest.conclaveDeployments(K8sManifestsTest.render(overlay))) {
+      assertThat(K8sManifestsTest.envValue(d.getSpec().getTemplate().getSpec().getContainers().get(0), "CONCLAVE_WRITE_ADMIN_TOKEN"))
+          .as(overlay + ": " + K8sManifestsTest.name(d)).isEqualTo("off");
+    }
+  }
+
   @Test
   void productionSpeaksTlsOnEveryPortWithCertificatesFromCertManager() {
     List<HasMetadata> objects = K8sManifestsTest.render("production");

@@ -167,6 +167,12 @@ public final class NodeSettings implements SettingCatalogue {
     .describedAs("agent principals one source address may create from unknown SSH keys per hour on one node (policies `pending` "
       + "and `approve`); further ones are refused (`RESOURCE_EXHAUSTED`, `ssh_new_keys_limit`)")
     .byDefault("10");
+  public static final Setting<Boolean> WRITE_ADMIN_TOKEN = Setting.define("CONCLAVE_WRITE_ADMIN_TOKEN", Parsers.BOOLEAN)
+    .readBy(Reader.NODE)
+    .describedAs("write a token of the bootstrap admin to `$CONCLAVE_DATA_DIR/admin.token` when the data dir has none (`on` or "
+      + "`off`); `off` where data dirs do not last (the Kubernetes base): the admin principal is still created, and its token is "
+      + "issued once with `conclave-node token --admin` and kept in a Secret")
+    .byDefault("on");
   public static final Setting<Boolean> TLS = Setting.define("CONCLAVE_TLS", Parsers.BOOLEAN)
     .readBy(Reader.NODE, Reader.CLI)
     .describedAs("TLS on the gRPC and HTTP ports (`on` or `off`); when on, both ports speak TLS only, and a node without a usable "

@@ -141,7 +141,11 @@ public final class NodeRuntime {
       ClusterMembership membership = ClusterMembership.of(vertx);
       TokenService tokens = startAuth(vertx, config, pool, clock, membership);
       PrincipalStore principals = new PrincipalStore(pool);
-      if (await(AdminBootstrap.ensureAdminToken(config.adminTokenFile(), principals, tokens), "write the admin token")) {
+      if (!config.get(NodeSettings.WRITE_ADMIN_TOKEN)) {
+        await(AdminBootstrap.ensureAdminPrincipal(principals), "create the admin principal");
+        LOG.info("auth: no admin token file ({}=off); issue the admin's token once with: conclave-node token --admin",
+          NodeSettings.WRITE_ADMIN_TOKEN.name());
+      } else if (await(AdminBootstrap.ensureAdminToken(config.adminTokenFile(), principals, tokens), "write the admin token")) {
         LOG.info("auth: admin token written file={}", config.adminTokenFile());
       }
       if (modules.stream().anyMatch(RoleModule::oneClusterPerDatabase)) {
