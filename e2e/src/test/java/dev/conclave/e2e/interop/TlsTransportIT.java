@@ -38,7 +38,8 @@ import org.junit.jupiter.api.Timeout;
 /**
  * The node jar as a real process with {@code CONCLAVE_TLS_CERT_FILE} and {@code CONCLAVE_TLS_KEY_FILE}:
  * a grpc-js agent ({@code coven-agent.js} with {@code grpc.credentials.createSsl}) registers over TLS
- * and answers a Java client's message over TLS; a plaintext connection to either port is refused;
+ * and answers a Java client's message and a grpc-js client's ({@code coven-client.js}) over TLS; a
+ * plaintext connection to either port is refused;
  * and a certificate renewed under the running node reaches new connections while the agent's open
  * stream goes on working, never reconnecting.
  */
@@ -56,6 +57,7 @@ class TlsTransportIT {
   private static Vertx vertx;
   private static GrpcCalls grpc;
   private static String authorization;
+  private static String adminToken;
 
   @BeforeAll
   static void start() throws Exception {
@@ -68,7 +70,8 @@ class TlsTransportIT {
     awaitLog("ready node=", Duration.ofSeconds(120));
     vertx = Vertx.vertx();
     grpc = new GrpcCalls(vertx, "localhost", node.grpcPort(), TestTls.grpcClient(certs.caCert()));
-    authorization = GrpcCalls.bearer(Files.readString(data.resolve("admin.token")).trim());
+    adminToken = Files.readString(data.resolve("admin.token")).trim();
+    authorization = GrpcCalls.bearer(adminToken);
     String token = NodeProcess.cli(Map.of("CONCLAVE_DATA_DIR", data.toString()), "token", "--new-agent", "tls-interop", "--ttl", "1h");
     agent = NodeAgentProcess.launch(List.of("node", NodeAgentProcess.interopDir().resolve("coven-agent.js").toString(),
         "--address", "localhost:" + node.grpcPort(), "--proto", NodeAgentProcess.covenProto().toString(),
@@ -111,6 +114,22 @@ class TlsTransportIT {
 
   @Test
   @Order(2)
+  void aGrpcJsClientSendsAndFollowsOverTls() throws Exception {
+    ProcessBuilder pb = new ProcessBuilder("node", NodeAgentProcess.interopDir().resolve("coven-client.js").toString(),
+        "--address", "localhost:" + node.grpcPort(), "--proto", NodeAgentProcess.covenProto().toString(),
+        "--conversation", AGENT_ID, "--content", "echo from grpc-js").directory(NodeAgentProcess.interopDir().toFile())
+        .redirectErrorStream(true);
+    pb.environment().put("COVEN_TOKEN", adminToken);
+    pb.environment().put("COVEN_TLS_CA_FILE", certs.caCert().toString());
+    Process client = pb.start();
+    String output = new String(client.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    assertThat(client.waitFor(60, TimeUnit.SECONDS)).isTrue();
+    assertThat(client.exitValue()).as(output).isZero();
+    assertThat(output).contains("coven-client: done text=\"from grpc-js\"");
+  }
+
+  @Test
+  @Order(3)
   void aPlaintextConnectionToEitherPortIsRefused() throws Exception {
     assertThat(plaintext(node.httpPort(), "GET /health/live HTTP/1.1\r\nhost: localhost\r\n\r\n".getBytes(StandardCharsets.US_ASCII)))
         .as("the HTTP port's answer to plaintext").doesNotContain("HTTP/1.1 200");
@@ -119,7 +138,7 @@ class TlsTransportIT {
   }
 
   @Test
-  @Order(3)
+  @Order(4)
   void aRenewedCertificateReachesNewConnectionsWhileTheAgentStreamGoesOn() throws Exception {
     Certificate before = TestTls.certificates(certs.nodeCert()).get(0);
     assertThat(presented(node.grpcPort())).isEqualTo(before);
