@@ -3,7 +3,7 @@
 # PostgreSQL (the embedded one, served by `conclave-node postgres`). Prints the endpoints and the
 # command that issues tokens; Ctrl-C or SIGTERM stops every node gracefully, then PostgreSQL.
 #
-#   deploy/local-cluster.sh [--base-port P] [--dir DIR] [--print-ports] [N]
+#   deploy/local-cluster.sh [--base-port P] [--dir DIR] [--tls] [--print-ports] [N]
 #
 #   N              nodes, 1 to 9 (default 3)
 #   --base-port P  the first of the 40 ports the cluster uses, P to P+39 (default 50050, or
@@ -13,6 +13,10 @@
 #   --dir DIR      where the cluster keeps its data (default .cluster in the repository, or
 #                  $CONCLAVE_LOCAL_CLUSTER_DIR); kept across runs, delete it for a fresh cluster. Two
 #                  clusters side by side need a directory and a base port each.
+#   --tls          TLS as in production: the gRPC and HTTP ports speak TLS only and the event bus
+#                  runs over TLS with client certificates, from a throwaway CA and cluster CA made
+#                  with the JDK's keytool (`conclave-node dev-certs`) in DIR/tls, kept across runs.
+#                  Clients trust DIR/tls/ca.pem (the agent: --tls-ca-file; session: --ca-file).
 #   --print-ports  print the ports N nodes would use and exit (starts nothing)
 #
 # Logs: DIR/node-<i>.log, DIR/postgres.log. The nodes' data dirs (DIR/node-<i>) hold no database:
@@ -22,7 +26,7 @@ set -euo pipefail
 umask 077   # DIR holds the signing secret, the secrets key and the PostgreSQL URL with its password
 
 usage() {
-  echo "usage: deploy/local-cluster.sh [--base-port P] [--dir DIR] [--print-ports] [N]" >&2
+  echo "usage: deploy/local-cluster.sh [--base-port P] [--dir DIR] [--tls] [--print-ports] [N]" >&2
   exit 2
 }
 
@@ -31,6 +35,7 @@ N=3
 BASE="${CONCLAVE_LOCAL_BASE_PORT:-50050}"
 DIR="${CONCLAVE_LOCAL_CLUSTER_DIR:-$ROOT/.cluster}"
 PRINT_PORTS=false
+TLS=false
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --base-port) [[ $# -ge 2 ]] || usage; BASE="$2"; shift 2 ;;
@@ -38,6 +43,7 @@ while [[ $# -gt 0 ]]; do
     --dir) [[ $# -ge 2 ]] || usage; DIR="$2"; shift 2 ;;
     --dir=*) DIR="${1#*=}"; shift ;;
     --print-ports) PRINT_PORTS=true; shift ;;
+    --tls) TLS=true; shift ;;
     -h|--help) sed -n '2,/^set -euo/p' "${BASH_SOURCE[0]}" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     -*) echo "local-cluster: unknown option '$1'" >&2; usage ;;
     *) N="$1"; shift ;;
@@ -101,6 +107,20 @@ if [[ ! -f "$DIR/secrets.key" ]]; then
 fi
 SECRETS_KEY="$(cat "$DIR/secrets.key")"
 
+# TLS: certificates made once and kept with the cluster's data, so clients keep trusting the same CA
+TLS_ENV=()
+SCHEME=http
+CURL_TLS=()
+if $TLS; then
+  java -Xmx128m -jar "$JAR" dev-certs --dir "$DIR/tls" > /dev/null
+  TLS_ENV=(CONCLAVE_TLS_CERT_FILE="$DIR/tls/node.pem" CONCLAVE_TLS_KEY_FILE="$DIR/tls/node.key"
+    CONCLAVE_CLUSTER_TLS_CERT_FILE="$DIR/tls/cluster.pem" CONCLAVE_CLUSTER_TLS_KEY_FILE="$DIR/tls/cluster.key"
+    CONCLAVE_CLUSTER_TLS_CA_FILE="$DIR/tls/cluster-ca.pem")
+  SCHEME=https
+  CURL_TLS=(--cacert "$DIR/tls/ca.pem")
+  echo "local-cluster: TLS on every port and on the event bus; clients trust $DIR/tls/ca.pem" >&2
+fi
+
 PIDS=()
 stop_all() {
   trap - INT TERM EXIT
@@ -144,6 +164,7 @@ for i in $(seq 1 "$N"); do
   CONCLAVE_CLUSTER_HOST=127.0.0.1 \
   CONCLAVE_CLUSTER_PORT="$(hazelcast_port "$i")" \
   CONCLAVE_EVENTBUS_PORT="$(eventbus_port "$i")" \
+  env ${TLS_ENV[@]+"${TLS_ENV[@]}"} \
   java ${CONCLAVE_JAVA_OPTS:--Xmx512m} -jar "$JAR" serve > "$DIR/node-$i.log" 2>&1 &
   PIDS+=($!)
 done
@@ -151,7 +172,7 @@ done
 for i in $(seq 1 "$N"); do
   ready=false
   for _ in $(seq 1 240); do
-    if curl -fs "http://127.0.0.1:$(http_port "$i")/health/ready" > /dev/null 2>&1; then ready=true; break; fi
+    if curl -fs ${CURL_TLS[@]+"${CURL_TLS[@]}"} "$SCHEME://127.0.0.1:$(http_port "$i")/health/ready" > /dev/null 2>&1; then ready=true; break; fi
     kill -0 "${PIDS[$i]}" 2>/dev/null || { echo "local-cluster: node-$i exited; see $DIR/node-$i.log" >&2; exit 1; }
     sleep 0.5
   done
@@ -165,12 +186,17 @@ done
 echo
 printf '%-8s %-22s %-26s %s\n' node grpc http admin-token
 for i in $(seq 1 "$N"); do
-  printf '%-8s %-22s %-26s %s\n' "node-$i" "127.0.0.1:$(grpc_port "$i")" "http://127.0.0.1:$(http_port "$i")" "$DIR/node-$i/admin.token"
+  printf '%-8s %-22s %-26s %s\n' "node-$i" "127.0.0.1:$(grpc_port "$i")" "$SCHEME://127.0.0.1:$(http_port "$i")" "$DIR/node-$i/admin.token"
 done
 echo
 echo "Tokens: the nodes' data dirs hold no database; the token command needs the cluster's:"
 echo "  CONCLAVE_PG_URL=\"\$(cat $DIR/postgres.url)\" CONCLAVE_AUTH_SECRET=\"\$(cat $DIR/auth.secret)\" $ROOT/conclave token --new-agent my-agent"
-echo "Agents: CONCLAVE_ENDPOINTS=$ENDPOINTS"
+if $TLS; then
+  echo "Agents: CONCLAVE_ENDPOINTS=$ENDPOINTS CONCLAVE_AGENT_TLS_CA_FILE=$DIR/tls/ca.pem"
+  echo "Session: CONCLAVE_TLS_CA_FILE=$DIR/tls/ca.pem $ROOT/conclave session --url https://127.0.0.1:$(http_port 1)"
+else
+  echo "Agents: CONCLAVE_ENDPOINTS=$ENDPOINTS"
+fi
 echo
 echo "local-cluster: $N nodes ready; Ctrl-C stops them" >&2
 wait

@@ -17,6 +17,7 @@
 // Usage:
 //   COVEN_AGENT_TOKEN=<token> node coven-agent.js --address 127.0.0.1:50051 --proto path/to/coven.proto \
 //     [--agent-id id] [--name name] [--heartbeat-ms 5000] [--tick-ms 200] [--long-ms 30000]
+// With COVEN_TLS_CA_FILE=<ca.pem> it connects over TLS, trusting that CA (grpc-js checks the host name).
 //
 // Every progress line goes to stderr as "coven-agent: <event> key=value ...". The agent exits 0 on
 // a Shutdown from the gateway or on SIGTERM/SIGINT, 1 when the gateway refuses or drops it.
@@ -102,7 +103,10 @@ const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 class Agent {
   constructor(opts, coven) {
     this.opts = opts;
-    this.client = new coven.CovenControl(opts.address, grpc.credentials.createInsecure());
+    const credentials = process.env.COVEN_TLS_CA_FILE
+      ? grpc.credentials.createSsl(fs.readFileSync(process.env.COVEN_TLS_CA_FILE))
+      : grpc.credentials.createInsecure();
+    this.client = new coven.CovenControl(opts.address, credentials);
     this.call = null;
     this.registered = false;
     this.current = null; // the request being worked on; the gateway sends one at a time

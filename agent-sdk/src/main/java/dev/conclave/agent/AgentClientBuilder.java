@@ -37,6 +37,7 @@ public final class AgentClientBuilder {
   private int maxQueuedMessages = 16;
   private int alreadyExistsRetries = 5;
   private HttpClientOptions httpClientOptions;
+  private GatewayTls tls;
 
   AgentClientBuilder(Vertx vertx) {
     this.vertx = Objects.requireNonNull(vertx, "vertx");
@@ -160,6 +161,12 @@ public final class AgentClientBuilder {
     return this;
   }
 
+  /** Connects over TLS (plaintext without it): which CAs to trust, and a client certificate if the gateway asks for one. */
+  public AgentClientBuilder tls(GatewayTls tls) {
+    this.tls = tls;
+    return this;
+  }
+
   /** Transport options, for example TLS; the SDK sets the connect timeout on a copy. */
   public AgentClientBuilder httpClientOptions(HttpClientOptions options) {
     this.httpClientOptions = options;
@@ -191,7 +198,15 @@ public final class AgentClientBuilder {
     String displayName = name == null || name.isBlank() ? agentId : name;
     return new AgentClient(new ClientConfig(vertx, endpoints, token, agentId, displayName, capabilities, features,
       environment, handler, listeners, heartbeatInterval, backoff, shutdownPolicy, connectTimeout, registrationTimeout,
-      closeGrace, packToolTimeout, maxQueuedWrites, maxQueuedMessages, alreadyExistsRetries, httpClientOptions));
+      closeGrace, packToolTimeout, maxQueuedWrites, maxQueuedMessages, alreadyExistsRetries, transport()));
+  }
+
+  /** The transport options with TLS applied, on a copy of what {@link #httpClientOptions} was given. */
+  private HttpClientOptions transport() {
+    if (tls == null) {
+      return httpClientOptions;
+    }
+    return tls.applyTo(httpClientOptions == null ? new HttpClientOptions() : new HttpClientOptions(httpClientOptions));
   }
 
   private static void positive(Duration d, String what) {

@@ -45,7 +45,11 @@ public abstract class ClientTestBase {
   }
 
   protected FakeGateway gateway(String serverId) {
-    FakeGateway g = FakeGateway.start(vertx, serverId);
+    return track(FakeGateway.start(vertx, serverId));
+  }
+
+  /** A gateway double this test started some other way, closed after it like the rest. */
+  protected FakeGateway track(FakeGateway g) {
     gateways.add(g);
     return g;
   }

@@ -42,7 +42,7 @@ public record GatewaySettings(
     .readBy(Reader.GATEWAY)
     .describedAs("the MCP URL agents get in `Welcome.mcp_endpoint`; set it when the pack host runs on other nodes "
       + "(the Kubernetes base points it at the `conclave-pack-host` Service)")
-    .noDefault("this node's `http://<public host>:<http port>/mcp`");
+    .noDefault("this node's `http://<public host>:<http port>/mcp` (`https://` with `CONCLAVE_TLS` on)");
 
   public static GatewaySettings from(ConclaveConfig config) {
     return new GatewaySettings(
@@ -52,7 +52,7 @@ public record GatewaySettings(
       config.get(CANCEL_GRACE),
       Duration.ofSeconds(10),
       Duration.ofSeconds(5),
-      config.find(MCP_ENDPOINT).orElse("http://" + config.advertisedHost() + ":" + config.httpPort() + "/mcp"));
+      config.find(MCP_ENDPOINT).orElse(config.httpScheme() + "://" + config.advertisedHost() + ":" + config.httpPort() + "/mcp"));
   }
 
   private static Duration pingSeconds(String variable, String text) {

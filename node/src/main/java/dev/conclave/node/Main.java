@@ -14,7 +14,7 @@ import picocli.CommandLine.Command;
   mixinStandardHelpOptions = true,
   versionProvider = Main.Version.class,
   description = "Conclave: a clustered control plane for AI agents.",
-  subcommands = {ServeCommand.class, PostgresCommand.class, TokenCommand.class})
+  subcommands = {ServeCommand.class, PostgresCommand.class, TokenCommand.class, DevCertsCommand.class})
 public final class Main implements Runnable {
 
   public static void main(String[] args) {

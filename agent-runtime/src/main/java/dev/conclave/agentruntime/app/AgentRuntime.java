@@ -101,6 +101,7 @@ public final class AgentRuntime {
         .environment(environment)
         .handler(handler)
         .listener(new Reporter(out, worker))
+        .tls(config.tls().orElse(null))
         .build();
       clientRef.set(client);
       packTools.bind(client);

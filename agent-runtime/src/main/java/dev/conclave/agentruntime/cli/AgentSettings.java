@@ -24,6 +24,15 @@ public final class AgentSettings implements SettingCatalogue {
     .describedAs("the agent's bearer token (environment only, so it never shows in a process list)").noDefault("");
   public static final Setting<String> TOKEN_FILE = option("token-file", "CONCLAVE_AGENT_TOKEN_FILE", "FILE",
     "file holding the agent's token (used when CONCLAVE_AGENT_TOKEN is not set)").noDefault("");
+  public static final Setting<String> TLS = option("tls", "CONCLAVE_AGENT_TLS", "on/off",
+    "connect to the gateway over TLS, trusting the system's CAs unless --tls-ca-file names others (default: on when --tls-ca-file "
+      + "is set)").noDefault("");
+  public static final Setting<String> TLS_CA_FILE = option("tls-ca-file", "CONCLAVE_AGENT_TLS_CA_FILE", "FILE",
+    "PEM file of the CA certificates the gateway's certificate must chain to; turns TLS on").noDefault("");
+  public static final Setting<String> TLS_CERT_FILE = option("tls-cert-file", "CONCLAVE_AGENT_TLS_CERT_FILE", "FILE",
+    "PEM client certificate, for a gateway that requires one (CONCLAVE_TLS_CLIENT_CA_FILE)").noDefault("");
+  public static final Setting<String> TLS_KEY_FILE = option("tls-key-file", "CONCLAVE_AGENT_TLS_KEY_FILE", "FILE",
+    "PEM private key of --tls-cert-file").noDefault("");
   public static final Setting<String> AGENT_ID = option("agent-id", "CONCLAVE_AGENT_ID", "ID",
     "stable agent id (default: derived from the host, the name and the working directory)").noDefault("");
   public static final Setting<String> NAME = option("name", "CONCLAVE_AGENT_NAME", "NAME", "display name (default: the agent id)")

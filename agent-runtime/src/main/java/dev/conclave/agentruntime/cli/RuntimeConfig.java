@@ -1,6 +1,7 @@
 package dev.conclave.agentruntime.cli;
 
 import dev.conclave.agent.Endpoint;
+import dev.conclave.agent.GatewayTls;
 import dev.conclave.agentruntime.backend.BackendKind;
 import dev.conclave.agentruntime.gate.GateMode;
 import dev.conclave.agentruntime.gate.ToolPolicy;
@@ -25,7 +26,8 @@ import java.util.UUID;
 public record RuntimeConfig(List<Endpoint> endpoints, String token, String agentId, String name,
                             List<String> capabilities, List<String> workspaces, Path workdir, BackendKind backend,
                             String baseUrl, Optional<String> model, String apiKeyEnv, Optional<String> command,
-                            ToolPolicy policy, Duration approvalTimeout, String systemPrompt, int maxToolRounds) {
+                            ToolPolicy policy, Duration approvalTimeout, String systemPrompt, int maxToolRounds,
+                            Optional<GatewayTls> tls) {
 
   /** @throws IllegalArgumentException naming the first setting that is missing or wrong */
   public static RuntimeConfig from(SettingValues v, String hostname) {
@@ -61,7 +63,43 @@ public record RuntimeConfig(List<Endpoint> endpoints, String token, String agent
       v.get(AgentSettings.WORKSPACES).map(RuntimeConfig::list).orElse(List.of()), workdir, backend, baseUrl, model,
       v.require(AgentSettings.API_KEY_ENV, ""), v.get(AgentSettings.COMMAND), policy,
       Duration.ofSeconds(positive(v, AgentSettings.APPROVAL_TIMEOUT)), v.get(AgentSettings.SYSTEM_PROMPT).orElse(""),
-      (int) positive(v, AgentSettings.MAX_TOOL_ROUNDS));
+      (int) positive(v, AgentSettings.MAX_TOOL_ROUNDS), tls(v));
+  }
+
+  /**
+   * TLS to the gateway: on with {@code --tls on} or a CA file, trusting that file or else the system's
+   * CAs; the files must exist now, so that a typo stops the agent before it connects.
+   */
+  private static Optional<GatewayTls> tls(SettingValues v) {
+    Optional<Path> ca = v.get(AgentSettings.TLS_CA_FILE).map(f -> readable(AgentSettings.TLS_CA_FILE, f));
+    Optional<Path> cert = v.get(AgentSettings.TLS_CERT_FILE).map(f -> readable(AgentSettings.TLS_CERT_FILE, f));
+    Optional<Path> key = v.get(AgentSettings.TLS_KEY_FILE).map(f -> readable(AgentSettings.TLS_KEY_FILE, f));
+    String toggle = v.get(AgentSettings.TLS).orElse(ca.isPresent() || cert.isPresent() ? "on" : "off");
+    boolean on = switch (toggle.toLowerCase(java.util.Locale.ROOT)) {
+      case "on", "true", "yes", "1" -> true;
+      case "off", "false", "no", "0" -> false;
+      default -> throw new IllegalArgumentException("--tls must be on or off, got '" + toggle + "'");
+    };
+    if (!on) {
+      if (ca.isPresent() || cert.isPresent() || key.isPresent()) {
+        throw new IllegalArgumentException("--tls is off, but a --tls-* file is set: turn TLS on or remove it");
+      }
+      return Optional.empty();
+    }
+    if (cert.isPresent() != key.isPresent()) {
+      throw new IllegalArgumentException(cert.isPresent() ? "--tls-cert-file needs --tls-key-file" : "--tls-key-file needs --tls-cert-file");
+    }
+    GatewayTls tls = ca.map(GatewayTls::trusting).orElseGet(GatewayTls::systemTrust);
+    return Optional.of(cert.isPresent() ? tls.withClientCertificate(cert.get(), key.get()) : tls);
+  }
+
+  private static Path readable(Setting<String> setting, String file) {
+    Path path = Path.of(file);
+    if (!Files.isReadable(path)) {
+      throw new IllegalArgumentException(setting.flag().map(Setting.Flag::name).orElse(setting.name()) + " " + file
+        + ": no such file, or not readable");
+    }
+    return path;
   }
 
   /**
@@ -127,6 +165,8 @@ public record RuntimeConfig(List<Endpoint> endpoints, String token, String agent
   @Override
   public String toString() {
     return "RuntimeConfig[endpoints=" + endpoints + ", agentId=" + agentId + ", name=" + name + ", backend="
-      + backend.cliName() + ", workdir=" + workdir + ", mode=" + policy.mode().wireName() + "]";
+      + backend.cliName() + ", workdir=" + workdir + ", mode=" + policy.mode().wireName() + ", tls=" + tls.map(t -> t.caFile()
+      .map(ca -> "trusting " + ca).orElse("system trust") + (t.certificateFile().isPresent() ? ", client certificate" : "")).orElse("off")
+      + "]";
   }
 }

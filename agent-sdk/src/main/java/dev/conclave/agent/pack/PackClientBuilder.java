@@ -2,6 +2,7 @@ package dev.conclave.agent.pack;
 
 import dev.conclave.agent.Backoff;
 import dev.conclave.agent.Endpoint;
+import dev.conclave.agent.GatewayTls;
 import dev.conclave.agent.internal.pack.PackConfig;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpClientOptions;
@@ -31,6 +32,7 @@ public final class PackClientBuilder {
   private Duration resultTimeout = Duration.ofSeconds(10);
   private Duration closeGrace = Duration.ofSeconds(5);
   private HttpClientOptions httpClientOptions;
+  private GatewayTls tls;
 
   PackClientBuilder(Vertx vertx) {
     this.vertx = Objects.requireNonNull(vertx, "vertx");
@@ -116,6 +118,12 @@ public final class PackClientBuilder {
     return this;
   }
 
+  /** Connects over TLS (plaintext without it): which CAs to trust, and a client certificate if the gateway asks for one. */
+  public PackClientBuilder tls(GatewayTls tls) {
+    this.tls = tls;
+    return this;
+  }
+
   /** Transport options, for example TLS; the SDK sets the connect timeout and HTTP/2 on a copy. */
   public PackClientBuilder httpClientOptions(HttpClientOptions options) {
     this.httpClientOptions = options;
@@ -151,7 +159,15 @@ public final class PackClientBuilder {
     positive(closeGrace, "closeGrace");
     return new PackClient(new PackConfig(vertx, endpoints, token, packId, version == null ? "" : version, tools,
       listeners, maxConcurrentCalls, backoff, connectTimeout, registrationTimeout, resultTimeout, closeGrace,
-      httpClientOptions));
+      transport()));
+  }
+
+  /** The transport options with TLS applied, on a copy of what {@link #httpClientOptions} was given. */
+  private HttpClientOptions transport() {
+    if (tls == null) {
+      return httpClientOptions;
+    }
+    return tls.applyTo(httpClientOptions == null ? new HttpClientOptions() : new HttpClientOptions(httpClientOptions));
   }
 
   private static void positive(Duration d, String what) {

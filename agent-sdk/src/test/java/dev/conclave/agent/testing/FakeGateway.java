@@ -57,18 +57,25 @@ public final class FakeGateway implements AutoCloseable {
 
   public static FakeGateway start(Vertx vertx, String serverId, int port) {
     FakeGateway g = new FakeGateway(vertx, serverId);
-    g.listen(port);
+    g.listen(port, new HttpServerOptions());
     return g;
   }
 
-  private void listen(int port) {
+  /** A gateway double speaking TLS only (ALPN h2), with {@code tls}'s certificate and, if it names CAs, requiring client certificates. */
+  public static FakeGateway startTls(Vertx vertx, String serverId, HttpServerOptions tls) {
+    FakeGateway g = new FakeGateway(vertx, serverId);
+    g.listen(0, tls);
+    return g;
+  }
+
+  private void listen(int port, HttpServerOptions options) {
     GrpcServer grpc = GrpcServer.server(vertx);
     grpc.callHandler(CovenControlGrpcService.AgentStream, request -> {
       AgentConn conn = new AgentConn(this, request, Vertx.currentContext());
       all.add(conn);
       accepted.add(conn);
     });
-    http = vertx.createHttpServer(new HttpServerOptions().setHost("127.0.0.1").setPort(port))
+    http = vertx.createHttpServer(new HttpServerOptions(options).setHost("127.0.0.1").setPort(port))
       .requestHandler(req -> {
         String auth = req.getHeader("authorization");
         authorizations.add(String.valueOf(auth));

@@ -40,14 +40,19 @@ import static org.assertj.core.api.Assertions.assertThat;
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class ClusterIT {
 
-  private static Cluster cluster;
+  static Cluster cluster;
   private static Vertx vertx;
   private static GrpcClient grpc;
   private static String admin;
 
   @BeforeAll
   static void start() throws Exception {
-    cluster = new Cluster(3);
+    startWith(new Cluster(3));
+  }
+
+  /** Starts {@code started}'s nodes and the clients the tests share (ClusterEventBusTlsIT: with event-bus TLS). */
+  static void startWith(Cluster started) throws Exception {
+    cluster = started;
     cluster.startAll();
     admin = cluster.adminToken();
     vertx = Vertx.vertx();

@@ -49,6 +49,11 @@ final class Browser implements AutoCloseable {
   private final ChromeDriver driver;
 
   Browser(String name) {
+    this(name, List.of());
+  }
+
+  /** With extra Chromium switches (for example the SPKI of a throwaway certificate to trust). */
+  Browser(String name, List<String> extraArguments) {
     this.name = name;
     try {
       this.profile = Files.createTempDirectory("conclave-console-" + name);
@@ -66,6 +71,7 @@ final class Browser implements AutoCloseable {
       "--window-size=1400,1043", "--user-data-dir=" + profile,
       // chromedriver would let Chromium pick its DevTools port among the ephemeral ones
       "--remote-debugging-port=" + FreePorts.next());
+    options.addArguments(extraArguments);
     LoggingPreferences logs = new LoggingPreferences();
     logs.enable(LogType.BROWSER, Level.ALL);
     options.setCapability("goog:loggingPrefs", logs);

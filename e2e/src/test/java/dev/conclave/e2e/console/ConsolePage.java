@@ -24,7 +24,12 @@ final class ConsolePage implements AutoCloseable {
 
   /** Opens a browser with a fresh profile (no cookie) on the console at {@code url}. */
   ConsolePage(String name, String url) {
-    this.browser = new Browser(name);
+    this(name, url, List.of());
+  }
+
+  /** The same, Chromium started with {@code browserArguments} besides its usual ones. */
+  ConsolePage(String name, String url, List<String> browserArguments) {
+    this.browser = new Browser(name, browserArguments);
     this.url = url;
     browser.open(url);
   }

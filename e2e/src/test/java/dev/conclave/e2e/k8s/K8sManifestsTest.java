@@ -4,9 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.conclave.platform.metrics.MetricNames;
+import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.ContainerPort;
 import io.fabric8.kubernetes.api.model.EnvVar;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.HTTPGetAction;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.IntOrString;
@@ -74,11 +76,12 @@ class K8sManifestsTest {
   private static final String ROLE_LABEL = "conclave.dev/role";
   private static final Set<String> ROLES = Set.of("gateway", "coordinator", "pack-host");
   /** Variables a Conclave container may set that are not Conclave settings. */
-  private static final Set<String> OTHER_ENV = Set.of("POD_NAMESPACE", "JAVA_TOOL_OPTIONS");
+  private static final Set<String> OTHER_ENV = Set.of("POD_NAMESPACE", "CLUSTER_DOMAIN", "JAVA_TOOL_OPTIONS");
   /** Secrets an overlay expects to exist already (created out of band, see docs/operations.md). */
   private static final Map<String, Set<String>> EXTERNAL_SECRETS = Map.of("production", Set.of("conclave"));
   private static final Pattern MAX_RAM_PERCENTAGE = Pattern.compile("-XX:MaxRAMPercentage=(\\d+(?:\\.\\d+)?)");
   private static final Map<String, Class<? extends HasMetadata>> KINDS = Map.of(
+      "ConfigMap", ConfigMap.class,
       "Deployment", Deployment.class,
       "StatefulSet", StatefulSet.class,
       "Service", Service.class,
@@ -86,6 +89,18 @@ class K8sManifestsTest {
       "Secret", Secret.class,
       "PodDisruptionBudget", PodDisruptionBudget.class,
       "HorizontalPodAutoscaler", HorizontalPodAutoscaler.class);
+
+  /**
+   * Kinds whose model is not on the class path (networking) or that are custom resources
+   * (cert-manager): read as generic resources, their apiVersion checked here and their fields by
+   * {@link K8sTlsManifestsTest}.
+   */
+  static final Map<String, String> GENERIC_KINDS = Map.of(
+      "NetworkPolicy", "networking.k8s.io/v1",
+      "Ingress", "networking.k8s.io/v1",
+      "Certificate", "cert-manager.io/v1",
+      "Issuer", "cert-manager.io/v1");
+  private static final JsonMapper LENIENT = JsonMapper.builder().disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES).build();
 
   /** Jackson with the model's catch-all for unknown fields switched off: an unknown field fails. */
   private static final JsonMapper STRICT = JsonMapper.builder()
@@ -207,7 +222,7 @@ class K8sManifestsTest {
     List<String> problems = new ArrayList<>();
     for (HasMetadata o : objects) {
       String id = o.getKind() + "/" + o.getMetadata().getName();
-      if (!HasMetadata.getApiVersion(o.getClass()).equals(o.getApiVersion())) {
+      if (!(o instanceof GenericKubernetesResource) && !HasMetadata.getApiVersion(o.getClass()).equals(o.getApiVersion())) {
         problems.add(id + ": apiVersion " + o.getApiVersion() + ", expected " + HasMetadata.getApiVersion(o.getClass()));
       }
       if (blank(o.getMetadata().getName())) {
@@ -554,7 +569,7 @@ class K8sManifestsTest {
 
   // ---------------------------------------------------------------------------------------------
 
-  private static List<HasMetadata> render(String overlay) {
+  static List<HasMetadata> render(String overlay) {
     List<HasMetadata> objects = new ArrayList<>();
     for (Map<String, Object> doc : Kustomize.build(K8S.resolve("overlays").resolve(overlay))) {
       objects.add(parse(doc));
@@ -563,6 +578,14 @@ class K8sManifestsTest {
   }
 
   static HasMetadata parse(Map<String, Object> doc) {
+    String generic = GENERIC_KINDS.get((String) doc.get("kind"));
+    if (generic != null) {
+      if (!generic.equals(doc.get("apiVersion"))) {
+        throw new IllegalStateException(doc.get("kind") + "/" + Kustomize.name(doc) + ": apiVersion " + doc.get("apiVersion")
+            + ", expected " + generic);
+      }
+      return LENIENT.convertValue(doc, GenericKubernetesResource.class);
+    }
     Class<? extends HasMetadata> type = KINDS.get((String) doc.get("kind"));
     if (type == null) {
       throw new IllegalStateException("kind " + doc.get("kind") + " is not checked by this test; add it to KINDS");
@@ -627,7 +650,7 @@ class K8sManifestsTest {
     return 0;
   }
 
-  private static Integer resolvePort(Container c, IntOrString port) {
+  static Integer resolvePort(Container c, IntOrString port) {
     if (port == null) {
       return null;
     }
@@ -676,7 +699,7 @@ class K8sManifestsTest {
     return pods;
   }
 
-  private static List<PodSpec> pods(List<HasMetadata> objects) {
+  static List<PodSpec> pods(List<HasMetadata> objects) {
     List<PodSpec> pods = new ArrayList<>();
     of(objects, Deployment.class).forEach(d -> pods.add(d.getSpec().getTemplate().getSpec()));
     of(objects, StatefulSet.class).forEach(s -> pods.add(s.getSpec().getTemplate().getSpec()));
@@ -684,17 +707,17 @@ class K8sManifestsTest {
   }
 
   /** The Deployments that run conclave-node (the local overlay adds PostgreSQL, which is not one). */
-  private static List<Deployment> conclaveDeployments(List<HasMetadata> objects) {
+  static List<Deployment> conclaveDeployments(List<HasMetadata> objects) {
     return of(objects, Deployment.class).stream()
         .filter(d -> d.getSpec().getTemplate().getMetadata().getLabels().containsKey(ROLE_LABEL))
         .toList();
   }
 
-  private static List<EnvVar> env(Container c) {
+  static List<EnvVar> env(Container c) {
     return Optional.ofNullable(c.getEnv()).orElse(List.of());
   }
 
-  private static String envValue(Container c, String name) {
+  static String envValue(Container c, String name) {
     return env(c).stream().filter(e -> e.getName().equals(name)).map(EnvVar::getValue).findFirst().orElse(null);
   }
 
@@ -705,11 +728,11 @@ class K8sManifestsTest {
     return m.group(1);
   }
 
-  private static <T> List<T> of(List<HasMetadata> objects, Class<T> type) {
+  static <T> List<T> of(List<HasMetadata> objects, Class<T> type) {
     return objects.stream().filter(type::isInstance).map(type::cast).toList();
   }
 
-  private static String name(HasMetadata o) {
+  static String name(HasMetadata o) {
     return o.getMetadata().getName();
   }
 

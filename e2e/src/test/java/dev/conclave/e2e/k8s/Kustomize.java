@@ -22,7 +22,7 @@ import org.yaml.snakeyaml.constructor.SafeConstructor;
  * that {@code k8s/} uses: {@code resources} (files and directories), {@code labels} (without
  * {@code includeSelectors}), {@code images}, {@code replicas}, {@code secretGenerator} (literals, with
  * {@code disableNameSuffixHash}) and {@code patches} in JSON 6902 form ({@code add}, {@code replace},
- * {@code remove}) with a target of kind and name.
+ * {@code remove}) with a target of kind and name, or of a kind alone (every resource of that kind).
  *
  * <p>Anything else in a kustomization fails the rendering: a manifest change that needs more of
  * kustomize must extend this class, so that what the tests check stays what {@code kubectl apply -k}
@@ -158,7 +158,8 @@ final class Kustomize {
     }
     int matched = 0;
     for (Map<String, Object> doc : docs) {
-      if (Objects.equals(target.get("kind"), doc.get("kind")) && Objects.equals(target.get("name"), name(doc))) {
+      if (Objects.equals(target.get("kind"), doc.get("kind"))
+          && (!target.containsKey("name") || Objects.equals(target.get("name"), name(doc)))) {
         matched++;
         for (Object op : opList) {
           Json6902.apply(doc, castMap(op));

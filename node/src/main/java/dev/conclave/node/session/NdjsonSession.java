@@ -48,8 +48,16 @@ final class NdjsonSession {
   private final java.util.Set<String> openTasks = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
   NdjsonSession(Vertx vertx, List<URI> nodes, String token, JsonObject configure, PrintStream out, Runnable onGiveUp) {
+    this(vertx, nodes, token, configure, out, onGiveUp, java.util.Optional.empty());
+  }
+
+  /** With {@code caFile}, {@code https://} nodes are trusted by the CA certificates in it instead of the system's. */
+  NdjsonSession(Vertx vertx, List<URI> nodes, String token, JsonObject configure, PrintStream out, Runnable onGiveUp,
+                java.util.Optional<java.nio.file.Path> caFile) {
     this.vertx = vertx;
-    this.client = vertx.createWebSocketClient();
+    io.vertx.core.http.WebSocketClientOptions options = new io.vertx.core.http.WebSocketClientOptions().setVerifyHost(true);
+    caFile.ifPresent(ca -> options.setTrustOptions(new io.vertx.core.net.PemTrustOptions().addCertPath(ca.toString())));
+    this.client = vertx.createWebSocketClient(options);
     this.nodes = nodes;
     this.token = token;
     this.configure = configure;

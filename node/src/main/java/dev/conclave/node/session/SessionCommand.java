@@ -41,8 +41,12 @@ public final class SessionCommand implements Callable<Integer> {
   String conversation;
 
   @Option(names = "--url", split = ",", description = "Node HTTP base URLs, tried in turn on connect and reconnect"
-    + " (default http://127.0.0.1:$CONCLAVE_HTTP_PORT, or :8080).")
+    + " (default http://127.0.0.1:$CONCLAVE_HTTP_PORT, or :8080; https://localhost:… when CONCLAVE_TLS is on).")
   List<URI> urls;
+
+  @Option(names = "--ca-file", description = "PEM file of the CA certificates trusted for https:// URLs"
+    + " (default: $CONCLAVE_TLS_CA_FILE, else the system's trust store).")
+  Path caFile;
 
   @Option(names = "--token-file", description = "File holding the bearer token (default: $CONCLAVE_TOKEN, else $CONCLAVE_DATA_DIR/admin.token).")
   Path tokenFile;
@@ -70,11 +74,11 @@ public final class SessionCommand implements Callable<Integer> {
     }
     Optional.ofNullable(conversation).ifPresent(c -> configure.put("conversation_key", c));
     String token = token();
-    List<URI> nodes = urls != null && !urls.isEmpty() ? urls
-      : List.of(URI.create("http://127.0.0.1:" + NodeSettings.HTTP_PORT.get(System.getenv())));
+    List<URI> nodes = urls != null && !urls.isEmpty() ? urls : List.of(defaultUrl(System.getenv()));
+    Optional<Path> ca = Optional.ofNullable(caFile).or(() -> SessionSettings.CA_FILE.find(System.getenv()));
     Vertx vertx = Vertx.vertx();
     try {
-      NdjsonSession session = new NdjsonSession(vertx, nodes, token, configure, System.out, () -> System.exit(EXIT_NO_NODE));
+      NdjsonSession session = new NdjsonSession(vertx, nodes, token, configure, System.out, () -> System.exit(EXIT_NO_NODE), ca);
       if (!session.connect()) {
         System.err.println("conclave session: no node answered at " + nodes);
         return EXIT_NO_NODE;
@@ -100,6 +104,16 @@ public final class SessionCommand implements Callable<Integer> {
     } finally {
       vertx.close();
     }
+  }
+
+  /**
+   * The local node's HTTP port, read from the same environment the node runs with: {@code https} on
+   * {@code localhost} (the name a certificate carries) when its TLS is on, else plain HTTP on 127.0.0.1.
+   */
+  static URI defaultUrl(java.util.Map<String, String> env) {
+    int port = NodeSettings.HTTP_PORT.get(env);
+    boolean tls = NodeSettings.TLS.find(env).orElseGet(() -> NodeSettings.TLS_CERT_FILE.find(env).isPresent());
+    return URI.create(tls ? "https://localhost:" + port : "http://127.0.0.1:" + port);
   }
 
   private String token() throws java.io.IOException {

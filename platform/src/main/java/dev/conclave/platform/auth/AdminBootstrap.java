@@ -62,9 +62,18 @@ public final class AdminBootstrap {
     }
   }
 
-  private static Future<Boolean> write(Path tokenFile, PrincipalStore principals, TokenService tokens) {
+  /**
+   * The bootstrap admin principal without a token, for nodes whose data dir does not last (a pod's
+   * emptyDir): a token written there would be a new one at every start, readable only through the
+   * pod. Its token is issued once with {@code conclave-node token --admin} and kept in a Secret.
+   */
+  public static Future<Principal> ensureAdminPrincipal(PrincipalStore principals) {
     return principals.create(ADMIN_PRINCIPAL_ID, PrincipalType.CLIENT, "admin", PrincipalStatus.APPROVED,
-        List.of(Roles.OWNER, Roles.ADMIN), Optional.empty())
+        List.of(Roles.OWNER, Roles.ADMIN), Optional.empty());
+  }
+
+  private static Future<Boolean> write(Path tokenFile, PrincipalStore principals, TokenService tokens) {
+    return ensureAdminPrincipal(principals)
       .compose(admin -> tokens.issue(admin, ADMIN_TOKEN_TTL))
       .map(issued -> {
         try {

@@ -9,6 +9,7 @@ import dev.conclave.platform.config.NodeSettings;
 import dev.conclave.platform.errors.Failures;
 import dev.conclave.platform.errors.KnownUpstreamFaults;
 import dev.conclave.platform.metrics.NodeMetrics;
+import dev.conclave.platform.tls.ClusterTls;
 import dev.conclave.settings.ConfigException;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
@@ -17,6 +18,8 @@ import io.vertx.spi.cluster.hazelcast.ConfigUtil;
 import io.vertx.spi.cluster.hazelcast.HazelcastClusterManager;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+
+import java.util.Optional;
 
 /**
  * Creates the node's Vert.x: plain when no cluster join is configured, otherwise clustered with
@@ -30,7 +33,12 @@ public final class VertxBootstrap {
   private VertxBootstrap() {
   }
 
+  /** A Vert.x as the configuration asks, its cluster TLS read from the configuration's files. */
   public static Future<Vertx> create(ConclaveConfig config, NodeMetrics metrics) {
+    return create(config, metrics, config.clustered() ? ClusterTls.resolve(config) : Optional.empty());
+  }
+
+  public static Future<Vertx> create(ConclaveConfig config, NodeMetrics metrics, Optional<ClusterTls> tls) {
     // epoll where it loads (Linux x86-64): less CPU per message than Java NIO, and Unix sockets to
     // an embedded PostgreSQL; anywhere else Vert.x falls back to NIO, and the node says so
     VertxOptions options = new VertxOptions().setMetricsOptions(metrics.vertxOptions()).setPreferNativeTransport(true);
@@ -44,9 +52,11 @@ public final class VertxBootstrap {
       .setPort(config.eventBusPort())
       .setClusterPublicHost(host)
       .setClusterPublicPort(config.eventBusPort());
+    tls.ifPresent(t -> t.apply(options.getEventBusOptions()));
     HazelcastClusterManager manager = new HazelcastClusterManager(hazelcastConfig(config, host));
-    LOG.info("cluster: joining name={} host={} hazelcast-port={} eventbus-port={} join={}", config.clusterName(), host,
+    LOG.info("cluster: joining name={} host={} hazelcast-port={} eventbus-port={} eventbus-tls={} join={}", config.clusterName(), host,
       config.clusterPort(), config.eventBusPort(),
+      tls.map(t -> "client-certificates " + t.material().describe()).orElse("off (plaintext; set CONCLAVE_CLUSTER_TLS_*)"),
       config.clusterK8sDns().map(d -> "kubernetes-dns " + d).orElse("tcp-ip " + config.clusterMembers()));
     return Vertx.builder().with(options).withMetrics(metrics.vertxFactory()).withClusterManager(manager).buildClustered()
       .recover(failure -> Future.failedFuture(portTaken(failure, config, host)))

@@ -99,7 +99,7 @@ public record ConclaveConfig(
     // parsed now so that a wrong value stops start-up; read again where they are used
     for (Setting<?> checked : List.of(NodeSettings.SECRETS_KEY, NodeSettings.SSH_UNKNOWN_KEYS, NodeSettings.MAX_EVENT_BYTES,
       NodeSettings.AUDIT_RETENTION, NodeSettings.UNAUTHENTICATED_TIMEOUT, NodeSettings.HTTP_IDLE_TIMEOUT,
-      NodeSettings.MAX_CALLS_PER_PRINCIPAL, NodeSettings.MAX_CONNECTIONS_PER_PRINCIPAL)) {
+      NodeSettings.MAX_CALLS_PER_PRINCIPAL, NodeSettings.MAX_CONNECTIONS_PER_PRINCIPAL, NodeSettings.TLS, NodeSettings.CLUSTER_TLS)) {
       checked.find(env);
     }
     boolean clustered = !members.isEmpty() || k8sDns.isPresent();
@@ -147,6 +147,21 @@ public record ConclaveConfig(
   /** True when a cluster join method is configured. */
   public boolean clustered() {
     return !clusterMembers.isEmpty() || clusterK8sDns.isPresent();
+  }
+
+  /** TLS on the gRPC and HTTP ports: {@code CONCLAVE_TLS}, else on when {@code CONCLAVE_TLS_CERT_FILE} is set. */
+  public boolean tls() {
+    return find(NodeSettings.TLS).orElseGet(() -> find(NodeSettings.TLS_CERT_FILE).isPresent());
+  }
+
+  /** TLS on the event bus: {@code CONCLAVE_CLUSTER_TLS}, else on when {@code CONCLAVE_CLUSTER_TLS_CERT_FILE} is set. */
+  public boolean clusterTls() {
+    return find(NodeSettings.CLUSTER_TLS).orElseGet(() -> find(NodeSettings.CLUSTER_TLS_CERT_FILE).isPresent());
+  }
+
+  /** The scheme of the URLs this node hands out for its HTTP port. */
+  public String httpScheme() {
+    return tls() ? "https" : "http";
   }
 
   public boolean runs(RoleName role) {

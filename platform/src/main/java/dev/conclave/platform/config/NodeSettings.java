@@ -167,6 +167,46 @@ public final class NodeSettings implements SettingCatalogue {
     .describedAs("agent principals one source address may create from unknown SSH keys per hour on one node (policies `pending` "
       + "and `approve`); further ones are refused (`RESOURCE_EXHAUSTED`, `ssh_new_keys_limit`)")
     .byDefault("10");
+  public static final Setting<Boolean> WRITE_ADMIN_TOKEN = Setting.define("CONCLAVE_WRITE_ADMIN_TOKEN", Parsers.BOOLEAN)
+    .readBy(Reader.NODE)
+    .describedAs("write a token of the bootstrap admin to `$CONCLAVE_DATA_DIR/admin.token` when the data dir has none (`on` or "
+      + "`off`); `off` where data dirs do not last (the Kubernetes base): the admin principal is still created, and its token is "
+      + "issued once with `conclave-node token --admin` and kept in a Secret")
+    .byDefault("on");
+  public static final Setting<Boolean> TLS = Setting.define("CONCLAVE_TLS", Parsers.BOOLEAN)
+    .readBy(Reader.NODE, Reader.CLI)
+    .describedAs("TLS on the gRPC and HTTP ports (`on` or `off`); when on, both ports speak TLS only, and a node without a usable "
+      + "certificate and key refuses to start; `conclave-node session` then defaults to `https://`")
+    .noDefault("`on` when `CONCLAVE_TLS_CERT_FILE` is set, else `off`");
+  public static final Setting<Path> TLS_CERT_FILE = Setting.define("CONCLAVE_TLS_CERT_FILE", Parsers.PATH)
+    .readBy(Reader.NODE, Reader.CLI)
+    .describedAs("PEM file with the certificate (and its chain) the gRPC and HTTP ports present; a renewed file is used for new "
+      + "connections within 10 s, open ones keep theirs")
+    .noDefault("unset");
+  public static final Setting<Path> TLS_KEY_FILE = Setting.define("CONCLAVE_TLS_KEY_FILE", Parsers.PATH)
+    .readBy(Reader.NODE).describedAs("PEM file with the private key of `CONCLAVE_TLS_CERT_FILE` (PKCS#8, PKCS#1 or SEC 1)")
+    .noDefault("unset");
+  public static final Setting<Path> TLS_CLIENT_CA_FILE = Setting.define("CONCLAVE_TLS_CLIENT_CA_FILE", Parsers.PATH)
+    .readBy(Reader.NODE)
+    .describedAs("PEM file of the CA certificates that client certificates must chain to; when set, every connection to the gRPC "
+      + "port must present one (the HTTP port asks for none); tokens and SSH signatures are still required on top")
+    .noDefault("unset: no client certificates");
+  public static final Setting<Boolean> CLUSTER_TLS = Setting.define("CONCLAVE_CLUSTER_TLS", Parsers.BOOLEAN)
+    .readBy(Reader.NODE)
+    .describedAs("TLS with client certificates on the clustered event bus (`on` or `off`): members accept and make only connections "
+      + "whose certificate chains to `CONCLAVE_CLUSTER_TLS_CA_FILE`; when on, a clustered node without them refuses to start")
+    .noDefault("`on` when `CONCLAVE_CLUSTER_TLS_CERT_FILE` is set, else `off`");
+  public static final Setting<Path> CLUSTER_TLS_CERT_FILE = Setting.define("CONCLAVE_CLUSTER_TLS_CERT_FILE", Parsers.PATH)
+    .readBy(Reader.NODE).describedAs("PEM file with this member's certificate on the event bus, issued by the cluster CA; it serves as "
+      + "server and as client certificate")
+    .noDefault("unset");
+  public static final Setting<Path> CLUSTER_TLS_KEY_FILE = Setting.define("CONCLAVE_CLUSTER_TLS_KEY_FILE", Parsers.PATH)
+    .readBy(Reader.NODE).describedAs("PEM file with the private key of `CONCLAVE_CLUSTER_TLS_CERT_FILE`")
+    .noDefault("unset");
+  public static final Setting<Path> CLUSTER_TLS_CA_FILE = Setting.define("CONCLAVE_CLUSTER_TLS_CA_FILE", Parsers.PATH)
+    .readBy(Reader.NODE).describedAs("PEM file of the cluster CA: the only issuer whose certificates the event bus accepts, in both "
+      + "directions; give it no other use")
+    .noDefault("unset");
   /** Read by logback.xml ({@code ${CONCLAVE_LOG_LEVEL:-INFO}}), not by Java code: the default is written there too. */
   public static final Setting<String> LOG_LEVEL = Setting.define("CONCLAVE_LOG_LEVEL", Parsers.TEXT)
     .readBy(Reader.NODE, Reader.CLI).describedAs("log level of Conclave's own loggers")

@@ -36,6 +36,9 @@ import dev.conclave.platform.server.EdgeContribution;
 import dev.conclave.platform.server.EdgeSecurity;
 import dev.conclave.platform.server.ConnectionGuard;
 import dev.conclave.platform.server.EdgeVerticle;
+import dev.conclave.platform.tls.CertificateWatch;
+import dev.conclave.platform.tls.ClusterTls;
+import dev.conclave.platform.tls.EdgeTls;
 import io.vertx.core.DeploymentOptions;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
@@ -102,6 +105,9 @@ public final class NodeRuntime {
     long t0 = System.nanoTime();
     LOG.info("starting node={} roles={} data={}", config.nodeId(),
       config.roles().stream().map(Object::toString).collect(Collectors.joining(",")), config.dataDir());
+    // the certificates first: a node configured for TLS without them stops before it touches anything
+    Optional<EdgeTls> tls = EdgeTls.resolve(config);
+    Optional<ClusterTls> clusterTls = config.clustered() ? ClusterTls.resolve(config) : Optional.empty();
     DataDirOwner owner = holdDataDir(config);
     SecretsKey.Resolved secretsKey;
     NodeDatabase database;
@@ -121,7 +127,7 @@ public final class NodeRuntime {
       Migrations.apply(database.url(), schemas);
 
       NodeMetrics metrics = new NodeMetrics();
-      vertx = await(VertxBootstrap.create(config, metrics), "start Vert.x");
+      vertx = await(VertxBootstrap.create(config, metrics, clusterTls), "start Vert.x");
       Pool pool = PgPools.create(vertx, database.url(), config.pgPoolSize(), config.pgPoolWaitQueue());
       Secrets secrets = await(Secrets.start(pool, secretsKey), "check the secrets key");
       Readiness readiness = new Readiness();
@@ -135,7 +141,11 @@ public final class NodeRuntime {
       ClusterMembership membership = ClusterMembership.of(vertx);
       TokenService tokens = startAuth(vertx, config, pool, clock, membership);
       PrincipalStore principals = new PrincipalStore(pool);
-      if (await(AdminBootstrap.ensureAdminToken(config.adminTokenFile(), principals, tokens), "write the admin token")) {
+      if (!config.get(NodeSettings.WRITE_ADMIN_TOKEN)) {
+        await(AdminBootstrap.ensureAdminPrincipal(principals), "create the admin principal");
+        LOG.info("auth: no admin token file ({}=off); issue the admin's token once with: conclave-node token --admin",
+          NodeSettings.WRITE_ADMIN_TOKEN.name());
+      } else if (await(AdminBootstrap.ensureAdminToken(config.adminTokenFile(), principals, tokens), "write the admin token")) {
         LOG.info("auth: admin token written file={}", config.adminTokenFile());
       }
       if (modules.stream().anyMatch(RoleModule::oneClusterPerDatabase)) {
@@ -167,7 +177,7 @@ public final class NodeRuntime {
       }
 
       EdgeVerticle.Setup setup = new EdgeVerticle.Setup(config, tokens, principals, clock, context.edge(), health, metrics,
-        List.copyOf(contributions));
+        List.copyOf(contributions), tls);
       List<EdgeVerticle> edges = new ArrayList<>();
       String edgeId = await(vertx.deployVerticle(() -> {
         EdgeVerticle edge = new EdgeVerticle(setup);
@@ -180,11 +190,21 @@ public final class NodeRuntime {
       int httpPort = edges.get(0).httpPort();
       LOG.info("grpc: listening on {}:{} services={}", config.bindHost(), grpcPort, String.join(",", edges.get(0).grpcServices()));
       LOG.info("http: listening on {}:{} (console /, /api, /auth/session, /eventbus, /health/live, /health/ready, /metrics)", config.bindHost(), httpPort);
+      if (tls.isPresent()) {
+        LOG.info("tls: the gRPC and HTTP ports speak TLS only, client-certificates={} {}",
+          tls.get().clientCertificates() ? "required-on-grpc" : "none", tls.get().material().describe());
+        EdgeVerticle first = edges.get(0);
+        CertificateWatch.start(vertx, tls.get().files(), "gRPC and HTTP ports", CertificateWatch.EVERY, first::useTls);
+      } else {
+        LOG.info("tls: off, the gRPC and HTTP ports speak plaintext (set {} and {} for TLS)", NodeSettings.TLS_CERT_FILE.name(),
+          NodeSettings.TLS_KEY_FILE.name());
+      }
 
       readiness.started();
-      LOG.info("ready node={} grpc={}:{} http=http://{}:{} admin-token={} took={}ms", config.nodeId(), config.advertisedHost(), grpcPort,
-        config.advertisedHost(), httpPort, config.adminTokenFile(), (System.nanoTime() - t0) / 1_000_000);
-      owner.endpoints("grpc=" + config.advertisedHost() + ":" + grpcPort + " http=http://" + config.advertisedHost() + ":" + httpPort);
+      LOG.info("ready node={} grpc={}:{} http={}://{}:{} admin-token={} took={}ms", config.nodeId(), config.advertisedHost(), grpcPort,
+        config.httpScheme(), config.advertisedHost(), httpPort, config.adminTokenFile(), (System.nanoTime() - t0) / 1_000_000);
+      owner.endpoints("grpc=" + config.advertisedHost() + ":" + grpcPort + " http=" + config.httpScheme() + "://" + config.advertisedHost()
+        + ":" + httpPort);
       return new NodeRuntime(config, owner, database, vertx, pool, context, running, edgeId, grpcPort, httpPort, Optional.ofNullable(claim));
     } catch (RuntimeException e) {
       if (vertx != null) {

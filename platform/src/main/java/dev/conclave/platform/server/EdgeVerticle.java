@@ -9,9 +9,12 @@ import dev.conclave.platform.errors.ConclaveException;
 import dev.conclave.platform.errors.ErrorKind;
 import dev.conclave.platform.health.NodeHealth;
 import dev.conclave.platform.metrics.NodeMetrics;
+import dev.conclave.platform.tls.EdgeTls;
+import dev.conclave.platform.tls.TlsMaterial;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.http.HttpServer;
+import io.vertx.core.http.HttpServerOptions;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.handler.BodyHandler;
 import io.vertx.grpc.reflection.ReflectionService;
@@ -20,6 +23,7 @@ import io.vertx.grpc.server.GrpcServer;
 import io.vertx.grpc.server.GrpcServerOptions;
 
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -30,7 +34,7 @@ public final class EdgeVerticle extends VerticleBase {
 
   /** What every edge instance is built from. */
   public record Setup(ConclaveConfig config, TokenService tokens, PrincipalStore principals, java.time.Clock clock, EdgeSecurity edge,
-                      NodeHealth health, NodeMetrics metrics, List<EdgeContribution> contributions) {
+                      NodeHealth health, NodeMetrics metrics, List<EdgeContribution> contributions, Optional<EdgeTls> tls) {
   }
 
   /** Largest HTTP request body the REST API accepts. */
@@ -39,6 +43,8 @@ public final class EdgeVerticle extends VerticleBase {
   private final Setup setup;
   private HttpServer grpcHttp;
   private HttpServer http;
+  private HttpServerOptions grpcOptions;
+  private HttpServerOptions httpOptions;
   private List<String> grpcServices = List.of();
 
   public EdgeVerticle(Setup setup) {
@@ -93,7 +99,13 @@ public final class EdgeVerticle extends VerticleBase {
       }
     });
 
-    grpcHttp = vertx.createHttpServer(ServerOptions.grpc(config)).requestHandler(new GrpcAuthGate(vertx, grpc, setup.tokens(),
+    grpcOptions = ServerOptions.grpc(config);
+    httpOptions = ServerOptions.http(config);
+    setup.tls().ifPresent(tls -> {
+      tls.grpc(grpcOptions);
+      tls.http(httpOptions);
+    });
+    grpcHttp = vertx.createHttpServer(grpcOptions).requestHandler(new GrpcAuthGate(vertx, grpc, setup.tokens(),
       setup.contributions().stream().flatMap(c -> c.grpcCredentials().stream()).toList(), setup.edge(), setup.edge().guard()))
       .connectionHandler(connection -> {
         // Vert.x would close the whole connection over one stream's failed write (a client's cancel)
@@ -102,13 +114,22 @@ public final class EdgeVerticle extends VerticleBase {
       });
     HttpDeadlines deadlines = new HttpDeadlines(vertx, new HttpDeadlines.Limits(config.get(NodeSettings.HTTP_HEADER_TIMEOUT),
       config.get(NodeSettings.HTTP_BODY_TIMEOUT)), setup.metrics().registry());
-    http = vertx.createHttpServer(ServerOptions.http(config)).connectionHandler(deadlines::opened).requestHandler(request -> {
+    http = vertx.createHttpServer(httpOptions).connectionHandler(deadlines::opened).requestHandler(request -> {
       deadlines.request(request);
       if (RequestShape.admit(request)) {
         router.handle(request);
       }
     });
     return Future.all(grpcHttp.listen(), http.listen());
+  }
+
+  /**
+   * Renewed TLS material for both ports: new connections use it, open ones keep theirs. The instances
+   * share their ports, and Vert.x applies an update to the shared server, so one instance's call is enough.
+   */
+  public Future<?> useTls(TlsMaterial renewed) {
+    return Future.all(grpcHttp.updateSSLOptions(EdgeTls.renewed(grpcOptions, renewed)),
+      http.updateSSLOptions(EdgeTls.renewed(httpOptions, renewed)));
   }
 
   /** An authenticated route ({@code /api/…}) mounted directly on the router instead of through {@link HttpRoutes}. */

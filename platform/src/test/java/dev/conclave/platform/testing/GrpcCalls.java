@@ -27,6 +27,12 @@ public final class GrpcCalls implements AutoCloseable {
     this.address = SocketAddress.inetSocketAddress(port, "127.0.0.1");
   }
 
+  /** Calls over the given HTTP client options (TLS, for example) to {@code host}. */
+  public GrpcCalls(Vertx vertx, String host, int port, io.vertx.core.http.HttpClientOptions http) {
+    this.client = GrpcClient.client(vertx, new io.vertx.grpc.client.GrpcClientOptions().setMaxMessageSize(4 * 1024 * 1024), http);
+    this.address = SocketAddress.inetSocketAddress(port, host);
+  }
+
   public GrpcClient client() {
     return client;
   }
