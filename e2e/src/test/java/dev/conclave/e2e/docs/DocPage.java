@@ -19,10 +19,14 @@ import java.util.regex.Pattern;
  * {@code # not run in CI: <reason>}. A comment saying {@code runs until Ctrl-C} makes it a block that
  * keeps running. A {@code text} block that follows it, with no heading between, is the output it shows.
  */
-record DocPage(String name, List<DocPage.Fence> fences, List<Example> examples, List<String> problems) {
+record DocPage(String name, List<DocPage.Fence> fences, List<Example> examples, List<Example> walkthrough, List<String> problems) {
 
-  /** A fenced block: where it starts (1-based line of the opening fence), its tag, its lines. */
-  record Fence(int line, String tag, List<String> lines, boolean headingBefore) {
+  /**
+   * A fenced block: where it starts (1-based line of the opening fence), its tag, its lines, and whether
+   * it is inside a walkthrough ({@code <!-- walkthrough:begin -->} to {@code <!-- walkthrough:end -->}):
+   * steps a test of the page's own runs as one script (DocsIT names which).
+   */
+  record Fence(int line, String tag, List<String> lines, boolean headingBefore, boolean inWalkthrough) {
   }
 
   /** A shell example and, when one follows it, the output it shows. */
@@ -44,6 +48,8 @@ record DocPage(String name, List<DocPage.Fence> fences, List<Example> examples, 
   private static final Pattern OPEN = Pattern.compile("^( *)(`{3,}|~{3,})\\s*([^`\\s]*).*$");
   private static final Pattern NOT_RUN = Pattern.compile("^#\\s*not run in CI:\\s*(\\S.*)$");
   private static final Pattern UNTIL_CTRL_C = Pattern.compile("#.*\\bruns until Ctrl-C\\b");
+  static final String WALKTHROUGH_BEGIN = "<!-- walkthrough:begin -->";
+  static final String WALKTHROUGH_END = "<!-- walkthrough:end -->";
 
   static DocPage read(Path root, Path file) {
     try {
@@ -57,9 +63,11 @@ record DocPage(String name, List<DocPage.Fence> fences, List<Example> examples, 
     List<Fence> fences = new ArrayList<>();
     List<String> problems = new ArrayList<>();
     boolean heading = false;
+    boolean walkthrough = false;
     for (int i = 0; i < text.size(); i++) {
       Matcher open = OPEN.matcher(text.get(i));
       if (!open.matches()) {
+        walkthrough = text.get(i).strip().equals(WALKTHROUGH_BEGIN) || walkthrough && !text.get(i).strip().equals(WALKTHROUGH_END);
         heading |= text.get(i).matches("^ {0,3}#{1,6}(\\s.*)?$");
         continue;
       }
@@ -76,10 +84,11 @@ record DocPage(String name, List<DocPage.Fence> fences, List<Example> examples, 
         }
         lines.add(line.substring(strip));
       }
-      fences.add(new Fence(start + 1, open.group(3), List.copyOf(lines), heading));
+      fences.add(new Fence(start + 1, open.group(3), List.copyOf(lines), heading, walkthrough));
       heading = false;
     }
     List<Example> examples = new ArrayList<>();
+    List<Example> walked = new ArrayList<>();
     for (int f = 0; f < fences.size(); f++) {
       Fence fence = fences.get(f);
       String where = name + ":" + fence.line();
@@ -112,8 +121,8 @@ record DocPage(String name, List<DocPage.Fence> fences, List<Example> examples, 
         problems.add(where + ": a block that runs until Ctrl-C must show (in a 'text' block after it) what it prints once it is"
           + " up, so that the docs test knows when to go on");
       }
-      examples.add(example);
+      (fence.inWalkthrough() ? walked : examples).add(example);
     }
-    return new DocPage(name, List.copyOf(fences), List.copyOf(examples), List.copyOf(problems));
+    return new DocPage(name, List.copyOf(fences), List.copyOf(examples), List.copyOf(walked), List.copyOf(problems));
   }
 }

@@ -99,4 +99,26 @@ class DocPageTest {
       List.of("http=http://localhost:8080"))).as("the default port, where the node runs on the moved one").isPresent();
     assertThat(new ShownOutput(List.of("port 50051x"), 18080, 15051).firstMissing(List.of("port 50051x"))).isEmpty();
   }
+
+  @Test
+  void blocksOfAWalkthroughAreSetApartForTheTestThatRunsThem() {
+    DocPage page = DocPage.parse("w.md", List.of(
+      "```sh",
+      "echo before",
+      "```",
+      "<!-- walkthrough:begin -->",
+      "```sh",
+      "./conclave up --data one",
+      "```",
+      "```sh",
+      "./conclave agent --swarm",
+      "```",
+      "<!-- walkthrough:end -->",
+      "```sh",
+      "echo after",
+      "```"));
+    assertThat(page.examples()).extracting(DocPage.Example::line).containsExactly(1, 12);
+    assertThat(page.walkthrough()).extracting(DocPage.Example::line).containsExactly(5, 8);
+    assertThat(page.problems()).isEmpty();
+  }
 }

@@ -36,6 +36,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 class DocsIT {
 
   private static final Duration BLOCK_LIMIT = Duration.ofMinutes(5);
+  /**
+   * Pages whose walkthrough needs more than the README's node (their own node, agent programs with a
+   * stand-in backend) and is run, as one script, by a test of its own.
+   */
+  private static final Map<String, String> WALKTHROUGH_TESTS = Map.of("docs/swarm-agents.md", "e2e SwarmAgentsDocIT");
   private static final Duration UP_LIMIT = Duration.ofMinutes(5);
   private static final Duration STOP_LIMIT = Duration.ofMinutes(2);
 
@@ -94,7 +99,14 @@ class DocsIT {
     List<String> marked = new ArrayList<>();
     Map<String, String> perPage = new LinkedHashMap<>();
     int run = 0;
+    int walked = 0;
     pages.forEach(p -> failures.addAll(p.problems()));
+    for (DocPage doc : pages) {
+      if (!doc.walkthrough().isEmpty() && !WALKTHROUGH_TESTS.containsKey(doc.name())) {
+        failures.add(doc.name() + ": a walkthrough no test runs; name its test in DocsIT.WALKTHROUGH_TESTS");
+      }
+      walked += doc.walkthrough().size();
+    }
     int page = 0;
     for (DocPage doc : pages) {
       page++;
@@ -143,10 +155,11 @@ class DocsIT {
           System.out.println("docs: " + doc.name() + " left running (ended by the test): " + left);
         }
       }
-      perPage.put(doc.name(), pageRun + " run, " + pageMarked + " marked");
+      perPage.put(doc.name(), pageRun + " run, " + pageMarked + " marked"
+        + (doc.walkthrough().isEmpty() ? "" : ", " + doc.walkthrough().size() + " in its walkthrough, run by " + WALKTHROUGH_TESTS.get(doc.name())));
     }
     perPage.forEach((name, counts) -> System.out.println("docs: " + name + ": " + counts));
-    System.out.println("docs: " + run + " blocks run, " + marked.size() + " marked (reasons:");
+    System.out.println("docs: " + run + " blocks run, " + walked + " run by their page's walkthrough test, " + marked.size() + " marked (reasons:");
     marked.forEach(m -> System.out.println("docs:   " + m));
     System.out.println("docs: )");
     if (!repo.jarUnchanged()) {

@@ -9,6 +9,8 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -45,6 +47,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 class SwarmAgentsIT {
 
   static final String SHARED = "shared/config.txt";
+  /**
+   * t03 and t04 both write {@link #SHARED}; whichever holds its lease keeps it until this file is in
+   * its working directory, which the test writes once both tasks asked for the lease: the second one
+   * waits for the lease however late it comes on a loaded machine (a fixed hold of 8 s was missed).
+   */
+  static final String SHARED_GO = "shared-go";
   /** The task whose program is killed: no task depends on it, two agents have its skill. */
   static final String KILLED_TASK = "t08";
 
@@ -55,8 +63,8 @@ class SwarmAgentsIT {
   private static final List<Spec> BACKLOG = List.of(
     new Spec("t01", "java", List.of(), "medium", "write src/a.txt alpha", "learn the parser reads numbers first"),
     new Spec("t02", "web", List.of(), "medium", "write web/index.html hello"),
-    new Spec("t03", "java", List.of(), "critical", "think the config comes first", "write " + SHARED + " three", "sleep 8"),
-    new Spec("t04", "web", List.of(), "critical", "write " + SHARED + " four"),
+    new Spec("t03", "java", List.of(), "critical", "think the config comes first", "write " + SHARED + " three", "until " + SHARED_GO + " 300"),
+    new Spec("t04", "web", List.of(), "critical", "write " + SHARED + " four", "until " + SHARED_GO + " 300"),
     new Spec("t05", "docs", List.of("t01", "t02"), "medium", "write docs/intro.md intro", "append pre/edit-t05.txt more"),
     new Spec("t06", "java", List.of("t01"), "medium", "append pre/edit-t06.txt more", "delete pre/del-t06.txt"),
     new Spec("t07", "web", List.of("t02"), "medium", "write web/app.js app"),
@@ -138,6 +146,7 @@ class SwarmAgentsIT {
           .collect(Collectors.joining("\n"))));
     }
     admin.post("/api/v1/tasks", new JsonObject().put("tasks", tasks));
+    letTheSharedFileGoOnceBothAsked();
 
     // SIGKILL the program working the slow task, in the middle of it
     JsonObject slow = await("task " + KILLED_TASK + " in progress with its file written", Duration.ofMinutes(2), () -> {
@@ -147,6 +156,7 @@ class SwarmAgentsIT {
     });
     String victim = slow.getString("assignedAgent");
     agents.get(victim).kill();
+
 
     for (Spec s : BACKLOG) {
       await("task " + s.id() + " completed", Duration.ofMinutes(6), () -> admin.task(s.id()).getString("status").equals("completed") ? true : null);
@@ -258,7 +268,40 @@ class SwarmAgentsIT {
   }
 
   /** When the stand-in working {@code taskId} asked to write {@code file}. */
+  /**
+   * Beside the test (the kill must not wait for it, nor it for the kill): once t03 and t04 both asked
+   * for {@link #SHARED}, writes {@link #SHARED_GO} into every working directory, so the task holding the
+   * lease lets go and the other, which waits for it, gets it.
+   */
+  private static void letTheSharedFileGoOnceBothAsked() {
+    Thread t = new Thread(() -> {
+      long deadline = System.nanoTime() + Duration.ofMinutes(6).toNanos();
+      try {
+        while (System.nanoTime() < deadline && (askedAtOrNull("t03", SHARED) == null || askedAtOrNull("t04", SHARED) == null)) {
+          Thread.sleep(200);
+        }
+        for (AgentProgram p : agents.values()) {
+          Files.writeString(p.workdir().resolve(SHARED_GO), "go\n");
+        }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+    }, "shared-file-go");
+    t.setDaemon(true);
+    t.start();
+  }
+
   private static Instant askedAt(String taskId, String file) {
+    Instant at = askedAtOrNull(taskId, file);
+    if (at == null) {
+      throw new AssertionError(taskId + " never asked for " + file);
+    }
+    return at;
+  }
+
+  private static Instant askedAtOrNull(String taskId, String file) {
     for (AgentProgram p : agents.values()) {
       for (String line : p.tools()) {
         String[] f = line.split(" ", 5);
@@ -267,7 +310,7 @@ class SwarmAgentsIT {
         }
       }
     }
-    throw new AssertionError(taskId + " never asked for " + file);
+    return null;
   }
 
   /** The token: the CLI's last line (logback may print its own status lines before it). */
