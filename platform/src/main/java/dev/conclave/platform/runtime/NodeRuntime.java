@@ -28,6 +28,7 @@ import dev.conclave.platform.db.PgPools;
 import dev.conclave.platform.db.SchemaMigration;
 import dev.conclave.platform.health.NodeHealth;
 import dev.conclave.platform.health.Readiness;
+import dev.conclave.platform.logging.NodeLogContext;
 import dev.conclave.platform.metrics.NodeMetrics;
 import dev.conclave.platform.packs.EventBusPackTools;
 import dev.conclave.platform.secrets.Secrets;
@@ -100,6 +101,7 @@ public final class NodeRuntime {
   /** Starts a node running {@code modules} (already filtered to the configured roles). */
   public static NodeRuntime start(ConclaveConfig config, List<RoleModule> modules) {
     long t0 = System.nanoTime();
+    NodeLogContext.nodeId(config.nodeId());
     LOG.info("starting node={} roles={} data={}", config.nodeId(),
       config.roles().stream().map(Object::toString).collect(Collectors.joining(",")), config.dataDir());
     DataDirOwner owner = holdDataDir(config);

@@ -1,0 +1,24 @@
+package dev.conclave.platform.logging;
+
+import ch.qos.logback.classic.LoggerContext;
+import org.slf4j.LoggerFactory;
+
+/**
+ * What every log line of this process says about the node: its id, as the logging context's property
+ * {@value #NODE} (JSON lines carry it as {@code context.properties.node}; text lines, read on one
+ * node, do not repeat it).
+ */
+public final class NodeLogContext {
+
+  public static final String NODE = "node";
+
+  private NodeLogContext() {
+  }
+
+  /** Names this node in every line logged from now on; nothing when logback is not the logging backend. */
+  public static void nodeId(String nodeId) {
+    if (LoggerFactory.getILoggerFactory() instanceof LoggerContext context) {
+      context.putProperty(NODE, nodeId);
+    }
+  }
+}
