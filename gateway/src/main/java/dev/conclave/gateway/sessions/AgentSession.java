@@ -204,6 +204,7 @@ public final class AgentSession {
           return;
         }
         send(welcome.result());
+        metrics.registered();
         LOG.info("agent registered agent={} epoch={} principal={} node={} features={}", agentId(), epoch(),
           registered.principal().id(), nodeId, registered.agent().features());
         resumeInbound();

@@ -135,6 +135,7 @@ public final class NodeRuntime {
       }
       Clock clock = Clock.systemUTC();
       ClusterMembership membership = ClusterMembership.of(vertx);
+      dev.conclave.platform.health.HealthMetrics.register(vertx, health, membership, metrics.registry());
       TokenService tokens = startAuth(vertx, config, pool, clock, membership);
       PrincipalStore principals = new PrincipalStore(pool);
       if (await(AdminBootstrap.ensureAdminToken(config.adminTokenFile(), principals, tokens), "write the admin token")) {
