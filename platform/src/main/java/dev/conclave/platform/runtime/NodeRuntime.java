@@ -29,6 +29,7 @@ import dev.conclave.platform.db.SchemaMigration;
 import dev.conclave.platform.health.NodeHealth;
 import dev.conclave.platform.health.Readiness;
 import dev.conclave.platform.logging.NodeLogContext;
+import dev.conclave.platform.tracing.NodeTracing;
 import dev.conclave.platform.metrics.NodeMetrics;
 import dev.conclave.platform.packs.EventBusPackTools;
 import dev.conclave.platform.secrets.Secrets;
@@ -115,6 +116,7 @@ public final class NodeRuntime {
       throw e;
     }
     Vertx vertx = null;
+    NodeTracing tracing = null;
     DatabaseClaim claim = null;
     try {
       List<SchemaMigration> schemas = new ArrayList<>();
@@ -123,7 +125,8 @@ public final class NodeRuntime {
       Migrations.apply(database.url(), schemas);
 
       NodeMetrics metrics = new NodeMetrics();
-      vertx = await(VertxBootstrap.create(config, metrics), "start Vert.x");
+      tracing = NodeTracing.fromEnvironment(config.nodeId());
+      vertx = await(VertxBootstrap.create(config, metrics, tracing), "start Vert.x");
       Pool pool = PgPools.create(vertx, database.url(), config.pgPoolSize(), config.pgPoolWaitQueue());
       Secrets secrets = await(Secrets.start(pool, secretsKey), "check the secrets key");
       Readiness readiness = new Readiness();
@@ -156,7 +159,7 @@ public final class NodeRuntime {
       NodeContext context = new NodeContext(vertx, config, pool, tokens, principals, metrics.registry(), health, clock,
         membership, new EventBusPackTools(vertx, membership, config.nodeId()),
         EdgeSecurity.create(audit, config.maxMessageBytes(), ConnectionGuard.of(vertx, config, metrics.registry()), liveAccess), access,
-        secrets);
+        secrets, tracing);
 
       List<RunningRole> running = new ArrayList<>();
       List<EdgeContribution> contributions = new ArrayList<>();
@@ -196,6 +199,9 @@ public final class NodeRuntime {
         } catch (Exception ignored) {
           // already failing; the original error is what matters
         }
+      }
+      if (tracing != null) {
+        tracing.close();
       }
       database.close();
       owner.close();
@@ -257,6 +263,7 @@ public final class NodeRuntime {
     claim.ifPresent(c -> bounded(c.close(), Duration.ofSeconds(5), "let go of the database"));
     bounded(pool.close(), Duration.ofSeconds(5), "close the database pool");
     bounded(vertx.close(), grace, "close Vert.x");
+    context.tracing().close();
     database.close();
     owner.close();
     LOG.info("stopped node={} took={}ms", config.nodeId(), (System.nanoTime() - t0) / 1_000_000);
