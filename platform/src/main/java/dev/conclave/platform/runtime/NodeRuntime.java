@@ -127,6 +127,7 @@ public final class NodeRuntime {
       NodeMetrics metrics = new NodeMetrics();
       tracing = NodeTracing.fromEnvironment(config.nodeId());
       vertx = await(VertxBootstrap.create(config, metrics, tracing), "start Vert.x");
+      tracing.register(vertx);
       Pool pool = PgPools.create(vertx, database.url(), config.pgPoolSize(), config.pgPoolWaitQueue());
       Secrets secrets = await(Secrets.start(pool, secretsKey), "check the secrets key");
       Readiness readiness = new Readiness();

@@ -5,6 +5,7 @@ import io.opentelemetry.api.trace.Tracer;
 import io.opentelemetry.sdk.OpenTelemetrySdk;
 import io.opentelemetry.sdk.autoconfigure.AutoConfiguredOpenTelemetrySdk;
 import io.opentelemetry.sdk.common.CompletableResultCode;
+import io.vertx.core.Vertx;
 import io.vertx.core.VertxBuilder;
 import io.vertx.core.VertxOptions;
 import io.vertx.tracing.opentelemetry.OpenTelemetryOptions;
@@ -34,6 +35,10 @@ public final class NodeTracing implements AutoCloseable {
 
   private static final Logger LOG = LoggerFactory.getLogger(NodeTracing.class);
   static final String SERVICE_NAME = "conclave";
+
+  /** The tracing of each running node's Vert.x (several nodes share a JVM in tests). */
+  private static final Map<Vertx, NodeTracing> BY_VERTX = java.util.Collections.synchronizedMap(new java.util.WeakHashMap<>());
+  private static final NodeTracing OFF = new NodeTracing(Optional.empty());
 
   private final Optional<OpenTelemetrySdk> sdk;
 
@@ -70,6 +75,21 @@ public final class NodeTracing implements AutoCloseable {
 
   private static String lookup(String variable) {
     return Optional.ofNullable(System.getProperty(variable.toLowerCase().replace('_', '.'))).orElse(System.getenv(variable));
+  }
+
+  /**
+   * The tracing of the node that runs on {@code vertx}: for code that has the node's Vert.x but not
+   * its context (a session's dispatcher). Off for a Vert.x no node registered.
+   */
+  public static NodeTracing of(Vertx vertx) {
+    return BY_VERTX.getOrDefault(vertx, OFF);
+  }
+
+  /** Makes this the tracing {@link #of} answers for {@code vertx}. */
+  public void register(Vertx vertx) {
+    if (enabled()) {
+      BY_VERTX.put(vertx, this);
+    }
   }
 
   /** Whether spans are made and exported. */
