@@ -11,7 +11,9 @@ import dev.conclave.gateway.store.LedgerStore;
 import dev.conclave.gateway.store.RequestStore;
 import dev.conclave.platform.errors.ConclaveException;
 import dev.conclave.platform.tracing.RequestSpans;
+import io.opentelemetry.api.trace.Span;
 import io.opentelemetry.api.trace.SpanKind;
+import io.opentelemetry.context.Scope;
 import io.vertx.core.AsyncResult;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
@@ -207,9 +209,12 @@ final class Dispatcher {
     }
     LOG.debug("request dispatched agent={} request={}", session.agentId(), flight.id());
     // the client's trace, stored with the request, goes on here, on whichever node and whenever
-    RequestSpans.run(vertx, RequestSpans.DISPATCH, SpanKind.PRODUCER, flight.request().traceContext(),
-      Map.of(RequestSpans.REQUEST_ID, flight.id().toString(), RequestSpans.AGENT_ID, session.agentId(), RequestSpans.NODE_ID, nodeId),
-      () -> session.send(ServerMessage.newBuilder().setSendMessage(msg).build()));
+    Span span = RequestSpans.start(vertx, RequestSpans.REQUEST, SpanKind.CONSUMER, flight.request().traceContext(),
+      Map.of(RequestSpans.REQUEST_ID, flight.id().toString(), RequestSpans.AGENT_ID, session.agentId(), RequestSpans.NODE_ID, nodeId));
+    flight.traced(span);
+    try (Scope ignored = span.makeCurrent()) {
+      session.send(ServerMessage.newBuilder().setSendMessage(msg).build());
+    }
   }
 
   /** Through the ledger writer: the dispatch commits together with the other writes queued there. */

@@ -11,8 +11,13 @@ import dev.conclave.platform.tracing.MemorySpanExporterProvider;
 import dev.conclave.platform.tracing.RequestSpans;
 import dev.conclave.proto.coven.ClientSendMessageRequest;
 import dev.conclave.proto.coven.ClientServiceGrpcClient;
+import dev.conclave.proto.coven.AgentMessage;
+import dev.conclave.proto.coven.Done;
+import dev.conclave.proto.coven.ExecutePackTool;
+import dev.conclave.proto.coven.MessageResponse;
 import dev.conclave.proto.coven.ServerMessage;
 import io.opentelemetry.api.trace.SpanKind;
+import io.opentelemetry.sdk.trace.data.EventData;
 import io.opentelemetry.sdk.trace.data.SpanData;
 import io.vertx.grpc.common.GrpcStatus;
 import org.junit.jupiter.api.AfterEach;
@@ -58,11 +63,23 @@ class TracedDispatchTest {
         requestId = send(client, "tr-agent", traceId, "k-1");
         ServerMessage work = agent.next();
         assertThat(work.getSendMessage().getRequestId()).isEqualTo(requestId);
+        agent.respond(requestId, MessageResponse.newBuilder().setThinking("hmm"));
+        // a pack tool call while working: no pack host runs here, so it fails, in its span
+        agent.send(AgentMessage.newBuilder().setExecutePackTool(ExecutePackTool.newBuilder().setRequestId("call-1")
+          .setToolName("note_get").setInputJson("{}")).build());
+        assertThat(agent.next().getPackToolResult().getRequestId()).isEqualTo("call-1");
+        agent.respond(requestId, MessageResponse.newBuilder().setText("hello back"));
+        agent.respond(requestId, MessageResponse.newBuilder().setDone(Done.getDefaultInstance()));
+        await(() -> requestSpanEnded(requestId));
       }
     }
     SpanData dispatch = dispatchOf(requestId);
     assertThat(dispatch.getTraceId()).isEqualTo(traceId);
-    assertThat(dispatch.getKind()).isEqualTo(SpanKind.PRODUCER);
+    assertThat(dispatch.getKind()).isEqualTo(SpanKind.CONSUMER);
+    assertThat(dispatch.getEvents()).extracting(EventData::getName).containsExactly("agent.thinking", "agent.text", "agent.done");
+    SpanData tool = spans(traceId).stream().filter(s -> s.getName().equals(RequestSpans.TOOL_CALL)).findFirst().orElseThrow();
+    assertThat(tool.getParentSpanId()).as("the tool call is a child of the request's span").isEqualTo(dispatch.getSpanId());
+    assertThat(tool.getAttributes().asMap().toString()).contains("note_get");
     SpanData server = spans(traceId).stream().filter(s -> s.getKind() == SpanKind.SERVER).findFirst().orElseThrow();
     assertThat(server.getParentSpanId()).as("the client's span is the parent of the gateway's").isEqualTo(PARENT_ID);
   }
@@ -88,9 +105,12 @@ class TracedDispatchTest {
          RawAgent agent = second.connect("tq-agent", agentToken)) {
       ServerMessage work = agent.next();
       assertThat(work.getSendMessage().getRequestId()).isEqualTo(requestId);
+      agent.respond(requestId, MessageResponse.newBuilder().setDone(Done.getDefaultInstance()));
+      await(() -> requestSpanEnded(requestId));
     }
     SpanData dispatch = dispatchOf(requestId);
     assertThat(dispatch.getTraceId()).as("the dispatch on the restarted node, from the ledger").isEqualTo(traceId);
+    assertThat(dispatch.getEvents()).extracting(EventData::getName).containsExactly("agent.done");
     assertThat(spans(traceId)).as("the second node had no call in this trace but the dispatch").allSatisfy(s ->
       assertThat(s.getKind()).isNotEqualTo(SpanKind.SERVER));
   }
@@ -111,15 +131,35 @@ class TracedDispatchTest {
     }
   }
 
-  /** The dispatch span of {@code requestId}: the node's stop flushed it. */
+  /** The request span of {@code requestId} (begun at its dispatch): the node's stop flushed it. */
   private static SpanData dispatchOf(String requestId) {
     List<SpanData> dispatches = MemorySpanExporterProvider.SPANS.getFinishedSpanItems().stream()
-      .filter(s -> s.getName().equals(RequestSpans.DISPATCH))
+      .filter(s -> s.getName().equals(RequestSpans.REQUEST))
       .filter(s -> requestId.equals(s.getAttributes().asMap().entrySet().stream()
         .filter(e -> e.getKey().getKey().equals(RequestSpans.REQUEST_ID)).map(e -> String.valueOf(e.getValue())).findFirst().orElse(null)))
       .toList();
-    assertThat(dispatches).as("dispatch spans of request " + requestId).hasSize(1);
+    assertThat(dispatches).as("request spans of request " + requestId).hasSize(1);
     return dispatches.get(0);
+  }
+
+  private static boolean requestSpanEnded(String requestId) {
+    return MemorySpanExporterProvider.SPANS.getFinishedSpanItems().stream().anyMatch(s -> s.getName().equals(RequestSpans.REQUEST)
+      && s.getAttributes().asMap().toString().contains(requestId));
+  }
+
+  private static void await(java.util.function.BooleanSupplier condition) {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+    while (!condition.getAsBoolean()) {
+      if (System.nanoTime() > deadline) {
+        throw new AssertionError("the request's span did not end");
+      }
+      try {
+        Thread.sleep(50);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new AssertionError(e);
+      }
+    }
   }
 
   private static List<SpanData> spans(String traceId) {
