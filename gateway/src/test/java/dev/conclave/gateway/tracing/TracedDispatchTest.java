@@ -7,7 +7,7 @@ import dev.conclave.platform.auth.Principal;
 import dev.conclave.platform.db.PgUrl;
 import dev.conclave.platform.testing.TestDatabase;
 import dev.conclave.platform.testing.TestNode;
-import dev.conclave.platform.tracing.MemorySpanExporterProvider;
+import dev.conclave.platform.testing.MemorySpanExporterProvider;
 import dev.conclave.platform.tracing.RequestSpans;
 import dev.conclave.proto.coven.ClientSendMessageRequest;
 import dev.conclave.proto.coven.ClientServiceGrpcClient;

@@ -2,6 +2,7 @@ package dev.conclave.platform.tracing;
 
 import dev.conclave.platform.server.EchoRole;
 import dev.conclave.platform.testing.GrpcCalls;
+import dev.conclave.platform.testing.MemorySpanExporterProvider;
 import dev.conclave.platform.testing.TestNode;
 import io.opentelemetry.api.trace.SpanKind;
 import io.opentelemetry.sdk.trace.data.SpanData;

@@ -1,4 +1,4 @@
-package dev.conclave.platform.tracing;
+package dev.conclave.platform.testing;
 
 import io.opentelemetry.sdk.autoconfigure.spi.ConfigProperties;
 import io.opentelemetry.sdk.autoconfigure.spi.traces.ConfigurableSpanExporterProvider;
