@@ -59,6 +59,8 @@ public final class NodeTracing implements AutoCloseable {
       .disableShutdownHook()
       .addPropertiesSupplier(() -> Map.of(
         "otel.service.name", SERVICE_NAME,
+        // the exporter sends with the JDK's HTTP client, which speaks OTLP over HTTP only
+        "otel.exporter.otlp.protocol", "http/protobuf",
         "otel.metrics.exporter", "none",
         "otel.logs.exporter", "none"))
       .addPropertiesCustomizer(config -> {
