@@ -12,6 +12,8 @@ import dev.conclave.platform.tracing.RequestSpans;
 import dev.conclave.proto.coven.ClientSendMessageRequest;
 import dev.conclave.proto.coven.ClientServiceGrpcClient;
 import dev.conclave.proto.coven.AgentMessage;
+import dev.conclave.proto.coven.ApproveToolRequest;
+import dev.conclave.proto.coven.ToolApprovalRequest;
 import dev.conclave.proto.coven.Done;
 import dev.conclave.proto.coven.ExecutePackTool;
 import dev.conclave.proto.coven.MessageResponse;
@@ -64,6 +66,13 @@ class TracedDispatchTest {
         ServerMessage work = agent.next();
         assertThat(work.getSendMessage().getRequestId()).isEqualTo(requestId);
         agent.respond(requestId, MessageResponse.newBuilder().setThinking("hmm"));
+        // a person approves a tool: the wait shows between the two events
+        agent.respond(requestId, MessageResponse.newBuilder().setToolApprovalRequest(
+          ToolApprovalRequest.newBuilder().setId("ap-1").setName("rm").setInputJson("{}")));
+        var approved = client.grpc().unary(ClientServiceGrpcClient.ApproveTool, ApproveToolRequest.newBuilder()
+          .setAgentId("tr-agent").setToolId("ap-1").setApproved(true).build(), client.authorization());
+        assertThat(approved.status()).as(approved.message()).isEqualTo(GrpcStatus.OK);
+        assertThat(agent.next().getToolApproval().getId()).isEqualTo("ap-1");
         // a pack tool call while working: no pack host runs here, so it fails, in its span
         agent.send(AgentMessage.newBuilder().setExecutePackTool(ExecutePackTool.newBuilder().setRequestId("call-1")
           .setToolName("note_get").setInputJson("{}")).build());
@@ -76,7 +85,7 @@ class TracedDispatchTest {
     SpanData dispatch = dispatchOf(requestId);
     assertThat(dispatch.getTraceId()).isEqualTo(traceId);
     assertThat(dispatch.getKind()).isEqualTo(SpanKind.CONSUMER);
-    assertThat(dispatch.getEvents()).extracting(EventData::getName).containsExactly("agent.thinking", "agent.text", "agent.done");
+    assertThat(dispatch.getEvents()).extracting(EventData::getName).containsExactly("agent.thinking", "agent.tool_approval_request", "approval.decided", "agent.text", "agent.done");
     SpanData tool = spans(traceId).stream().filter(s -> s.getName().equals(RequestSpans.TOOL_CALL)).findFirst().orElseThrow();
     assertThat(tool.getParentSpanId()).as("the tool call is a child of the request's span").isEqualTo(dispatch.getSpanId());
     assertThat(tool.getAttributes().asMap().toString()).contains("note_get");
