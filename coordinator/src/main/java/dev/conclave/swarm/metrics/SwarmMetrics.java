@@ -22,9 +22,21 @@ public final class SwarmMetrics {
   }
 
   public void request(String operation, String outcome) {
+    counter(operation, outcome).increment();
+  }
+
+  /**
+   * Registers {@code operation}'s ok counter at 0, so that the dashboards' and alert rules' rates over
+   * it exist before the first request (k8s/monitoring/).
+   */
+  public void declare(String operation) {
+    counter(operation, "ok");
+  }
+
+  private Counter counter(String operation, String outcome) {
     // (looked up once per operation and outcome: every protocol request counts here)
-    requests.computeIfAbsent(operation + '|' + outcome, k -> Counter.builder(MetricNames.SWARM_REQUESTS)
-      .description("swarm protocol requests").tag("operation", operation).tag("outcome", outcome).register(registry)).increment();
+    return requests.computeIfAbsent(operation + '|' + outcome, k -> Counter.builder(MetricNames.SWARM_REQUESTS)
+      .description("swarm protocol requests").tag("operation", operation).tag("outcome", outcome).register(registry));
   }
 
   private final java.util.Map<String, Counter> requests = new java.util.concurrent.ConcurrentHashMap<>();

@@ -22,6 +22,9 @@ public final class ProtocolService {
     this.batcher = batcher;
     this.metrics = metrics;
     this.secrets = secrets;
+    for (Operation operation : Operation.values()) {
+      metrics.declare(operation.name());
+    }
   }
 
   public Future<ProtocolReply> execute(ProtocolCall call) {

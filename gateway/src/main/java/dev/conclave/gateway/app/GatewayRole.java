@@ -134,6 +134,9 @@ public final class GatewayRole implements RoleModule {
       .register(ctx.metrics());
     io.micrometer.core.instrument.FunctionCounter.builder(MetricNames.GATEWAY_LEDGER_WRITES, writer, LedgerWriter::units)
       .register(ctx.metrics());
+    writer.measure(io.micrometer.core.instrument.Timer.builder(MetricNames.GATEWAY_LEDGER_WRITE_DURATION)
+      .description("ledger writes from arrival to commit").publishPercentileHistogram().register(ctx.metrics()));
+    ctx.metrics().gauge(MetricNames.GATEWAY_LEDGER_QUEUED, writer, LedgerWriter::queued);
     RegistryStore registryStore = new RegistryStore(pool);
     Lifecycle lifecycle = new Lifecycle(vertx, writer, registryStore, router, terminations, ctx.clock());
     SessionStores sessionStores = new SessionStores(ctx.principals(), agents, requests, writer, ledger, approvalStore, usage, injectionStore);

@@ -75,6 +75,7 @@ public final class LedgerWriter {
   private final Lane[] lanes;
   private final java.util.concurrent.atomic.AtomicLong transactions = new java.util.concurrent.atomic.AtomicLong();
   private final java.util.concurrent.atomic.AtomicLong units = new java.util.concurrent.atomic.AtomicLong();
+  private volatile io.micrometer.core.instrument.Timer latency;
 
   /** An event committed to the ledger, handed to followers. */
   public record Published(String conversationKey, long seq, dev.conclave.gateway.ledger.LedgerEntry entry) {
@@ -123,7 +124,26 @@ public final class LedgerWriter {
   private <T> Future<T> add(String key, Unit<T> unit, Shape shape) {
     Promise<T> promise = Promise.promise();
     lanes[Math.floorMod(key.hashCode(), lanes.length)].add(new Queued<>(key, unit, shape, promise));
+    io.micrometer.core.instrument.Timer timer = latency;
+    if (timer != null) {
+      long start = System.nanoTime();
+      promise.future().onComplete(ar -> timer.record(System.nanoTime() - start, java.util.concurrent.TimeUnit.NANOSECONDS));
+    }
     return promise.future();
+  }
+
+  /** Records each write's time from its arrival (queue wait included) to its commit and publication. */
+  public void measure(io.micrometer.core.instrument.Timer latency) {
+    this.latency = latency;
+  }
+
+  /** Writes waiting for their lane's next transaction (read by a gauge, from any thread: a hint). */
+  public int queued() {
+    int queued = 0;
+    for (Lane lane : lanes) {
+      queued += lane.queue.size();
+    }
+    return queued;
   }
 
   /** Transactions committed so far (shared and alone). */

@@ -7,6 +7,7 @@ import dev.conclave.gateway.ledger.LedgerEntry;
 import dev.conclave.gateway.routing.AgentRouter;
 import dev.conclave.gateway.store.BindingStore;
 import dev.conclave.gateway.store.LedgerStore;
+import dev.conclave.platform.tracing.TraceContexts;
 import dev.conclave.platform.access.AgentAccess;
 import dev.conclave.platform.auth.AuthErrors;
 import dev.conclave.platform.auth.Caller;
@@ -132,7 +133,7 @@ public final class Mailbox {
     UUID id = UUID.randomUUID();
     LedgerEntry inbound = Entries.inbound(id, from, caller.principalId(), message.getContent(), clock.instant());
     LedgerStore.NewRequest request = new LedgerStore.NewRequest(id, caller.principalId(), from, message.getIdempotencyKey(),
-      message.getContent(), Attachments.encode(message.getAttachmentsList()));
+      message.getContent(), Attachments.encode(message.getAttachmentsList()), TraceContexts.current());
     return writer.write(agentId, new Handoff.Message(key, inbound, request, caller.isAdmin()))
       .compose(written -> {
         if (!written.routed()) {

@@ -20,5 +20,7 @@ public record RequestRecord(
   Optional<String> dispatchNode,
   Optional<Instant> finishedAt,
   Optional<String> cancelReason,
-  boolean approveAll) {
+  boolean approveAll,
+  /* the sender's W3C traceparent: the parent of the request's dispatch span (docs/observability.md) */
+  Optional<String> traceContext) {
 }

@@ -163,12 +163,19 @@ public final class AgentSession {
     }
     switch (message.getPayloadCase()) {
       case REGISTER -> fail(GatewayErrors.alreadyRegistered());
-      case RESPONSE -> intake.accept(message.getResponse());
+      case RESPONSE -> {
+        if (inFlight != null) {
+          // the agent's events as events of the request's span: when each came, by kind
+          inFlight.span().addEvent("agent." + message.getResponse().getEventCase().name().toLowerCase(java.util.Locale.ROOT));
+        }
+        intake.accept(message.getResponse());
+      }
       case HEARTBEAT -> {
         // liveness already refreshed
       }
       case INJECTION_ACK -> commands.onInjectionAck(message.getInjectionAck());
-      case EXECUTE_PACK_TOOL -> toolCalls.execute(message.getExecutePackTool());
+      case EXECUTE_PACK_TOOL -> toolCalls.execute(message.getExecutePackTool(),
+        inFlight == null ? io.opentelemetry.api.trace.Span.getInvalid() : inFlight.span());
       default -> metrics.dropped(SessionMetrics.DropReason.UNKNOWN_MESSAGE, agentId(), "");
     }
   }
@@ -204,6 +211,7 @@ public final class AgentSession {
           return;
         }
         send(welcome.result());
+        metrics.registered();
         LOG.info("agent registered agent={} epoch={} principal={} node={} features={}", agentId(), epoch(),
           registered.principal().id(), nodeId, registered.agent().features());
         resumeInbound();
@@ -236,6 +244,10 @@ public final class AgentSession {
     return dispatcher.acceptAndDispatch(message);
   }
 
+  Vertx vertx() {
+    return vertx;
+  }
+
   void dispatched(InFlight flight) {
     inFlight = flight;
   }
@@ -248,6 +260,7 @@ public final class AgentSession {
     if (flight.cancelTimer() >= 0) {
       vertx.cancelTimer(flight.cancelTimer());
     }
+    flight.span().end();
     inFlight = null;
     if (retiring) {
       finishRetirement();
@@ -395,6 +408,11 @@ public final class AgentSession {
     vertx.cancelTimer(registerTimer);
     liveness.stop();
     Future<Void> dispatchSettled = dispatcher.stop();
+    if (inFlight != null) {
+      // the request goes on elsewhere (requeued, or ended by the sweep): its span here ends now
+      inFlight.span().addEvent("agent.disconnected");
+      inFlight.span().end();
+    }
     if (!responseEnded) {
       responseEnded = true;
       endStream(status);

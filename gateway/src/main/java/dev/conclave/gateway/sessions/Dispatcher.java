@@ -10,6 +10,10 @@ import dev.conclave.gateway.routing.AgentRouter;
 import dev.conclave.gateway.store.LedgerStore;
 import dev.conclave.gateway.store.RequestStore;
 import dev.conclave.platform.errors.ConclaveException;
+import dev.conclave.platform.tracing.RequestSpans;
+import io.opentelemetry.api.trace.Span;
+import io.opentelemetry.api.trace.SpanKind;
+import io.opentelemetry.context.Scope;
 import io.vertx.core.AsyncResult;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
@@ -18,6 +22,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.time.Duration;
+import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -203,7 +208,13 @@ final class Dispatcher {
       msg.addAttachments(a);
     }
     LOG.debug("request dispatched agent={} request={}", session.agentId(), flight.id());
-    session.send(ServerMessage.newBuilder().setSendMessage(msg).build());
+    // the client's trace, stored with the request, goes on here, on whichever node and whenever
+    Span span = RequestSpans.start(vertx, RequestSpans.REQUEST, SpanKind.CONSUMER, flight.request().traceContext(),
+      Map.of(RequestSpans.REQUEST_ID, flight.id().toString(), RequestSpans.AGENT_ID, session.agentId(), RequestSpans.NODE_ID, nodeId));
+    flight.traced(span);
+    try (Scope ignored = span.makeCurrent()) {
+      session.send(ServerMessage.newBuilder().setSendMessage(msg).build());
+    }
   }
 
   /** Through the ledger writer: the dispatch commits together with the other writes queued there. */

@@ -31,6 +31,8 @@ final class InFlight {
   private boolean approvalsAsked;
   private long persistedEvents;
   private long cancelTimer = -1;
+  /** The request's span here (RequestSpans.REQUEST): invalid, doing nothing, when not traced. */
+  private io.opentelemetry.api.trace.Span span = io.opentelemetry.api.trace.Span.getInvalid();
 
   InFlight(RequestRecord request) {
     this.request = request;
@@ -39,6 +41,14 @@ final class InFlight {
 
   RequestRecord request() {
     return request;
+  }
+
+  io.opentelemetry.api.trace.Span span() {
+    return span;
+  }
+
+  void traced(io.opentelemetry.api.trace.Span span) {
+    this.span = span;
   }
 
   UUID id() {

@@ -3,11 +3,13 @@ package dev.conclave.gateway.sessions;
 import dev.conclave.platform.packs.PackTools;
 import dev.conclave.platform.packs.ToolCall;
 import dev.conclave.platform.packs.ToolOutcome;
+import dev.conclave.platform.tracing.RequestSpans;
 import dev.conclave.proto.coven.ExecutePackTool;
 import dev.conclave.proto.coven.PackToolResult;
 import dev.conclave.proto.coven.ServerMessage;
 
 import java.util.HashSet;
+import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 
@@ -32,7 +34,8 @@ final class PackToolCalls {
     this.metrics = metrics;
   }
 
-  void execute(ExecutePackTool request) {
+  /** Runs the agent's tool call; in a child span of {@code requestSpan} (the request in flight's), when traced. */
+  void execute(ExecutePackTool request, io.opentelemetry.api.trace.Span requestSpan) {
     String id = request.getRequestId();
     if (id.isEmpty()) {
       answer(id, ToolOutcome.failed(ToolOutcome.Status.INVALID_INPUT, "ExecutePackTool.request_id is required"));
@@ -55,7 +58,10 @@ final class PackToolCalls {
     Registration.Registered r = session.registration();
     ToolCall call = new ToolCall(UUID.randomUUID().toString(), id, r.agent().agentId(), r.principal().id(),
       Set.copyOf(r.agent().capabilities()), request.getToolName(), request.getInputJson(), ToolCall.ORIGIN_AGENT_STREAM);
-    packTools.execute(call).onComplete(ar -> session.runOnContext(() -> {
+    // current while the call is sent: the event bus carries the trace to the node that runs the tool
+    RequestSpans.child(session.vertx(), requestSpan, RequestSpans.TOOL_CALL,
+      Map.of(RequestSpans.TOOL_NAME, request.getToolName(), RequestSpans.AGENT_ID, r.agent().agentId()),
+      () -> packTools.execute(call)).onComplete(ar -> session.runOnContext(() -> {
       running.remove(id);
       answer(id, ar.succeeded() ? ar.result()
         : ToolOutcome.failed(ToolOutcome.Status.UNAVAILABLE, "tool '" + request.getToolName() + "' could not run: " + ar.cause().getMessage()));

@@ -135,6 +135,9 @@ final class SessionCommands {
     if (approveAll && c.getBoolean("approved", false)) {
       flight.approveAllFromNowOn();
     }
+    // in the request's trace: the time since agent.tool_approval_request was a person deciding
+    flight.span().addEvent("approval.decided", io.opentelemetry.api.common.Attributes.of(
+      io.opentelemetry.api.common.AttributeKey.booleanKey("conclave.approved"), c.getBoolean("approved", false)));
     session.send(ServerMessage.newBuilder().setToolApproval(ToolApprovalResponse.newBuilder()
       .setId(c.getString("toolId")).setApproved(c.getBoolean("approved", false)).setApproveAll(approveAll)).build());
     return Future.succeededFuture(OK);

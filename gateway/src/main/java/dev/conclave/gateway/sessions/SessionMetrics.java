@@ -31,11 +31,13 @@ public final class SessionMetrics {
   private final MeterRegistry registry;
   private final Counter persisted;
   private final Counter dispatched;
+  private final Counter registered;
 
   public SessionMetrics(MeterRegistry registry) {
     this.registry = registry;
     this.persisted = registry.counter(MetricNames.GATEWAY_EVENTS_PERSISTED);
     this.dispatched = registry.counter(MetricNames.GATEWAY_REQUESTS_DISPATCHED);
+    this.registered = registry.counter(MetricNames.GATEWAY_AGENT_REGISTRATIONS);
   }
 
   public void dropped(DropReason reason, String agentId, String requestId) {
@@ -49,5 +51,10 @@ public final class SessionMetrics {
 
   public void dispatched() {
     dispatched.increment();
+  }
+
+  /** An agent's registration was accepted and welcomed (a reconnect counts again: flapping shows). */
+  public void registered() {
+    registered.increment();
   }
 }

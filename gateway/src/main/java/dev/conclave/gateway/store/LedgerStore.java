@@ -59,6 +59,7 @@ public final class LedgerStore {
    * {@code $20} and channel {@code $21}) still routes to agent {@code $2} and that agent is not
    * retired: the node may have taken the route from what it remembered; nor unless principal
    * {@code $13} may act on that agent ({@link AgentAccess#allows}), or is an admin ({@code $22}).
+   * The request keeps the sender's trace context {@code $23} (null: none).
    * Answers whether the route held and the principal was allowed, the event's sequence number (null:
    * nothing was written: a duplicate, a route that did not hold, a principal not allowed) and the
    * request's row.
@@ -71,9 +72,10 @@ public final class LedgerStore {
       + " AND NOT EXISTS (SELECT 1 FROM gateway.requests WHERE agent_id = $2 AND state = 'queued')"
       + " AND NOT EXISTS (SELECT 1 FROM gateway.requests WHERE agent_id = $2 AND state = 'dispatched'), false) AS now),"
       + " q AS (INSERT INTO gateway.requests (id, agent_id, conversation_key, principal_id, sender, idempotency_key, content, attachments,"
-      + " state, dispatched_at, dispatch_epoch, dispatch_node)"
+      + " state, dispatched_at, dispatch_epoch, dispatch_node, trace_context)"
       + " SELECT $12, $2, $1, $13, $14, $15, $16, $17, CASE WHEN d.now THEN 'dispatched' ELSE 'queued' END,"
-      + " CASE WHEN d.now THEN now() END, CASE WHEN d.now THEN $18::bigint END, CASE WHEN d.now THEN $19::text END FROM d, r WHERE r.routed AND r.allowed"
+      + " CASE WHEN d.now THEN now() END, CASE WHEN d.now THEN $18::bigint END, CASE WHEN d.now THEN $19::text END, $23::text"
+      + " FROM d, r WHERE r.routed AND r.allowed"
       + " ON CONFLICT (principal_id, idempotency_key) DO NOTHING RETURNING " + RequestStore.COLUMNS + "),"
       + " c AS (" + advance(" FROM q") + "),"
       + " e AS (" + INSERT_EVENTS + ")"
@@ -160,7 +162,13 @@ public final class LedgerStore {
   }
 
   /** A request to queue: what a client sent, and who sent it. */
-  public record NewRequest(UUID id, UUID principalId, String sender, String idempotencyKey, String content, Optional<byte[]> attachments) {
+  public record NewRequest(UUID id, UUID principalId, String sender, String idempotencyKey, String content, Optional<byte[]> attachments,
+                           Optional<String> traceContext) {
+
+    /** A request sent outside a trace. */
+    public NewRequest(UUID id, UUID principalId, String sender, String idempotencyKey, String content, Optional<byte[]> attachments) {
+      this(id, principalId, sender, idempotencyKey, content, attachments, Optional.empty());
+    }
   }
 
   /** The session a new request may be dispatched to at once: its epoch, on node {@code node}. */
@@ -191,7 +199,8 @@ public final class LedgerStore {
       params = params(conversationKey, agentId, List.of(inbound), request.id(), request.principalId(), request.sender(),
         request.idempotencyKey(), request.content(), request.attachments().map(Buffer::buffer).orElse(null),
         dispatch.map(DispatchTo::epoch).orElse(null), dispatch.map(DispatchTo::node).orElse(null),
-        Routes.frontend(conversationKey).orElse(null), Routes.channel(conversationKey).orElse(null), admin);
+        Routes.frontend(conversationKey).orElse(null), Routes.channel(conversationKey).orElse(null), admin,
+        request.traceContext().orElse(null));
     } catch (RuntimeException tooLarge) {
       return Future.failedFuture(tooLarge);
     }

@@ -21,7 +21,7 @@ import java.util.UUID;
 public final class RequestStore {
 
   static final String COLUMNS = "id, agent_id, conversation_key, principal_id, sender, content, attachments, state, created_at,"
-    + " dispatched_at, dispatch_epoch, dispatch_node, finished_at, cancel_reason, approve_all";
+    + " dispatched_at, dispatch_epoch, dispatch_node, finished_at, cancel_reason, approve_all, trace_context";
 
   /** A request the caller just ended, with the conversation its terminal event belongs to. */
   public record Ended(UUID id, String agentId, String conversationKey) {
@@ -232,6 +232,7 @@ public final class RequestStore {
       Optional.ofNullable(r.getString("dispatch_node")),
       Rows.instant(r, "finished_at"),
       Optional.ofNullable(r.getString("cancel_reason")),
-      r.getBoolean("approve_all"));
+      r.getBoolean("approve_all"),
+      Optional.ofNullable(r.getString("trace_context")));
   }
 }

@@ -42,7 +42,7 @@ class HotStatementPlansTest {
 
   @Test
   void aClientsMessageAndItsDispatchReadNoAgentsWholeHistory() {
-    assertThat(genericPlan(LedgerStore.ENQUEUE_WITH_INBOUND, 22)).doesNotContain("Seq Scan on requests");
+    assertThat(genericPlan(LedgerStore.ENQUEUE_WITH_INBOUND, 23)).doesNotContain("Seq Scan on requests");
   }
 
   @Test

@@ -13,7 +13,7 @@ class LogConfigurationTest {
 
   @Test
   void theNodesLogWritesOneLinePerEvent() throws Exception {
-    EscapedMessageConverterTest.assertOneLinePerEvent(LogConfigurationTest.class.getResource("/logback.xml"), "ERR");
+    EscapedMessageConverterTest.assertOneLinePerEvent(LogConfigurationTest.class.getResource("/logback.xml"), "text");
   }
 
   /**

@@ -24,6 +24,7 @@ import org.slf4j.LoggerFactory;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeSet;
@@ -57,6 +58,14 @@ public final class ToolDispatcher {
     this.log = log;
     this.metrics = metrics;
     this.clock = clock;
+    // the series the dashboards and alert rules read exist from the start, at 0, so that a rate over
+    // them is 0 rather than absent before the first call (k8s/monitoring/)
+    for (String origin : List.of(ToolCall.ORIGIN_AGENT_STREAM, ToolCall.ORIGIN_MCP)) {
+      metrics.counter(MetricNames.PACKS_TOOL_CALLS, "outcome", ToolOutcome.Status.OK.wire(), "origin", origin);
+    }
+    for (String kind : List.of("builtin", "pack")) {
+      metrics.timer(MetricNames.PACKS_TOOL_CALL_DURATION, "kind", kind);
+    }
   }
 
   public Future<ToolOutcome> execute(ToolCall call) {

@@ -35,16 +35,21 @@ public final class VertxBootstrap {
 
   /** A Vert.x as the configuration asks, its cluster TLS read from the configuration's files. */
   public static Future<Vertx> create(ConclaveConfig config, NodeMetrics metrics) {
-    return create(config, metrics, config.clustered() ? ClusterTls.resolve(config) : Optional.empty());
+    return create(config, metrics, config.clustered() ? ClusterTls.resolve(config) : Optional.empty(), null);
   }
 
-  public static Future<Vertx> create(ConclaveConfig config, NodeMetrics metrics, Optional<ClusterTls> tls) {
+  /**
+   * With the cluster's TLS ({@code tls}, for the event bus) and {@code tracing} (may be null: none)
+   * installed on the Vert.x it builds.
+   */
+  public static Future<Vertx> create(ConclaveConfig config, NodeMetrics metrics, Optional<ClusterTls> tls,
+                                     dev.conclave.platform.tracing.NodeTracing tracing) {
     // epoll where it loads (Linux x86-64): less CPU per message than Java NIO, and Unix sockets to
     // an embedded PostgreSQL; anywhere else Vert.x falls back to NIO, and the node says so
     VertxOptions options = new VertxOptions().setMetricsOptions(metrics.vertxOptions()).setPreferNativeTransport(true);
     if (!config.clustered()) {
       LOG.info("cluster: standalone (set {} or {} to cluster)", NodeSettings.CLUSTER_MEMBERS.name(), NodeSettings.CLUSTER_K8S_DNS.name());
-      return Future.succeededFuture(reporting(Vertx.builder().with(options).withMetrics(metrics.vertxFactory()).build()));
+      return Future.succeededFuture(reporting(builder(options, metrics, tracing).build()));
     }
     String host = ClusterHost.resolve(config);
     options.getEventBusOptions()
@@ -58,10 +63,18 @@ public final class VertxBootstrap {
       config.clusterPort(), config.eventBusPort(),
       tls.map(t -> "client-certificates " + t.material().describe()).orElse("off (plaintext; set CONCLAVE_CLUSTER_TLS_*)"),
       config.clusterK8sDns().map(d -> "kubernetes-dns " + d).orElse("tcp-ip " + config.clusterMembers()));
-    return Vertx.builder().with(options).withMetrics(metrics.vertxFactory()).withClusterManager(manager).buildClustered()
+    return builder(options, metrics, tracing).withClusterManager(manager).buildClustered()
       .recover(failure -> Future.failedFuture(portTaken(failure, config, host)))
       .map(VertxBootstrap::reporting)
       .onSuccess(v -> LOG.info("cluster: joined members={} vertx-node={}", manager.getNodes().size(), manager.getNodeId()));
+  }
+
+  private static io.vertx.core.VertxBuilder builder(VertxOptions options, NodeMetrics metrics, dev.conclave.platform.tracing.NodeTracing tracing) {
+    io.vertx.core.VertxBuilder builder = Vertx.builder().withMetrics(metrics.vertxFactory());
+    if (tracing != null) {
+      builder = tracing.install(options, builder);
+    }
+    return builder.with(options);
   }
 
   /**

@@ -99,7 +99,8 @@ public record ConclaveConfig(
     // parsed now so that a wrong value stops start-up; read again where they are used
     for (Setting<?> checked : List.of(NodeSettings.SECRETS_KEY, NodeSettings.SSH_UNKNOWN_KEYS, NodeSettings.MAX_EVENT_BYTES,
       NodeSettings.AUDIT_RETENTION, NodeSettings.UNAUTHENTICATED_TIMEOUT, NodeSettings.HTTP_IDLE_TIMEOUT,
-      NodeSettings.MAX_CALLS_PER_PRINCIPAL, NodeSettings.MAX_CONNECTIONS_PER_PRINCIPAL, NodeSettings.TLS, NodeSettings.CLUSTER_TLS)) {
+      NodeSettings.MAX_CALLS_PER_PRINCIPAL, NodeSettings.MAX_CONNECTIONS_PER_PRINCIPAL, NodeSettings.TLS, NodeSettings.CLUSTER_TLS,
+      NodeSettings.LOG_FORMAT)) {
       checked.find(env);
     }
     boolean clustered = !members.isEmpty() || k8sDns.isPresent();

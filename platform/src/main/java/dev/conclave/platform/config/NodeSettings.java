@@ -212,6 +212,19 @@ public final class NodeSettings implements SettingCatalogue {
     .readBy(Reader.NODE, Reader.CLI).describedAs("log level of Conclave's own loggers")
     .byDefault("INFO");
 
+  /** The values {@link #LOG_FORMAT} takes: each names an appender of logback.xml. */
+  public static final List<String> LOG_FORMATS = List.of("text", "json");
+  /**
+   * Read by logback.xml ({@code ${CONCLAVE_LOG_FORMAT:-text}} names the appender), and checked by the node at
+   * start so that a wrong value stops it with one line instead of leaving it without logs.
+   */
+  public static final Setting<String> LOG_FORMAT = Setting.define("CONCLAVE_LOG_FORMAT", NodeSettings::logFormat)
+    .readBy(Reader.NODE, Reader.CLI)
+    .describedAs("`text` (one line per event, escaped) or `json`: one JSON object per line with `timestamp` (ms), `level`, "
+      + "`loggerName`, `formattedMessage`, the node's id (`context.properties.node`) and, inside a span, `mdc.trace_id` and "
+      + "`mdc.span_id` (docs/observability.md)")
+    .byDefault("text");
+
   static Set<RoleName> roles(String variable, String text) {
     EnumSet<RoleName> roles = EnumSet.noneOf(RoleName.class);
     for (String part : text.split(",")) {
@@ -248,6 +261,13 @@ public final class NodeSettings implements SettingCatalogue {
       throw new ConfigException(variable, "must be one of " + String.join(", ", UNKNOWN_KEY_POLICIES) + ", got '" + text + "'");
     }
     return policy;
+  }
+
+  private static String logFormat(String variable, String text) {
+    if (!LOG_FORMATS.contains(text)) {
+      throw new ConfigException(variable, "must be one of " + String.join(", ", LOG_FORMATS) + ", got '" + text + "'");
+    }
+    return text;
   }
 
   private static int maxEventBytes(String variable, String text) {

@@ -78,6 +78,11 @@ public final class NodeHealth {
     return health;
   }
 
+  /** Runs every check; each one's result. */
+  public Future<io.vertx.ext.healthchecks.CheckResult> results() {
+    return checks.checkStatus();
+  }
+
   /** Runs every check; true when all are up. */
   public Future<Boolean> readyNow() {
     return checks.checkStatus().map(result -> result.getUp());

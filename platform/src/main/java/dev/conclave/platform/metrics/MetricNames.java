@@ -32,6 +32,18 @@ public final class MetricNames {
   public static final String GATEWAY_LEDGER_TRANSACTIONS = "conclave_gateway_ledger_transactions";
   /** Writes the ledger writer committed; divided by the transactions, how many shared each commit. */
   public static final String GATEWAY_LEDGER_WRITES = "conclave_gateway_ledger_writes";
+  /** Ledger writes from their arrival at the writer (queue wait included) to commit and publication (a timer, with buckets). */
+  public static final String GATEWAY_LEDGER_WRITE_DURATION = "conclave_gateway_ledger_write_duration_seconds";
+  /** Ledger writes waiting for their lane's next transaction (a gauge). */
+  public static final String GATEWAY_LEDGER_QUEUED = "conclave_gateway_ledger_queued";
+  /** Agent registrations accepted (a counter): its rate against the agents connected shows agents flapping. */
+  public static final String GATEWAY_AGENT_REGISTRATIONS = "conclave_gateway_agent_registrations";
+  /** 1 when this node takes traffic (started, not draining), else 0 (a gauge). */
+  public static final String NODE_READY = "conclave_node_ready";
+  /** 1 when the readiness check named by tag {@code check} (database, verticles, cluster) passed at its last periodic run, else 0. */
+  public static final String NODE_CHECK_UP = "conclave_node_check_up";
+  /** Members of the cluster as this node sees them, itself included (a gauge; 1 when standalone). */
+  public static final String CLUSTER_MEMBERS = "conclave_cluster_members";
   /** Live subscribers that fell behind and switched to reading the ledger. */
   public static final String GATEWAY_SUBSCRIBER_CATCHUPS = "conclave_gateway_subscribers_catchups";
 

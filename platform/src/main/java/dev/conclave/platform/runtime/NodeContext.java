@@ -9,6 +9,7 @@ import dev.conclave.platform.health.NodeHealth;
 import dev.conclave.platform.packs.PackTools;
 import dev.conclave.platform.secrets.Secrets;
 import dev.conclave.platform.server.EdgeSecurity;
+import dev.conclave.platform.tracing.NodeTracing;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.vertx.core.Vertx;
 import io.vertx.sqlclient.Pool;
@@ -29,7 +30,8 @@ public record NodeContext(
   PackTools packTools,
   EdgeSecurity edge,
   AgentAccess access,
-  Secrets secrets) {
+  Secrets secrets,
+  NodeTracing tracing) {
 
   public String nodeId() {
     return config.nodeId();

@@ -28,6 +28,8 @@ import dev.conclave.platform.db.PgPools;
 import dev.conclave.platform.db.SchemaMigration;
 import dev.conclave.platform.health.NodeHealth;
 import dev.conclave.platform.health.Readiness;
+import dev.conclave.platform.logging.NodeLogContext;
+import dev.conclave.platform.tracing.NodeTracing;
 import dev.conclave.platform.metrics.NodeMetrics;
 import dev.conclave.platform.packs.EventBusPackTools;
 import dev.conclave.platform.secrets.Secrets;
@@ -103,6 +105,7 @@ public final class NodeRuntime {
   /** Starts a node running {@code modules} (already filtered to the configured roles). */
   public static NodeRuntime start(ConclaveConfig config, List<RoleModule> modules) {
     long t0 = System.nanoTime();
+    NodeLogContext.nodeId(config.nodeId());
     LOG.info("starting node={} roles={} data={}", config.nodeId(),
       config.roles().stream().map(Object::toString).collect(Collectors.joining(",")), config.dataDir());
     // the certificates first: a node configured for TLS without them stops before it touches anything
@@ -119,6 +122,7 @@ public final class NodeRuntime {
       throw e;
     }
     Vertx vertx = null;
+    NodeTracing tracing = null;
     DatabaseClaim claim = null;
     try {
       List<SchemaMigration> schemas = new ArrayList<>();
@@ -127,7 +131,9 @@ public final class NodeRuntime {
       Migrations.apply(database.url(), schemas);
 
       NodeMetrics metrics = new NodeMetrics();
-      vertx = await(VertxBootstrap.create(config, metrics, clusterTls), "start Vert.x");
+      tracing = NodeTracing.fromEnvironment(config.nodeId());
+      vertx = await(VertxBootstrap.create(config, metrics, clusterTls, tracing), "start Vert.x");
+      tracing.register(vertx);
       Pool pool = PgPools.create(vertx, database.url(), config.pgPoolSize(), config.pgPoolWaitQueue());
       Secrets secrets = await(Secrets.start(pool, secretsKey), "check the secrets key");
       Readiness readiness = new Readiness();
@@ -139,6 +145,7 @@ public final class NodeRuntime {
       }
       Clock clock = Clock.systemUTC();
       ClusterMembership membership = ClusterMembership.of(vertx);
+      dev.conclave.platform.health.HealthMetrics.register(vertx, health, membership, metrics.registry());
       TokenService tokens = startAuth(vertx, config, pool, clock, membership);
       PrincipalStore principals = new PrincipalStore(pool);
       if (!config.get(NodeSettings.WRITE_ADMIN_TOKEN)) {
@@ -163,7 +170,7 @@ public final class NodeRuntime {
       NodeContext context = new NodeContext(vertx, config, pool, tokens, principals, metrics.registry(), health, clock,
         membership, new EventBusPackTools(vertx, membership, config.nodeId()),
         EdgeSecurity.create(audit, config.maxMessageBytes(), ConnectionGuard.of(vertx, config, metrics.registry()), liveAccess), access,
-        secrets);
+        secrets, tracing);
 
       List<RunningRole> running = new ArrayList<>();
       List<EdgeContribution> contributions = new ArrayList<>();
@@ -213,6 +220,9 @@ public final class NodeRuntime {
         } catch (Exception ignored) {
           // already failing; the original error is what matters
         }
+      }
+      if (tracing != null) {
+        tracing.close();
       }
       database.close();
       owner.close();
@@ -274,6 +284,7 @@ public final class NodeRuntime {
     claim.ifPresent(c -> bounded(c.close(), Duration.ofSeconds(5), "let go of the database"));
     bounded(pool.close(), Duration.ofSeconds(5), "close the database pool");
     bounded(vertx.close(), grace, "close Vert.x");
+    context.tracing().close();
     database.close();
     owner.close();
     LOG.info("stopped node={} took={}ms", config.nodeId(), (System.nanoTime() - t0) / 1_000_000);

@@ -50,6 +50,12 @@ class ConclaveConfigTest {
   }
 
   @Test
+  void anUnknownLogFormatStopsTheStart() {
+    rejects("CONCLAVE_LOG_FORMAT", "must be one of text, json", "CONCLAVE_LOG_FORMAT", "xml");
+    parse("CONCLAVE_LOG_FORMAT", "json");
+  }
+
+  @Test
   void printingTheConfigurationRevealsNoSecret() {
     String printed = parse("CONCLAVE_AUTH_SECRET", "s3cret-signing-key-0123456789abcdef0123",
       "CONCLAVE_SECRETS_KEY", "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=",
