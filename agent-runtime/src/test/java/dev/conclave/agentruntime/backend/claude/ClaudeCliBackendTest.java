@@ -151,7 +151,9 @@ class ClaudeCliBackendTest {
     r.cancel("user_requested");
     h.onCancel("req-1", "user_requested");
     assertThat(await(r)).isEqualTo("cancelled:user_requested");
-    assertThat(FakeCli.signals(workdir, "claude")).containsExactly("slow: SIGTERM");
+    // SIGTERM ended it (not SIGKILL, not its own end); the cancel and the request's end may both signal the
+    // group before it is gone, and a loaded machine lets its trap run for each
+    assertThat(FakeCli.signals(workdir, "claude")).isNotEmpty().containsOnly("slow: SIGTERM");
     assertThat(ProcessHandle.allProcesses().filter(p -> p.info().commandLine().orElse("").contains(exe.toString())))
       .as("no fake claude left running").isEmpty();
   }

@@ -138,7 +138,9 @@ class CodexCliBackendTest {
     r.cancel("user_requested");
     h.onCancel("req-1", "user_requested");
     assertThat(await(r)).isEqualTo("cancelled:user_requested");
-    assertThat(FakeCli.signals(workdir, "codex")).containsExactly("slow: SIGTERM");
+    // SIGTERM ended it (not SIGKILL, not its own end); the cancel and the request's end may both signal the
+    // group before it is gone, and a loaded machine lets its trap run for each
+    assertThat(FakeCli.signals(workdir, "codex")).isNotEmpty().containsOnly("slow: SIGTERM");
     assertThat(ProcessHandle.allProcesses().filter(p -> p.info().commandLine().orElse("").contains(exe.toString())))
       .as("no fake codex left running").isEmpty();
   }
