@@ -232,7 +232,7 @@ class SwarmAgentsIT {
       }
     }
     assertThat(created.size() + modified.size() + deleted.size()).as("calls that ran for %s", s.id()).isEqualTo(s.steps().length
-      - (int) java.util.Arrays.stream(s.steps()).filter(x -> x.startsWith("learn") || x.startsWith("sleep") || x.startsWith("think")).count());
+      - (int) java.util.Arrays.stream(s.steps()).filter(x -> x.startsWith("learn") || x.startsWith("sleep") || x.startsWith("think") || x.startsWith("until")).count());
     JsonObject result = task.getJsonObject("result");
     assertThat(new TreeSet<>(strings(result.getJsonArray("filesCreated")))).as("created by %s", s.id()).isEqualTo(created);
     assertThat(new TreeSet<>(strings(result.getJsonArray("filesModified")))).as("modified by %s", s.id()).isEqualTo(modified);
