@@ -41,26 +41,6 @@ class LocalClusterScriptIT {
   @TempDir
   Path dir;
 
-  /** A base port whose block of 40 ports is free now, between 20000 and 32000. */
-  private static int freeBlock() {
-    for (int attempt = 0; attempt < 200; attempt++) {
-      int base = ThreadLocalRandom.current().nextInt(20_000, 32_000 - 40);
-      boolean free = true;
-      for (int p = base; p < base + 40 && free; p++) {
-        try (ServerSocket any = new ServerSocket(); ServerSocket loopback = new ServerSocket()) {
-          any.bind(new InetSocketAddress(p));
-          any.close();
-          loopback.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), p));
-        } catch (IOException taken) {
-          free = false;
-        }
-      }
-      if (free) {
-        return base;
-      }
-    }
-    throw new IllegalStateException("no free block of 40 ports between 20000 and 32000");
-  }
 
   private static ProcessBuilder clean(ProcessBuilder pb) {
     pb.environment().keySet().removeIf(k -> k.startsWith("CONCLAVE_"));
@@ -69,7 +49,7 @@ class LocalClusterScriptIT {
 
   @Test
   void oneNodeOnAMovedBasePortPrintsItsEndpointsAndAWorkingTokenCommand() throws Exception {
-    int base = freeBlock();
+    int base = dev.conclave.platform.testing.FreePorts.block(40);
     Path cluster = dir.resolve("cluster");
     ProcessBuilder pb = clean(new ProcessBuilder("bash", LocalClusterScriptTest.SCRIPT.toString(), "--base-port", String.valueOf(base),
       "--dir", cluster.toString(), "1"));

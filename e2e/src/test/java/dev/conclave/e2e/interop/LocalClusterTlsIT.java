@@ -53,7 +53,7 @@ class LocalClusterTlsIT {
   @Test
   void twoNodesOverTlsCarryARequestFromOneNodeToAnAgentOnTheOther() throws Exception {
     NodeAgentProcess.checkPrerequisites();
-    int base = freeBlock();
+    int base = dev.conclave.platform.testing.FreePorts.block(40);
     Path cluster = dir.resolve("cluster");
     ProcessBuilder pb = new ProcessBuilder("bash", ROOT.resolve("deploy/local-cluster.sh").toString(), "--base-port", String.valueOf(base),
         "--dir", cluster.toString(), "--tls", "2");
@@ -145,25 +145,6 @@ class LocalClusterTlsIT {
     assertThat(started).as("nothing the script started is left").noneMatch(ProcessHandle::isAlive);
   }
 
-  private static int freeBlock() {
-    for (int attempt = 0; attempt < 200; attempt++) {
-      int base = ThreadLocalRandom.current().nextInt(20_000, 32_000 - 40);
-      boolean free = true;
-      for (int p = base; p < base + 40 && free; p++) {
-        try (ServerSocket any = new ServerSocket(); ServerSocket loopback = new ServerSocket()) {
-          any.bind(new InetSocketAddress(p));
-          any.close();
-          loopback.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), p));
-        } catch (IOException taken) {
-          free = false;
-        }
-      }
-      if (free) {
-        return base;
-      }
-    }
-    throw new IllegalStateException("no free block of 40 ports between 20000 and 32000");
-  }
 
   private static String read(Path file) {
     try {

@@ -46,4 +46,28 @@ public final class FreePorts {
       return false;
     }
   }
+
+  /**
+   * A base port whose block of {@code size} ports is free now (on any address and on loopback), between
+   * 20000 and {@link #HIGH}: for a script that derives every port of a local cluster from one base.
+   */
+  public static int block(int size) {
+    for (int attempt = 0; attempt < 200; attempt++) {
+      int base = java.util.concurrent.ThreadLocalRandom.current().nextInt(20_000, HIGH - size);
+      boolean free = true;
+      for (int p = base; p < base + size && free; p++) {
+        try (ServerSocket any = new ServerSocket(); ServerSocket loopback = new ServerSocket()) {
+          any.bind(new InetSocketAddress(p));
+          any.close();
+          loopback.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), p));
+        } catch (IOException taken) {
+          free = false;
+        }
+      }
+      if (free) {
+        return base;
+      }
+    }
+    throw new IllegalStateException("no free block of " + size + " ports between 20000 and " + HIGH);
+  }
 }
