@@ -3,6 +3,7 @@ package dev.conclave.gateway.conformance;
 import ch.qos.logback.classic.Level;
 import dev.conclave.gateway.support.GatewayFixture;
 import dev.conclave.gateway.support.RawAgent;
+import dev.conclave.platform.errors.BadInputLogBudget;
 import dev.conclave.platform.testing.LogCapture;
 import dev.conclave.proto.coven.AgentMessage;
 import io.vertx.grpc.common.GrpcStatus;
@@ -42,6 +43,8 @@ class UntrustedRegistrationTextTest {
     try (LogCapture log = LogCapture.atLeast(Level.DEBUG)) {
       for (String id : List.of("x\n" + FORGED, "x\r\n" + FORGED, "x\u0000\r" + FORGED, "x\u2028" + FORGED, "evil\u202Egnp.exe")) {
         try (RawAgent agent = gw.agent(gw.agentToken("forger"))) {
+          // the bad-input log's budget is the process's: lines earlier tests wrote this second must not hide these
+          BadInputLogBudget.reset();
           agent.send(AgentMessage.newBuilder().setRegister(RawAgent.registration(id)).build());
           assertThat(agent.awaitEnd().status()).isEqualTo(GrpcStatus.INVALID_ARGUMENT);
         }
