@@ -111,6 +111,7 @@ class TaskTracingTest {
     assertThat(attribute(second, AttemptTraces.OUTCOME)).isEqualTo("completed");
     assertThat(second.getEvents()).extracting(EventData::getName)
       .containsExactly("task.claimed", "task.progress", "lease.acquired", "lease.released", "task.completed");
+    assertThat(second.getEvents().get(1).getAttributes().get(AttributeKey.longKey("conclave.percent_complete"))).isEqualTo(80L);
     assertThat(second.getEvents().get(2).getAttributes().get(AttributeKey.stringKey("conclave.file_path"))).isEqualTo("src/Traced.java");
     assertThat(second.getStartEpochNanos()).as("the attempt begins at its claim, after the first ended")
       .isGreaterThanOrEqualTo(first.getEndEpochNanos());
