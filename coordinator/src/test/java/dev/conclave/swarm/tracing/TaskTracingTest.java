@@ -115,6 +115,16 @@ class TaskTracingTest {
     assertThat(second.getEvents().get(2).getAttributes().get(AttributeKey.stringKey("conclave.file_path"))).isEqualTo("src/Traced.java");
     assertThat(second.getStartEpochNanos()).as("the attempt begins at its claim, after the first ended")
       .isGreaterThanOrEqualTo(first.getEndEpochNanos());
+
+    List<SpanData> claims = MemorySpanExporterProvider.SPANS.getFinishedSpanItems().stream()
+      .filter(s -> s.getName().equals(ClaimSpans.CLAIM)).toList();
+    assertThat(claims).as("each claim shows at once, linked to the agent's call").hasSize(2).allSatisfy(c -> {
+      assertThat(c.getTraceId()).isEqualTo(TRACE_ID);
+      assertThat(c.getParentSpanId()).isEqualTo(taskSpan);
+      assertThat(c.getLinks()).hasSize(1);
+      assertThat(c.getLinks().get(0).getSpanContext().getTraceId()).isNotEqualTo(TRACE_ID);
+    });
+    assertThat(claims).extracting(c -> attribute(c, AttemptTraces.AGENT_ID)).containsExactlyInAnyOrder("first", "second");
   }
 
   private static List<SpanData> attempts() {
