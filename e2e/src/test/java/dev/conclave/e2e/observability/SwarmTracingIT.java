@@ -24,7 +24,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * {@code traceparent}; an agent claims it on the second, which hands it the task's trace, reports
  * progress, takes and gives back a lease, and completes it there, sending that trace with its calls
  * as an agent program would. One trace holds the creation's span (the operator's span its parent),
- * the attempt's span made on the second node, and the second node's spans for the agent's calls.
+ * the claim's and the attempt's spans made on the second node, and the second node's spans for the
+ * agent's calls.
  */
 class SwarmTracingIT {
 
@@ -101,6 +102,12 @@ class SwarmTracingIT {
               .containsEntry("conclave.agent_id", "traced-worker")
               .containsEntry("conclave.task.outcome", "completed")
               .containsEntry("conclave.node_id", "node-2");
+          });
+        assertThat(trace).as("the claim's span on the second node, at once")
+          .anySatisfy(s -> {
+            assertThat(s.name()).isEqualTo("conclave.task.claim");
+            assertThat(s.parentSpanId()).isEqualTo(taskSpan);
+            assertThat(s.attributes()).containsEntry("conclave.node_id", "node-2").containsEntry("conclave.agent_id", "traced-worker");
           });
         assertThat(agentCalls(receiver, taskSpan)).as("the second node's spans for the agent's progress, lease, release and complete calls")
           .hasSize(4).allSatisfy(s -> assertThat(s.traceId()).isEqualTo(TRACE_ID));
