@@ -127,6 +127,33 @@ class TaskTracingTest {
     assertThat(claims).extracting(c -> attribute(c, AttemptTraces.AGENT_ID)).containsExactlyInAnyOrder("first", "second");
   }
 
+  @Test
+  void anAttemptTheReaperEndsIsASpanToo() {
+    try (SwarmNode swarm = SwarmNode.start()) {
+      SwarmApi api = swarm.api();
+      JsonObject task = new JsonObject().put("id", "orphaned").put("title", "orphaned work")
+        .put("requiredSkills", new JsonArray().add(SKILL));
+      Reply created = SwarmApi.await(api.send(HttpMethod.POST, "/api/v1/tasks", task.toBuffer(),
+        Map.of("traceparent", "00-" + TRACE_ID + "-" + CLIENT_SPAN + "-01")));
+      assertThat(created.status()).as(created.toString()).isEqualTo(201);
+      assertThat(api.register("silent", List.of(SKILL)).status()).isEqualTo(200);
+      assertThat(api.claim("silent").json().getJsonObject("task").getString("id")).isEqualTo("orphaned");
+      assertThat(api.acquire("silent", "orphaned", "src/Orphan.java", 3_600_000).json().getBoolean("success")).isTrue();
+
+      // no heartbeat for over two minutes: the reaper fails the task (its events go through the outbox)
+      swarm.clock().advance(Duration.ofSeconds(121));
+      Waits.until(() -> attempts().size() == 1, Duration.ofSeconds(20), "the reaped attempt's span");
+    }
+    SpanData attempt = attempts().get(0);
+    assertThat(attempt.getTraceId()).isEqualTo(TRACE_ID);
+    assertThat(attribute(attempt, AttemptTraces.OUTCOME)).isEqualTo("retry");
+    assertThat(attribute(attempt, AttemptTraces.FAILURE_TYPE)).isEqualTo("agent_crash");
+    assertThat(attempt.getEvents()).extracting(EventData::getName)
+      .containsExactly("task.claimed", "lease.acquired", "lease.released", "task.failed");
+    assertThat(attempt.getEndEpochNanos() - attempt.getStartEpochNanos()).as("claim to the reaper's run, in the coordinator's time")
+      .isGreaterThanOrEqualTo(Duration.ofSeconds(121).toNanos());
+  }
+
   private static List<SpanData> attempts() {
     return MemorySpanExporterProvider.SPANS.getFinishedSpanItems().stream()
       .filter(s -> s.getName().equals(AttemptTraces.ATTEMPT))
