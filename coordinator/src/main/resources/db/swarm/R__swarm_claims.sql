@@ -57,6 +57,15 @@ RETURNS boolean LANGUAGE sql IMMUTABLE AS $$
      AND (p_max IS NULL OR t.estimated_minutes IS NULL OR t.estimated_minutes <= p_max)
 $$;
 
+-- The task as its claimer reads it: swarm.task_json, plus the task's trace context as "traceparent"
+-- (W3C; absent when the task has none) for the agent to continue its trace. An extra member, as
+-- task_json's others beyond the spec's Task: clients ignore what they do not know. (Not in
+-- swarm.task_json: its file also runs on databases from before V17, where creating tasks calls it.)
+CREATE OR REPLACE FUNCTION swarm._claimed_task_json(t swarm.tasks) RETURNS jsonb LANGUAGE sql STABLE AS $$
+  SELECT CASE WHEN t.trace_context IS NULL THEN swarm.task_json(t)
+              ELSE swarm.task_json(t) || jsonb_build_object('traceparent', t.trace_context) END
+$$;
+
 -- (a generic plan serves every claim: the claim-order index scan does not depend on the filter values,
 -- and re-planning each call for its parameters costs more than the claim itself)
 CREATE OR REPLACE FUNCTION swarm.op_claim(p_req jsonb, p_now timestamptz, p_principal uuid, p_admin boolean)
@@ -136,7 +145,7 @@ BEGIN
   -- (an assignment rather than PERFORM: see swarm._emit)
   v_event := swarm._emit('task', 'claimed', v_id, p_now,
                          jsonb_build_object('agentId', v_agent_id, 'priority', t.priority, 'retryCount', t.retry_count));
-  RETURN swarm._ok(jsonb_build_object('success', true, 'task', swarm.task_json(t),
+  RETURN swarm._ok(jsonb_build_object('success', true, 'task', swarm._claimed_task_json(t),
                                       'relatedLearnings', swarm.related_learnings(t)));
 END $$;
 
@@ -227,7 +236,7 @@ BEGIN
       FROM p
      WHERE a.id = p.agent_id AND a.id = ANY (v_claim_agents))
   SELECT k.o,
-         swarm._ok(jsonb_build_object('success', true, 'task', swarm.task_json(k.task),
+         swarm._ok(jsonb_build_object('success', true, 'task', swarm._claimed_task_json(k.task),
                                       'relatedLearnings', r.learnings)),
          jsonb_build_array(swarm._event('task', 'claimed', (k.task).id, p_now,
            jsonb_build_object('agentId', k.agent_id, 'priority', (k.task).priority, 'retryCount', (k.task).retry_count)))

@@ -95,9 +95,12 @@ END $$;
 -- dependencies?, files?, estimatedMinutes?, branch?, maxRetries?}. A dependency names an existing
 -- task or one earlier in the same array, so no request can create a cycle. Tasks with unfinished
 -- dependencies start 'blocked', the others 'ready'. Returns the created tasks. Raises on bad input.
+-- p_trace_context: the W3C traceparent the tasks' attempts continue (swarm.tasks.trace_context); NULL for none.
+DROP FUNCTION IF EXISTS swarm.create_tasks(jsonb, timestamptz, integer);
 CREATE OR REPLACE FUNCTION swarm.create_tasks(p_tasks jsonb,
                                    p_now timestamptz DEFAULT date_trunc('milliseconds', clock_timestamp()),
-                                   p_default_max_retries integer DEFAULT 2)
+                                   p_default_max_retries integer DEFAULT 2,
+                                   p_trace_context text DEFAULT NULL)
 RETURNS jsonb LANGUAGE plpgsql AS $$
 DECLARE
   v_task jsonb;
@@ -197,6 +200,11 @@ BEGIN
                        jsonb_build_object('status', i.status, 'priority', i.priority, 'unmetDependencies', i.unmet_deps))
       FROM ins i)
   SELECT count(*) INTO v_i FROM ev;
+  -- (a statement of its own, run only in a trace: this file also runs on databases from before V17,
+  -- whose tasks have no trace_context, and PL/pgSQL looks at a statement's columns when it runs it)
+  IF p_trace_context IS NOT NULL THEN
+    UPDATE swarm.tasks SET trace_context = p_trace_context WHERE id = ANY (v_ids);
+  END IF;
 
   -- a bulk load changes the table's statistics: refresh them now rather than after autovacuum's next
   -- round, so that claims keep walking the claim-order index instead of sorting every ready task

@@ -48,7 +48,7 @@ final class TaskRoutes {
     router.raw(HttpMethod.POST, "/api/v1/tasks", Audience.ADMINS, Resource.NONE, ctx -> admin(ctx, 201, true, () -> {
       JsonObject body = Requests.body(ctx, false);
       boolean many = TaskDrafts.isBatch(body);
-      return store.create(TaskDrafts.of(body), clock.instant(), settings.defaultMaxRetries())
+      return store.create(TaskDrafts.of(body), clock.instant(), settings.defaultMaxRetries(), TaskTraceParents.ofCreation(ctx))
         .map(created -> many ? new JsonObject().put("tasks", created) : created.getJsonObject(0));
     }));
     router.raw(HttpMethod.GET, "/api/v1/tasks", Audience.ADMINS, Resource.NONE, ctx -> admin(ctx, 200, false, () -> store.list(query(ctx.queryParams()))));

@@ -24,6 +24,8 @@ import dev.conclave.swarm.store.ProtocolStore;
 import dev.conclave.swarm.store.SignatureStore;
 import dev.conclave.swarm.store.SwarmSchema;
 import dev.conclave.swarm.store.TaskStore;
+import dev.conclave.swarm.tracing.AttemptTraces;
+import dev.conclave.swarm.tracing.ClaimSpans;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
@@ -75,8 +77,11 @@ public final class CoordinatorRole implements RoleModule {
     Pool pool = context.pool();
     AgentSecrets secrets = AgentSecrets.fromSigningSecret(SigningKeys.resolve(context.config()).rootSecret());
     SwarmMetrics metrics = new SwarmMetrics(context.metrics());
-    EventRelay relay = new EventRelay(vertx, new EventStore(pool));
-    ProtocolServices services = new ProtocolServices(new ProtocolStore(pool), time, settings, metrics, relay::publish, secrets);
+    // with tracing off, nothing looks at the events published: no cost on the hot path
+    AttemptTraces attempts = new AttemptTraces(context.tracing(), pool, context.nodeId());
+    EventRelay relay = new EventRelay(vertx, new EventStore(pool), context.tracing().enabled() ? attempts::published : null);
+    ProtocolServices services = new ProtocolServices(new ProtocolStore(pool), time, settings, metrics, relay::publish, secrets,
+      new ClaimSpans(context.tracing(), context.nodeId()));
     SwarmEdge edge = new SwarmEdge(vertx, services, secrets, settings, time, new TaskStore(pool), new AgentStore(pool),
       new TaskConversations(vertx, pool, time, relay::kick), relay::kick,
       new HmacCredentials(new SignatureStore(pool), secrets, time, settings.hmacWindow()), context.edge());

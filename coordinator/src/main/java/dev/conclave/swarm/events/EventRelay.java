@@ -10,7 +10,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Consumer;
 
 /**
  * Publishes swarm state changes on {@link Addresses#SWARM_EVENTS}. Requests a coordinator runs itself
@@ -29,14 +31,25 @@ public final class EventRelay {
 
   private final Vertx vertx;
   private final EventStore store;
+  private final Consumer<List<JsonObject>> published;
   private Context context;
   private long timer = -1;
   private boolean running;
   private boolean again;
 
   public EventRelay(Vertx vertx, EventStore store) {
+    this(vertx, store, null);
+  }
+
+  /**
+   * {@code published} (null: none) sees every event this node publishes, after it is sent: each event
+   * is published by one node only, so this is where a change is seen once, cluster-wide (tracing
+   * hooks in here).
+   */
+  public EventRelay(Vertx vertx, EventStore store, Consumer<List<JsonObject>> published) {
     this.vertx = vertx;
     this.store = store;
+    this.published = published;
   }
 
   /** Starts polling; the relay then lives on {@code context}. */
@@ -54,8 +67,25 @@ public final class EventRelay {
 
   /** Publishes events a coordinator's own requests produced (captured, not in the outbox), in order. */
   public void publish(JsonArray events) {
+    List<JsonObject> list = published == null ? null : new ArrayList<>(events.size());
     for (int i = 0; i < events.size(); i++) {
-      vertx.eventBus().publish(Addresses.SWARM_EVENTS, events.getJsonObject(i));
+      JsonObject event = events.getJsonObject(i);
+      vertx.eventBus().publish(Addresses.SWARM_EVENTS, event);
+      if (list != null) {
+        list.add(event);
+      }
+    }
+    observe(list);
+  }
+
+  private void observe(List<JsonObject> events) {
+    if (published == null || events.isEmpty()) {
+      return;
+    }
+    try {
+      published.accept(events);
+    } catch (RuntimeException e) {
+      LOG.warn("swarm events: an observer failed error={}", e.toString());
     }
   }
 
@@ -91,6 +121,7 @@ public final class EventRelay {
       }
       List<JsonObject> events = ar.result();
       events.forEach(event -> vertx.eventBus().publish(Addresses.SWARM_EVENTS, event));
+      observe(events);
       if (again || events.size() == BATCH) {
         run();
       }

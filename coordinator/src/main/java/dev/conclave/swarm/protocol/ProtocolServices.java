@@ -4,6 +4,7 @@ import dev.conclave.swarm.config.SwarmSettings;
 import dev.conclave.swarm.metrics.SwarmMetrics;
 import dev.conclave.swarm.security.AgentSecrets;
 import dev.conclave.swarm.store.ProtocolStore;
+import dev.conclave.swarm.tracing.ClaimSpans;
 import io.vertx.core.Context;
 import io.vertx.core.json.JsonArray;
 
@@ -22,10 +23,15 @@ public final class ProtocolServices {
   private final SwarmMetrics metrics;
   private final Consumer<JsonArray> events;
   private final AgentSecrets secrets;
+  private final ClaimSpans claims;
 
-  /** {@code events}: where the events a batch captured go (published after its commit). */
+  /**
+   * {@code events}: where the events a batch captured go (published after its commit); {@code claims}:
+   * the spans of claims that got a task.
+   */
   public ProtocolServices(ProtocolStore store, Clock clock, SwarmSettings settings, SwarmMetrics metrics,
-                          Consumer<JsonArray> events, AgentSecrets secrets) {
+                          Consumer<JsonArray> events, AgentSecrets secrets, ClaimSpans claims) {
+    this.claims = claims;
     this.store = store;
     this.clock = clock;
     this.settings = settings;
@@ -38,6 +44,6 @@ public final class ProtocolServices {
   public ProtocolService on(Context context) {
     DispatchBatcher batcher = new DispatchBatcher(context, store, clock, settings.batchMax(), settings.batchInFlight(),
       settings.queueMax(), metrics, events);
-    return new ProtocolService(batcher, secrets, metrics);
+    return new ProtocolService(batcher, secrets, metrics, claims);
   }
 }

@@ -28,9 +28,10 @@ public final class TaskStore {
     this.pool = pool;
   }
 
-  public Future<JsonArray> create(JsonArray tasks, Instant now, int defaultMaxRetries) {
-    return pool.preparedQuery("SELECT swarm.create_tasks($1::jsonb, $2, $3) AS tasks")
-      .execute(Tuple.of(tasks, SqlTime.of(now), defaultMaxRetries))
+  /** @param traceContext the W3C traceparent the tasks' attempts continue (empty: none) */
+  public Future<JsonArray> create(JsonArray tasks, Instant now, int defaultMaxRetries, Optional<String> traceContext) {
+    return SQL.get("Create").with("tasks", tasks).with("now", SqlTime.of(now)).with("default_max_retries", defaultMaxRetries)
+      .with("trace_context", traceContext.orElse(null)).execute(pool)
       .map(rows -> rows.iterator().next().getJsonArray("tasks"))
       .recover(SwarmStores::fail);
   }

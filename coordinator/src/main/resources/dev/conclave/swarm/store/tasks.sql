@@ -1,16 +1,21 @@
 -- Operators' reads of tasks. A task's answer is swarm.task_json's, plus the key of the gateway
--- conversation it is worked in when it has one (conversation_key, V16: added here rather than in
--- swarm.task_json, whose repeatable file must also run on databases from before V16).
+-- conversation it is worked in when it has one (conversation_key, V16) and its trace context
+-- (traceparent, V17): added here rather than in swarm.task_json, whose repeatable file must also
+-- run on databases from before V16.
+
+-- name: Create
+-- Creates tasks (swarm.create_tasks), each keeping the trace context it was created in (NULL: none).
+SELECT swarm.create_tasks(:tasks::jsonb, :now, :default_max_retries, :trace_context::text) AS tasks
 
 -- name: Get
-SELECT swarm.task_json(t) || jsonb_strip_nulls(jsonb_build_object('conversationKey', t.conversation_key)) AS task
+SELECT swarm.task_json(t) || jsonb_strip_nulls(jsonb_build_object('conversationKey', t.conversation_key, 'traceparent', t.trace_context)) AS task
   FROM swarm.tasks t
  WHERE t.id = :id
 
 -- name: List
 -- A page in creation order; a filter that is NULL does not filter. One row more than the page, to tell
 -- whether there is a next one.
-SELECT t.seq, swarm.task_json(t) || jsonb_strip_nulls(jsonb_build_object('conversationKey', t.conversation_key)) AS task
+SELECT t.seq, swarm.task_json(t) || jsonb_strip_nulls(jsonb_build_object('conversationKey', t.conversation_key, 'traceparent', t.trace_context)) AS task
   FROM swarm.tasks t
  WHERE (:statuses::text[] IS NULL OR t.status = ANY (:statuses))
    AND (:priorities::text[] IS NULL OR t.priority = ANY (:priorities))
