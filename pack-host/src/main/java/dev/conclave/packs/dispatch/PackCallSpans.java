@@ -26,6 +26,9 @@ final class PackCallSpans {
   }
 
   static Span start(Vertx vertx, ToolCall call, String nodeId, Optional<String> traceContext) {
+    if (!dev.conclave.platform.tracing.NodeTracing.of(vertx).enabled()) {
+      return Span.getInvalid();
+    }
     Context parent = Span.current().getSpanContext().isValid() ? Context.current() : TraceContexts.parent(traceContext);
     return RequestSpans.startIn(vertx, RequestSpans.PACK_CALL, SpanKind.SERVER, parent, Map.of(
       RequestSpans.TOOL_NAME, call.toolName(),

@@ -89,6 +89,9 @@ public final class ToolDispatcher {
       .compose(entry -> {
         entry.ifPresent(e -> packId[0] = e.packId());
         entry.ifPresent(e -> span.setAttribute(RequestSpans.PACK_ID, e.packId()));
+        if (!span.getSpanContext().isValid()) {
+          return run(call, entry);
+        }
         // current while the tool starts: what a built-in sends or waits for (ask_user) joins the trace
         try (Scope ignored = span.makeCurrent()) {
           return run(call, entry);

@@ -26,7 +26,8 @@ import java.util.function.Supplier;
  * call over the agent's stream. Its parent: the MCP client's own {@code traceparent} when it sent one
  * (Vert.x's HTTP tracing makes it the parent of the request's server span); otherwise the
  * trace of the agent's request in flight, stored with it in the ledger (asked of the gateway; MCP
- * carries no request id); with neither, the MCP request's own server span. Off, nothing is asked.
+ * carries no request id); with neither, none (the MCP request's server span, when Vert.x still has it
+ * current here). Off, nothing is asked.
  */
 public final class McpToolSpans {
 
