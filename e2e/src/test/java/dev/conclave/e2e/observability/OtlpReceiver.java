@@ -20,7 +20,8 @@ import java.util.concurrent.CopyOnWriteArrayList;
 final class OtlpReceiver implements AutoCloseable {
 
   /** A received span; ids in lower-case hex, as W3C trace context writes them. */
-  record ReceivedSpan(String traceId, String spanId, String parentSpanId, String name, int kind, Map<String, String> attributes) {
+  record ReceivedSpan(String traceId, String spanId, String parentSpanId, String name, int kind, Map<String, String> attributes,
+                      java.util.List<String> events) {
   }
 
   private final HttpServer server;
@@ -78,7 +79,7 @@ final class OtlpReceiver implements AutoCloseable {
     }
   }
 
-  /** Span: 1 trace_id, 2 span_id, 4 parent_span_id, 5 name, 6 kind, 9 attributes. */
+  /** Span: 1 trace_id, 2 span_id, 4 parent_span_id, 5 name, 6 kind, 9 attributes, 11 events (their names). */
   private void span(CodedInputStream in) throws IOException {
     String traceId = "";
     String spanId = "";
@@ -86,6 +87,7 @@ final class OtlpReceiver implements AutoCloseable {
     String name = "";
     int kind = 0;
     Map<String, String> attributes = new HashMap<>();
+    java.util.List<String> events = new java.util.ArrayList<>();
     for (int tag = in.readTag(); tag != 0; tag = in.readTag()) {
       switch (tag >>> 3) {
         case 1 -> traceId = HexFormat.of().formatHex(in.readByteArray());
@@ -94,10 +96,24 @@ final class OtlpReceiver implements AutoCloseable {
         case 5 -> name = in.readString();
         case 6 -> kind = in.readEnum();
         case 9 -> nested(in, kv -> keyValue(kv, attributes));
+        case 11 -> nested(in, event -> events.add(eventName(event)));
         default -> in.skipField(tag);
       }
     }
-    spans.add(new ReceivedSpan(traceId, spanId, parent, name, kind, attributes));
+    spans.add(new ReceivedSpan(traceId, spanId, parent, name, kind, attributes, java.util.List.copyOf(events)));
+  }
+
+  /** Span.Event: 2 name. */
+  private static String eventName(CodedInputStream in) throws IOException {
+    String name = "";
+    for (int tag = in.readTag(); tag != 0; tag = in.readTag()) {
+      if (tag >>> 3 == 2) {
+        name = in.readString();
+      } else {
+        in.skipField(tag);
+      }
+    }
+    return name;
   }
 
   /** KeyValue: 1 key, 2 value (AnyValue: 1 string_value; other types are left out). */

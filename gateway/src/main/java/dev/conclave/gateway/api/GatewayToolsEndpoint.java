@@ -6,6 +6,7 @@ import dev.conclave.gateway.control.ActingOwner;
 import dev.conclave.gateway.control.AgentPrompts;
 import dev.conclave.gateway.control.AgentTools;
 import dev.conclave.gateway.control.Questions;
+import dev.conclave.gateway.control.RequestTraces;
 import dev.conclave.platform.errors.ConclaveException;
 import dev.conclave.platform.errors.Failures;
 import dev.conclave.platform.packs.GatewayToolOps;
@@ -34,8 +35,10 @@ public final class GatewayToolsEndpoint {
   private final AgentTools agents;
   private final AgentPrompts prompts;
   private final ActingOwner owners;
+  private final RequestTraces traces;
 
-  public GatewayToolsEndpoint(Questions questions, AgentTools agents, AgentPrompts prompts, ActingOwner owners) {
+  public GatewayToolsEndpoint(Questions questions, AgentTools agents, AgentPrompts prompts, ActingOwner owners, RequestTraces traces) {
+    this.traces = traces;
     this.questions = questions;
     this.agents = agents;
     this.prompts = prompts;
@@ -53,6 +56,7 @@ public final class GatewayToolsEndpoint {
       result = switch (body.getString(GatewayToolOps.OP, "")) {
         case GatewayToolOps.ASK_USER -> questions.ask(body.getString("agentId"), question(body.getString("question")))
           .map(key -> new JsonObject().put("conversationKey", key));
+        case GatewayToolOps.REQUEST_TRACE -> traces.ofAgent(body.getString("agentId", ""));
         case GatewayToolOps.EXPIRE_QUESTION -> questions.expire(body.getString("questionId", ""));
         case GatewayToolOps.LIST_AGENTS -> actor(body).compose(agents::listConnected);
         case GatewayToolOps.AGENT_MESSAGES -> actor(body).compose(actor -> agents.messages(actor,

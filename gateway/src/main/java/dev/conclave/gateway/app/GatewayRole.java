@@ -159,7 +159,8 @@ public final class GatewayRole implements RoleModule {
     ConversationRelay relay = new ConversationRelay(vertx);
     AgentGrants grants = new AgentGrants(pool);
     GatewayToolsEndpoint tools = new GatewayToolsEndpoint(questions, new AgentTools(presence, agents, ledger, usage, ctx.access()),
-      new AgentPrompts(vertx, mailbox, requests, ledger, presence), new ActingOwner(pool));
+      new AgentPrompts(vertx, mailbox, requests, ledger, presence), new ActingOwner(pool),
+      new dev.conclave.gateway.control.RequestTraces(requests));
     TaskConversationsEndpoint taskConversations = new TaskConversationsEndpoint(
       new TaskConversations(agents, bindings, mailbox, ctx.access(), ctx.clock()));
     AdminServiceEndpoint admin = new AdminServiceEndpoint(bindings, ctx.principals(), ctx.tokens(), ctx.edge());

@@ -167,6 +167,9 @@ public final class AgentSession {
         if (inFlight != null) {
           // the agent's events as events of the request's span: when each came, by kind
           inFlight.span().addEvent("agent." + message.getResponse().getEventCase().name().toLowerCase(java.util.Locale.ROOT));
+          if (message.getResponse().hasToolApprovalRequest()) {
+            inFlight.approvalWaitStarted(vertx, message.getResponse().getToolApprovalRequest().getId());
+          }
         }
         intake.accept(message.getResponse());
       }
@@ -260,6 +263,7 @@ public final class AgentSession {
     if (flight.cancelTimer() >= 0) {
       vertx.cancelTimer(flight.cancelTimer());
     }
+    flight.endApprovalWaits("request_ended");
     flight.span().end();
     inFlight = null;
     if (retiring) {
@@ -411,6 +415,7 @@ public final class AgentSession {
     if (inFlight != null) {
       // the request goes on elsewhere (requeued, or ended by the sweep): its span here ends now
       inFlight.span().addEvent("agent.disconnected");
+      inFlight.endApprovalWaits("agent_disconnected");
       inFlight.span().end();
     }
     if (!responseEnded) {

@@ -33,6 +33,8 @@ final class InFlight {
   private long cancelTimer = -1;
   /** The request's span here (RequestSpans.REQUEST): invalid, doing nothing, when not traced. */
   private io.opentelemetry.api.trace.Span span = io.opentelemetry.api.trace.Span.getInvalid();
+  /** Tool approvals waiting for a person, by tool id, while traced. */
+  private final java.util.Map<String, io.opentelemetry.api.trace.Span> waits = new java.util.HashMap<>();
 
   InFlight(RequestRecord request) {
     this.request = request;
@@ -49,6 +51,33 @@ final class InFlight {
 
   void traced(io.opentelemetry.api.trace.Span span) {
     this.span = span;
+  }
+
+  /**
+   * The agent asked a person to approve tool {@code toolId}: the wait is a span of the request's trace
+   * (RequestSpans.WAIT_FOR_PERSON, kind approval) until the decision reaches this session, or the
+   * request ends. It begins and ends here: a decision taken on any node is delivered to this session.
+   */
+  void approvalWaitStarted(io.vertx.core.Vertx vertx, String toolId) {
+    if (!span.getSpanContext().isValid() || approveAll || waits.containsKey(toolId)) {
+      return;
+    }
+    waits.put(toolId, dev.conclave.platform.tracing.RequestSpans.startWait(vertx, "approval",
+      io.opentelemetry.context.Context.root().with(span), java.util.Map.of("conclave.tool_id", toolId)));
+  }
+
+  /** A person's decision on tool {@code toolId} reached the agent. */
+  void approvalWaitEnded(String toolId, String outcome) {
+    io.opentelemetry.api.trace.Span wait = waits.remove(toolId);
+    if (wait != null) {
+      dev.conclave.platform.tracing.RequestSpans.endWait(wait, outcome);
+    }
+  }
+
+  /** The request ended here (or its agent left) with approvals still waiting: their waits end with {@code outcome}. */
+  void endApprovalWaits(String outcome) {
+    waits.values().forEach(w -> dev.conclave.platform.tracing.RequestSpans.endWait(w, outcome));
+    waits.clear();
   }
 
   UUID id() {

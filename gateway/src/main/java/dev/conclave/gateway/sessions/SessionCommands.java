@@ -138,6 +138,7 @@ final class SessionCommands {
     // in the request's trace: the time since agent.tool_approval_request was a person deciding
     flight.span().addEvent("approval.decided", io.opentelemetry.api.common.Attributes.of(
       io.opentelemetry.api.common.AttributeKey.booleanKey("conclave.approved"), c.getBoolean("approved", false)));
+    flight.approvalWaitEnded(c.getString("toolId"), c.getBoolean("approved", false) ? "approved" : "denied");
     session.send(ServerMessage.newBuilder().setToolApproval(ToolApprovalResponse.newBuilder()
       .setId(c.getString("toolId")).setApproved(c.getBoolean("approved", false)).setApproveAll(approveAll)).build());
     return Future.succeededFuture(OK);

@@ -89,6 +89,13 @@ class TracedDispatchTest {
     SpanData tool = spans(traceId).stream().filter(s -> s.getName().equals(RequestSpans.TOOL_CALL)).findFirst().orElseThrow();
     assertThat(tool.getParentSpanId()).as("the tool call is a child of the request's span").isEqualTo(dispatch.getSpanId());
     assertThat(tool.getAttributes().asMap().toString()).contains("note_get");
+    List<SpanData> waits = spans(traceId).stream().filter(s -> s.getName().equals(RequestSpans.WAIT_FOR_PERSON)).toList();
+    assertThat(waits).as("the wait for the person's decision is a span of its own").hasSize(1);
+    SpanData wait = waits.get(0);
+    assertThat(wait.getParentSpanId()).isEqualTo(dispatch.getSpanId());
+    assertThat(wait.getAttributes().asMap().toString()).contains(RequestSpans.WAIT_KIND + "=approval", RequestSpans.OUTCOME + "=approved",
+      "conclave.tool_id=ap-1");
+    assertThat(wait.getEndEpochNanos()).isLessThan(dispatch.getEndEpochNanos());
     SpanData server = spans(traceId).stream().filter(s -> s.getKind() == SpanKind.SERVER).findFirst().orElseThrow();
     assertThat(server.getParentSpanId()).as("the client's span is the parent of the gateway's").isEqualTo(PARENT_ID);
   }

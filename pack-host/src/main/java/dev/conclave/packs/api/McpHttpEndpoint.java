@@ -145,7 +145,8 @@ public final class McpHttpEndpoint {
         return;
       }
       metrics.counter(MetricNames.PACKS_MCP_REQUESTS, "method", known(request.method())).increment();
-      protocol.call(request.method(), request.params(), caller.agentScope().orElseThrow(), caller.principalId())
+      protocol.call(request.method(), request.params(), caller.agentScope().orElseThrow(), caller.principalId(),
+          Optional.ofNullable(ctx.request().getHeader("traceparent")))
         .onComplete(ar -> {
           if (ar.succeeded()) {
             respond(ctx, 200, McpSchema.JSONRPCResponse.result(request.id(), ar.result()));

@@ -46,7 +46,8 @@ public final class PackNodeEndpoint {
     Future<JsonObject> result;
     try {
       result = switch (body.getString(PackNodeOps.OP, "")) {
-        case PackNodeOps.EXECUTE -> dispatcher.execute(ToolCall.fromJson(body.getJsonObject("call"))).map(o -> o.toJson());
+        case PackNodeOps.EXECUTE -> dispatcher.execute(ToolCall.fromJson(body.getJsonObject("call")),
+          PackNodeOps.traceContext(body)).map(o -> o.toJson());
         case PackNodeOps.TOOL_RESULT -> results.deliverForwarded(body);
         case PackNodeOps.SUPERSEDE -> {
           String packId = body.getString("packId", "");

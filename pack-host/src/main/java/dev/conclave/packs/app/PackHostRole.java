@@ -83,7 +83,8 @@ public final class PackHostRole implements RoleModule {
       new PackRegistrations(vertx, ctx.nodeId(), ctx.membership(), ctx.principals(), registry, local, settings.pingInterval(),
         ctx.tokens().live(), ctx.edge()), results);
     JacksonMcpJsonMapper json = new JacksonMcpJsonMapper(JsonMapper.shared());
-    McpHttpEndpoint mcp = new McpHttpEndpoint(ctx.tokens(), ctx.edge(), new McpSessions(vertx, ctx.access()), new McpProtocol(json, ctx.packTools()), json,
+    McpHttpEndpoint mcp = new McpHttpEndpoint(ctx.tokens(), ctx.edge(), new McpSessions(vertx, ctx.access()), new McpProtocol(json, ctx.packTools(),
+      new dev.conclave.packs.mcp.McpToolSpans(vertx, gateway)), json,
       ctx.metrics());
     PacksHttpApi http = new PacksHttpApi(registry, builtins, calls);
 

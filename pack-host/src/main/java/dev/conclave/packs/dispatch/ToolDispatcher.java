@@ -13,6 +13,9 @@ import dev.conclave.platform.packs.ToolCall;
 import dev.conclave.platform.packs.ToolEntry;
 import dev.conclave.platform.packs.ToolOutcome;
 import dev.conclave.platform.packs.ToolScope;
+import dev.conclave.platform.tracing.RequestSpans;
+import io.opentelemetry.api.trace.Span;
+import io.opentelemetry.context.Scope;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
@@ -68,18 +71,38 @@ public final class ToolDispatcher {
     }
   }
 
+  /** Runs a call outside any trace. */
   public Future<ToolOutcome> execute(ToolCall call) {
+    return execute(call, Optional.empty());
+  }
+
+  /**
+   * Runs a call; traced as {@link RequestSpans#PACK_CALL}, a child of the current span (the event
+   * bus's, when it carried the caller's trace) or else of {@code traceContext}, the caller's.
+   */
+  public Future<ToolOutcome> execute(ToolCall call, Optional<String> traceContext) {
     Instant started = clock.instant();
     long t0 = System.nanoTime();
     String[] packId = {""};
+    Span span = PackCallSpans.start(vertx, call, nodeId, traceContext);
     return registry.lookup(call.toolName())
       .compose(entry -> {
         entry.ifPresent(e -> packId[0] = e.packId());
-        return run(call, entry);
+        entry.ifPresent(e -> span.setAttribute(RequestSpans.PACK_ID, e.packId()));
+        if (!span.getSpanContext().isValid()) {
+          return run(call, entry);
+        }
+        // current while the tool starts: what a built-in sends or waits for (ask_user) joins the trace
+        try (Scope ignored = span.makeCurrent()) {
+          return run(call, entry);
+        }
       })
       .recover(err -> Future.succeededFuture(ToolOutcome.failed(ToolOutcome.Status.UNAVAILABLE,
         "tool '" + call.toolName() + "' could not run: the tool registry is unavailable right now; retry")))
-      .onSuccess(outcome -> finished(call, packId[0], outcome, started, System.nanoTime() - t0));
+      .onSuccess(outcome -> {
+        PackCallSpans.end(span, outcome);
+        finished(call, packId[0], outcome, started, System.nanoTime() - t0);
+      });
   }
 
   private Future<ToolOutcome> run(ToolCall call, Optional<ToolEntry> found) {

@@ -45,10 +45,12 @@ public final class McpProtocol {
 
   private final McpJsonMapper json;
   private final PackTools tools;
+  private final McpToolSpans spans;
 
-  public McpProtocol(McpJsonMapper json, PackTools tools) {
+  public McpProtocol(McpJsonMapper json, PackTools tools, McpToolSpans spans) {
     this.json = json;
     this.tools = tools;
+    this.spans = spans;
   }
 
   /**
@@ -92,18 +94,21 @@ public final class McpProtocol {
     }
   }
 
-  /** {@code ping}, {@code tools/list} or {@code tools/call}; any other method is METHOD_NOT_FOUND. */
-  public Future<Object> call(String method, Object params, AgentScope scope, UUID principalId) {
+  /**
+   * {@code ping}, {@code tools/list} or {@code tools/call}; any other method is METHOD_NOT_FOUND.
+   * {@code clientTraceparent}: the MCP client's {@code traceparent} header, which a tool call's span then joins.
+   */
+  public Future<Object> call(String method, Object params, AgentScope scope, UUID principalId, java.util.Optional<String> clientTraceparent) {
     return switch (method) {
       case McpSchema.METHOD_PING -> Future.succeededFuture(Map.of());
       case McpSchema.METHOD_TOOLS_LIST -> tools.available(scope.capabilities())
         .map(list -> (Object) McpSchema.ListToolsResult.builder(list.stream().map(this::tool).toList()).build());
-      case McpSchema.METHOD_TOOLS_CALL -> callTool(params, scope, principalId).map(r -> (Object) r);
+      case McpSchema.METHOD_TOOLS_CALL -> callTool(params, scope, principalId, clientTraceparent).map(r -> (Object) r);
       default -> Future.failedFuture(new RpcError(McpSchema.ErrorCodes.METHOD_NOT_FOUND, "method not found: " + method));
     };
   }
 
-  private Future<McpSchema.CallToolResult> callTool(Object params, AgentScope scope, UUID principalId) {
+  private Future<McpSchema.CallToolResult> callTool(Object params, AgentScope scope, UUID principalId, java.util.Optional<String> clientTraceparent) {
     McpSchema.CallToolRequest request;
     try {
       request = json.convertValue(params, McpSchema.CallToolRequest.class);
@@ -116,7 +121,7 @@ public final class McpProtocol {
     String arguments = write(request.arguments() == null ? Map.of() : request.arguments());
     ToolCall call = new ToolCall(UUID.randomUUID().toString(), "", scope.agentId(), principalId, scope.capabilities(), request.name(),
       arguments, ToolCall.ORIGIN_MCP);
-    return tools.execute(call).compose(outcome -> switch (outcome.status()) {
+    return spans.traced(scope.agentId(), request.name(), clientTraceparent, () -> tools.execute(call)).compose(outcome -> switch (outcome.status()) {
       case OK -> Future.succeededFuture(McpSchema.CallToolResult.builder().addTextContent(outcome.output()).isError(false).build());
       case UNKNOWN_TOOL, FORBIDDEN -> Future.failedFuture(new RpcError(McpSchema.ErrorCodes.INVALID_PARAMS, outcome.error()));
       default -> Future.succeededFuture(McpSchema.CallToolResult.builder().addTextContent(outcome.error()).isError(true).build());

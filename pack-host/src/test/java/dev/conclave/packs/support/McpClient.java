@@ -72,9 +72,21 @@ public final class McpClient implements AutoCloseable {
     return rpc(token, session, "tools/call", new JsonObject().put("name", tool).put("arguments", arguments));
   }
 
+  /** {@code tools/call} with more request headers (a {@code traceparent}). */
+  public Answer call(String token, String session, String tool, JsonObject arguments, java.util.Map<String, String> headers) {
+    HttpResponse<Buffer> r = post(token, session, request("tools/call", new JsonObject().put("name", tool).put("arguments", arguments)),
+      headers);
+    return new Answer(r.statusCode(), r.bodyAsString());
+  }
+
   private HttpResponse<Buffer> post(String token, String session, JsonObject body) {
+    return post(token, session, body, java.util.Map.of());
+  }
+
+  private HttpResponse<Buffer> post(String token, String session, JsonObject body, java.util.Map<String, String> headers) {
     HttpRequest<Buffer> req = http.post(port, "127.0.0.1", "/mcp").putHeader("accept", "application/json, text/event-stream")
       .bearerTokenAuthentication(token);
+    headers.forEach(req::putHeader);
     if (session != null) {
       req.putHeader("mcp-session-id", session);
     }

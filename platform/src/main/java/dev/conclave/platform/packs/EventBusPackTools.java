@@ -71,9 +71,11 @@ public final class EventBusPackTools implements PackTools {
 
   @Override
   public Future<ToolOutcome> execute(ToolCall call) {
+    // the caller's span is current only now: the send happens after the lookups, in their callbacks
+    Optional<String> trace = dev.conclave.platform.tracing.TraceContexts.current();
     return tools.compose(m -> m.get(call.toolName()))
       .compose(json -> target(Optional.ofNullable(json).map(ToolEntry::fromJson), call))
-      .compose(target -> target.map(t -> send(t, call)).orElseGet(() -> Future.succeededFuture(ToolOutcome.failed(
+      .compose(target -> target.map(t -> send(t, call, trace)).orElseGet(() -> Future.succeededFuture(ToolOutcome.failed(
         ToolOutcome.Status.UNAVAILABLE, "no pack host is running in this cluster, so tool '" + call.toolName() + "' cannot run"))))
       .recover(err -> Future.succeededFuture(err instanceof GoneException gone ? gone.outcome : ToolOutcome.failed(
         ToolOutcome.Status.UNAVAILABLE, "the tool registry is unavailable right now (" + err.getMessage() + "); retry")));
@@ -101,7 +103,7 @@ public final class EventBusPackTools implements PackTools {
     });
   }
 
-  private Future<ToolOutcome> send(Target target, ToolCall call) {
+  private Future<ToolOutcome> send(Target target, ToolCall call, Optional<String> trace) {
     Promise<ToolOutcome> outcome = Promise.promise();
     Set<Promise<ToolOutcome>> watched = inFlightByMember.computeIfAbsent(target.member(), m -> ConcurrentHashMap.newKeySet());
     watched.add(outcome);
@@ -110,7 +112,7 @@ public final class EventBusPackTools implements PackTools {
       outcome.tryComplete(nodeLeft(call));
     }
     DeliveryOptions options = new DeliveryOptions().setSendTimeout(target.timeout().plus(HOP_MARGIN).toMillis());
-    vertx.eventBus().<JsonObject>request(Addresses.packHostNode(target.node()), PackNodeOps.execute(call), options)
+    vertx.eventBus().<JsonObject>request(Addresses.packHostNode(target.node()), PackNodeOps.execute(call, trace), options)
       .onComplete(ar -> outcome.tryComplete(ar.succeeded() ? ToolOutcome.fromJson(ar.result().body()) : failure(ar.cause(), call, target)));
     return outcome.future().onComplete(v -> watched.remove(outcome));
   }

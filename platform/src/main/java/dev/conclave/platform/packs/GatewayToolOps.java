@@ -28,6 +28,12 @@ public final class GatewayToolOps {
    */
   public static final String EXPIRE_QUESTION = "expire-question";
   /**
+   * The trace of an agent's request in flight, for its tool calls over MCP. Fields: {@code agentId}.
+   * Reply: {@code {"requestId", "traceContext"}} (a W3C traceparent), or {@code {}} when the agent has
+   * no request in flight or it was stored without a trace.
+   */
+  public static final String REQUEST_TRACE = "request-trace";
+  /**
    * Agents connected anywhere in the cluster that the calling agent's owner may act on. Fields:
    * {@code fromAgentId}, {@code fromPrincipalId}. Reply: {@code {"agents": [...], "count"}}. The admin
    * ops all need the {@code admin} capability granted to the calling agent's principal (checked at

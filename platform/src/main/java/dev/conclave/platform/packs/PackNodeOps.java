@@ -8,7 +8,11 @@ import io.vertx.core.json.JsonObject;
  */
 public final class PackNodeOps {
 
-  /** Run a call here. Fields: {@code call} ({@link ToolCall} JSON); reply: {@link ToolOutcome} JSON. */
+  /**
+   * Run a call here. Fields: {@code call} ({@link ToolCall} JSON), {@code traceContext} (optional: the
+   * caller's W3C traceparent, so the pack host's span joins the caller's trace whatever the event
+   * bus carried); reply: {@link ToolOutcome} JSON.
+   */
   public static final String EXECUTE = "execute";
   /**
    * A pack's result arrived at another node. Fields: {@code principalId}, {@code response}
@@ -19,12 +23,20 @@ public final class PackNodeOps {
   public static final String SUPERSEDE = "supersede";
 
   public static final String OP = "op";
+  static final String TRACE_CONTEXT = "traceContext";
 
   private PackNodeOps() {
   }
 
-  public static JsonObject execute(ToolCall call) {
-    return new JsonObject().put(OP, EXECUTE).put("call", call.toJson());
+  public static JsonObject execute(ToolCall call, java.util.Optional<String> traceContext) {
+    JsonObject op = new JsonObject().put(OP, EXECUTE).put("call", call.toJson());
+    traceContext.ifPresent(t -> op.put(TRACE_CONTEXT, t));
+    return op;
+  }
+
+  /** The caller's trace context in an {@link #EXECUTE} op; empty when it sent none. */
+  public static java.util.Optional<String> traceContext(JsonObject op) {
+    return java.util.Optional.ofNullable(op.getString(TRACE_CONTEXT));
   }
 
   public static JsonObject toolResult(String principalId, String responseBase64) {

@@ -32,8 +32,53 @@ public final class RequestSpans {
   public static final String REQUEST_ID = "conclave.request_id";
   public static final String AGENT_ID = "conclave.agent_id";
   public static final String NODE_ID = "conclave.node_id";
+  /**
+   * A tool call as the pack host ran it: a built-in here, or a remote pack's, from the send on its
+   * stream until its result (docs/observability.md).
+   */
+  public static final String PACK_CALL = "conclave.pack_call";
+  /** Time waiting for a person: an ask_user question or a tool approval, until the answer or the end of the wait. */
+  public static final String WAIT_FOR_PERSON = "conclave.wait_for_person";
+  public static final String PACK_ID = "conclave.pack_id";
+  /** Where a tool call came from: {@code agent-stream} or {@code mcp}. */
+  public static final String ORIGIN = "conclave.origin";
+  /** How a tool call or a wait for a person ended: a tool outcome's status, or {@code answered}, {@code approved}, … */
+  public static final String OUTCOME = "conclave.outcome";
+  /** What a person was asked for: {@code ask_user} or {@code approval}. */
+  public static final String WAIT_KIND = "conclave.wait_kind";
 
   private RequestSpans() {
+  }
+
+  /**
+   * Starts a span named {@code name}, a child of {@code parent}'s span; the invalid span (whose
+   * methods do nothing) when tracing is off or {@code parent} holds no valid span: a call outside any
+   * trace gets none of its own. The caller ends it.
+   */
+  public static Span startIn(Vertx vertx, String name, SpanKind kind, Context parent, Map<String, String> attributes) {
+    NodeTracing tracing = NodeTracing.of(vertx);
+    if (!tracing.enabled() || !Span.fromContext(parent).getSpanContext().isValid()) {
+      return Span.getInvalid();
+    }
+    AttributesBuilder attrs = Attributes.builder();
+    attributes.forEach(attrs::put);
+    return tracing.tracer().spanBuilder(name).setParent(parent).setSpanKind(kind).setAllAttributes(attrs.build()).startSpan();
+  }
+
+  /**
+   * Starts the wait for a person ({@link #WAIT_FOR_PERSON}, {@code kind} {@code ask_user} or
+   * {@code approval}), a child of {@code parent}'s span; end it with {@link #endWait}.
+   */
+  public static Span startWait(Vertx vertx, String kind, Context parent, Map<String, String> attributes) {
+    Map<String, String> all = new java.util.HashMap<>(attributes);
+    all.put(WAIT_KIND, kind);
+    return startIn(vertx, WAIT_FOR_PERSON, SpanKind.INTERNAL, parent, all);
+  }
+
+  /** Ends a wait for a person with how it ended ({@code answered}, {@code approved}, {@code denied}, {@code expired}, …). */
+  public static void endWait(Span wait, String outcome) {
+    wait.setAttribute(OUTCOME, outcome);
+    wait.end();
   }
 
   /**

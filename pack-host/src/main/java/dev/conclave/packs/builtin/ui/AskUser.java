@@ -8,6 +8,9 @@ import dev.conclave.platform.packs.GatewayToolOps;
 import dev.conclave.proto.coven.QuestionOption;
 import dev.conclave.proto.coven.ToolDefinition;
 import dev.conclave.proto.coven.UserQuestionRequest;
+import dev.conclave.platform.tracing.RequestSpans;
+import io.opentelemetry.api.trace.Span;
+import io.opentelemetry.context.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
@@ -17,6 +20,7 @@ import io.vertx.core.json.JsonObject;
 import java.time.Duration;
 import java.util.Base64;
 import java.util.HashSet;
+import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 
@@ -68,11 +72,17 @@ public final class AskUser implements BuiltinTool {
   public Future<String> run(ToolCaller caller, JsonObject input) {
     UserQuestionRequest question = question(caller, input);
     String id = question.getQuestionId();
+    // the time until a person answers, in the call's trace (the call's span is current here). The wait
+    // begins and ends on this node: the answer, taken on any node, is announced to the waiter here
+    Span wait = RequestSpans.startWait(vertx, "ask_user", Context.current(), Map.of("conclave.question_id", id));
     Future<GatewayToolOps.Answer> answered = waiters.await(id, caller.agentId());
     JsonObject ask = GatewayToolOps.request(GatewayToolOps.ASK_USER).put("agentId", caller.agentId())
       .put("question", Base64.getEncoder().encodeToString(question.toByteArray()));
     return gateway.request(ask, GATEWAY_TIMEOUT)
-      .onFailure(err -> waiters.forget(id))
+      .onFailure(err -> {
+        waiters.forget(id);
+        RequestSpans.endWait(wait, "not_asked");
+      })
       .compose(posted -> {
         Promise<String> output = Promise.promise();
         long timer = vertx.setTimer(question.getTimeoutSeconds() * 1000L, t -> expire(id, question.getTimeoutSeconds(), output));
@@ -80,7 +90,7 @@ public final class AskUser implements BuiltinTool {
           vertx.cancelTimer(timer);
           output.tryComplete(output(answer.selected(), answer.customText().orElse("")));
         });
-        return output.future();
+        return output.future().onComplete(ar -> RequestSpans.endWait(wait, ar.succeeded() ? "answered" : "expired"));
       });
   }
 
