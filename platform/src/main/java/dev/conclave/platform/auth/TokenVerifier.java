@@ -95,8 +95,8 @@ final class TokenVerifier {
    */
   private Future<Caller> authenticateFromFile(String token, EnumSet<TokenPurpose> accepted) {
     if (!accepted.contains(TokenPurpose.API)) {
-      return Future.failedFuture(AuthErrors.wrongPurpose(TokenPurpose.API.wire(),
-        String.join("' or '", accepted.stream().map(TokenPurpose::wire).toList())));
+      // an endpoint for other tokens (MCP, session) answers as it does to any token it cannot read
+      return Future.failedFuture(AuthErrors.invalidToken());
     }
     UUID id = AdminTokenFile.tokenId(token);
     if (revocations.contains(id)) {

@@ -48,12 +48,23 @@ class AdminTokenFileTest {
           20_000);
         assertThat(whoami.status()).as(whoami.body()).isEqualTo(200);
         assertThat(whoami.body()).contains(AdminBootstrap.ADMIN_PRINCIPAL_ID.toString());
+        // the console's login takes it as it takes any admin token
+        RawHttp.Response login = RawHttp.send(node.httpPort(), "POST", "/auth/session", Map.of("content-type", "application/json"),
+          ("{\"token\":\"" + secret + "\"}").getBytes(java.nio.charset.StandardCharsets.UTF_8), 20_000);
+        assertThat(login.status()).as(login.body()).isEqualTo(200);
+        assertThat(login.body()).contains("\"admin\"");
+        assertThat(login.header("set-cookie")).contains("HttpOnly");
         try (GrpcCalls grpc = new GrpcCalls(node.runtime().context().vertx(), node.grpcPort())) {
           GrpcCalls.Outcome<MeResponse> me = grpc.unary(ClientServiceGrpcClient.GetMe, Empty.getDefaultInstance(), GrpcCalls.bearer(secret));
           assertThat(me.status()).as(me.message()).isEqualTo(GrpcStatus.OK);
           assertThat(me.response().orElseThrow().getRolesList()).contains(Roles.OWNER, Roles.ADMIN);
         }
       }
+      // a value of that shape that nobody registered is refused as any unreadable token is
+      RawHttp.Response made = RawHttp.send(first.httpPort(), "GET", "/api/v1/whoami", Map.of("authorization", "Bearer " + newSecret()),
+        null, 20_000);
+      assertThat(made.status()).as(made.body()).isEqualTo(401);
+      assertThat(made.body()).contains("token_invalid");
       assertThat(adminTokens(first)).as("the admin's tokens after two starts with one Secret").hasSize(1);
     }
     try (TestNode again = node(db, file)) {
