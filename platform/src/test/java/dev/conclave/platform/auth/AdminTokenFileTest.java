@@ -72,6 +72,28 @@ class AdminTokenFileTest {
     }
   }
 
+  /** Pods of a rollout start together: the lock makes one of them register the value, the other find it. */
+  @Test
+  void nodesStartingTogetherRegisterItOnce() throws Exception {
+    PgUrl db = TestDatabase.freshDatabase();
+    // the schema first, so that the two starts meet at the registration, not at the migrations
+    TestNode.builder().role(new EchoRole()).database(db).env("CONCLAVE_WRITE_ADMIN_TOKEN", "off").start().close();
+    String secret = newSecret();
+    Path file = secretFile(secret);
+    java.util.concurrent.ExecutorService starts = java.util.concurrent.Executors.newFixedThreadPool(2);
+    try {
+      java.util.concurrent.Future<TestNode> a = starts.submit(() -> node(db, file));
+      java.util.concurrent.Future<TestNode> b = starts.submit(() -> node(db, file));
+      try (TestNode first = a.get(120, TimeUnit.SECONDS); TestNode second = b.get(120, TimeUnit.SECONDS)) {
+        assertThat(adminTokens(first)).as("the admin's tokens after two starts at once").hasSize(1);
+        assertThat(await(first.runtime().context().tokens().authenticate(secret)).isAdmin()).isTrue();
+        assertThat(await(second.runtime().context().tokens().authenticate(secret)).isAdmin()).isTrue();
+      }
+    } finally {
+      starts.shutdown();
+    }
+  }
+
   @Test
   void aNewValueAfterARestartRevokesTheOldOne() throws Exception {
     PgUrl db = TestDatabase.freshDatabase();
