@@ -120,6 +120,31 @@ class AdminTokenFileTest {
       + "or revoked by an admin): put a new value in it");
   }
 
+  /** A rolling restart: the pods not yet restarted stop accepting the old value too (the revocation reaches every node). */
+  @Test
+  void aNodeStillRunningRefusesTheOldValueOnceANewOneIsRegistered() throws Exception {
+    PgUrl db = TestDatabase.freshDatabase();
+    String old = newSecret();
+    Path oldFile = secretFile(old);
+    try (TestNode running = node(db, oldFile)) {
+      assertThat(await(running.runtime().context().tokens().authenticate(old)).isAdmin()).isTrue();
+      String rotated = newSecret();
+      try (TestNode restarted = node(db, secretFile(rotated))) {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        RawHttp.Response answer;
+        do {
+          Thread.sleep(200);
+          answer = RawHttp.send(running.httpPort(), "GET", "/api/v1/whoami", Map.of("authorization", "Bearer " + old), null, 20_000);
+        } while (answer.status() == 200 && System.nanoTime() < deadline);
+        assertThat(answer.status()).as("the old value on the node that has not restarted: " + answer.body()).isEqualTo(401);
+        assertThat(answer.body()).contains("token_revoked");
+        RawHttp.Response rotatedThere = RawHttp.send(running.httpPort(), "GET", "/api/v1/whoami",
+          Map.of("authorization", "Bearer " + rotated), null, 20_000);
+        assertThat(rotatedThere.status()).as("the new value there: " + rotatedThere.body()).isEqualTo(200);
+      }
+    }
+  }
+
   @Test
   void aMissingEmptyShortOrUnreadableFileStopsTheStartWithOneLine() throws Exception {
     PgUrl db = TestDatabase.freshDatabase();
