@@ -94,6 +94,25 @@ class AdminTokenFileTest {
     }
   }
 
+  /**
+   * The registration itself, eight at the same moment on one database (two pods' starts rarely meet
+   * there on a test machine): one registers, the others find it, none fails on the other's insert.
+   */
+  @Test
+  void registrationsAtTheSameMomentAddOneRecordAndNoneFails() throws Exception {
+    try (TestNode node = TestNode.builder().role(new EchoRole()).env("CONCLAVE_WRITE_ADMIN_TOKEN", "off").start()) {
+      AdminTokenFile file = AdminTokenFile.read(secretFile(newSecret()));
+      var context = node.runtime().context();
+      List<Future<AdminBootstrap.FromFile>> all = new ArrayList<>();
+      for (int i = 0; i < 8; i++) {
+        all.add(AdminBootstrap.ensureTokenFromFile(file, context.pool(), context.principals(), context.tokens(), java.time.Clock.systemUTC()));
+      }
+      List<AdminBootstrap.FromFile> done = await(Future.join(all).map(f -> f.<AdminBootstrap.FromFile>list()));
+      assertThat(done.stream().filter(AdminBootstrap.FromFile::registered)).as("registrations that inserted").hasSize(1);
+      assertThat(adminTokens(node)).hasSize(1);
+    }
+  }
+
   @Test
   void aNewValueAfterARestartRevokesTheOldOne() throws Exception {
     PgUrl db = TestDatabase.freshDatabase();
