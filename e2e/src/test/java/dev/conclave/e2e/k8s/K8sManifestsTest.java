@@ -78,7 +78,7 @@ class K8sManifestsTest {
   /** Variables a Conclave container may set that are not Conclave settings. */
   private static final Set<String> OTHER_ENV = Set.of("POD_NAMESPACE", "CLUSTER_DOMAIN", "JAVA_TOOL_OPTIONS");
   /** Secrets an overlay expects to exist already (created out of band, see docs/operations.md). */
-  private static final Map<String, Set<String>> EXTERNAL_SECRETS = Map.of("production", Set.of("conclave"));
+  static final Map<String, Set<String>> EXTERNAL_SECRETS = Map.of("production", Set.of("conclave", "conclave-admin"));
   private static final Pattern MAX_RAM_PERCENTAGE = Pattern.compile("-XX:MaxRAMPercentage=(\\d+(?:\\.\\d+)?)");
   private static final Map<String, Class<? extends HasMetadata>> KINDS = Map.of(
       "ConfigMap", ConfigMap.class,
@@ -88,16 +88,15 @@ class K8sManifestsTest {
       "ServiceAccount", ServiceAccount.class,
       "Secret", Secret.class,
       "PodDisruptionBudget", PodDisruptionBudget.class,
-      "HorizontalPodAutoscaler", HorizontalPodAutoscaler.class);
+      "HorizontalPodAutoscaler", HorizontalPodAutoscaler.class,
+      "NetworkPolicy", io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicy.class,
+      "Ingress", io.fabric8.kubernetes.api.model.networking.v1.Ingress.class);
 
   /**
-   * Kinds whose model is not on the class path (networking) or that are custom resources
-   * (cert-manager): read as generic resources, their apiVersion checked here and their fields by
-   * {@link K8sTlsManifestsTest}.
+   * Custom resources (cert-manager), which have no fabric8 model: read as generic resources, their
+   * apiVersion checked here and their fields by {@link K8sTlsManifestsTest}.
    */
   static final Map<String, String> GENERIC_KINDS = Map.of(
-      "NetworkPolicy", "networking.k8s.io/v1",
-      "Ingress", "networking.k8s.io/v1",
       "Certificate", "cert-manager.io/v1",
       "Issuer", "cert-manager.io/v1");
   private static final JsonMapper LENIENT = JsonMapper.builder().disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES).build();

@@ -22,7 +22,8 @@ import org.yaml.snakeyaml.constructor.SafeConstructor;
  * that {@code k8s/} uses: {@code resources} (files and directories), {@code labels} (without
  * {@code includeSelectors}), {@code images}, {@code replicas}, {@code secretGenerator} (literals, with
  * {@code disableNameSuffixHash}) and {@code patches} in JSON 6902 form ({@code add}, {@code replace},
- * {@code remove}) with a target of kind and name, or of a kind alone (every resource of that kind).
+ * {@code remove}) with a target of kind and name, or of a kind alone (every resource of that kind), and
+ * {@code replacements} ({@link KustomizeReplacements}).
  *
  * <p>Anything else in a kustomization fails the rendering: a manifest change that needs more of
  * kustomize must extend this class, so that what the tests check stays what {@code kubectl apply -k}
@@ -32,7 +33,7 @@ import org.yaml.snakeyaml.constructor.SafeConstructor;
 final class Kustomize {
 
   private static final Set<String> KNOWN_KEYS = Set.of(
-      "apiVersion", "kind", "resources", "labels", "images", "replicas", "secretGenerator", "patches");
+      "apiVersion", "kind", "resources", "labels", "images", "replicas", "secretGenerator", "patches", "replacements");
   private static final Set<String> WORKLOAD_KINDS = Set.of("Deployment", "StatefulSet", "ReplicaSet", "DaemonSet");
 
   private Kustomize() {
@@ -66,6 +67,8 @@ final class Kustomize {
     for (Object i : list(k, "images")) {
       images(out, castMap(i));
     }
+    // last, as kustomize does: a replacement sees the patched values
+    KustomizeReplacements.apply(out, list(k, "replacements"), dir);
 
     Set<String> ids = new LinkedHashSet<>();
     for (Map<String, Object> doc : out) {

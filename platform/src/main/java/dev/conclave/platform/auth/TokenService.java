@@ -174,6 +174,11 @@ public final class TokenService {
     return verifier.authenticate(keyring, token, accepted);
   }
 
+  /** A token's record this node learnt of without issuing it (the admin's, from its file): its first use needs no query. */
+  void remember(TokenStore.Issued record) {
+    issued.remember(record);
+  }
+
   /** Revokes a token by id, here and (through the announcer) on every node. */
   public Future<Boolean> revoke(UUID tokenId, String reason) {
     return store.revoke(tokenId, reason).map(changed -> {

@@ -31,6 +31,8 @@ final class TokenVerifier {
   private final PrincipalDirectory directory;
   private final SessionTokens sessions;
   private final TokenUse use;
+  /** When this node last looked up a file credential it did not know (epoch millis). */
+  private final java.util.concurrent.atomic.AtomicLong lastFileLookup = new java.util.concurrent.atomic.AtomicLong(Long.MIN_VALUE / 2);
 
   TokenVerifier(Clock clock, RevocationList revocations, IssuedTokens issued, PrincipalDirectory directory, SessionTokens sessions,
                 TokenUse use) {
@@ -43,6 +45,9 @@ final class TokenVerifier {
   }
 
   Future<Caller> authenticate(Keyring keyring, String token, EnumSet<TokenPurpose> accepted) {
+    if (AdminTokenFile.isCandidate(token)) {
+      return authenticateFromFile(token, accepted);
+    }
     Claims claims;
     try {
       claims = checkClaims(keyring, token, accepted);
@@ -79,6 +84,59 @@ final class TokenVerifier {
       }
       return accept(claims, f.issued(), f.principal());
     }));
+  }
+
+  /**
+   * A credential of the kind {@code CONCLAVE_ADMIN_TOKEN_FILE} holds: no signature, so its record is all
+   * there is; it must exist, be live and be an API token, and its principal decides as for a JWT. Such
+   * records are few and every node that started with the file holds its own in memory, so a value this
+   * node does not know is looked up at most once a second: a stream of made-up values cannot turn into a
+   * stream of queries. An unknown value is {@code token_invalid}, as a malformed token is.
+   */
+  private Future<Caller> authenticateFromFile(String token, EnumSet<TokenPurpose> accepted) {
+    if (!accepted.contains(TokenPurpose.API)) {
+      // an endpoint for other tokens (MCP, session) answers as it does to any token it cannot read
+      return Future.failedFuture(AuthErrors.invalidToken());
+    }
+    UUID id = AdminTokenFile.tokenId(token);
+    if (revocations.contains(id)) {
+      return Future.failedFuture(AuthErrors.revoked());
+    }
+    Instant now = clock.instant();
+    Optional<TokenStore.Issued> record = issued.known(id);
+    if (record.isPresent()) {
+      try {
+        Claims claims = claimsOf(record.get(), now);
+        return onCallersContext(principal(record.get().principalId()).map(p -> accept(claims, record.get(), p)));
+      } catch (RuntimeException e) {
+        return Future.failedFuture(e);
+      }
+    }
+    long last = lastFileLookup.get();
+    if (issued.knownUnknown(id, now) || now.toEpochMilli() - last < 1000 || !lastFileLookup.compareAndSet(last, now.toEpochMilli())) {
+      return Future.failedFuture(AuthErrors.invalidToken());
+    }
+    long started = System.nanoTime();
+    return onCallersContext(issued.load(id, now).map(found -> {
+      TokenStore.IssuedWithPrincipal f = found.orElseThrow(AuthErrors::invalidToken);
+      directory.remember(f.principal(), started);
+      if (f.revoked()) {
+        revocations.add(f.issued().tokenId());
+        throw AuthErrors.revoked();
+      }
+      return accept(claimsOf(f.issued(), now), f.issued(), f.principal());
+    }));
+  }
+
+  /** What a JWT's claims would say, for a record that has no JWT: only an unexpired API token is one. */
+  private static Claims claimsOf(TokenStore.Issued record, Instant now) {
+    if (record.purpose() != TokenPurpose.API) {
+      throw AuthErrors.invalidToken();
+    }
+    if (!now.isBefore(record.expiresAt())) {
+      throw AuthErrors.expired();
+    }
+    return new Claims(record.principalId(), record.tokenId(), record.purpose(), record.expiresAt(), Optional.empty(), Optional.empty());
   }
 
   /**

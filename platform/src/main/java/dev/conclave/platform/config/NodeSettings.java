@@ -170,9 +170,16 @@ public final class NodeSettings implements SettingCatalogue {
   public static final Setting<Boolean> WRITE_ADMIN_TOKEN = Setting.define("CONCLAVE_WRITE_ADMIN_TOKEN", Parsers.BOOLEAN)
     .readBy(Reader.NODE)
     .describedAs("write a token of the bootstrap admin to `$CONCLAVE_DATA_DIR/admin.token` when the data dir has none (`on` or "
-      + "`off`); `off` where data dirs do not last (the Kubernetes base): the admin principal is still created, and its token is "
-      + "issued once with `conclave-node token --admin` and kept in a Secret")
+      + "`off`; ignored when `CONCLAVE_ADMIN_TOKEN_FILE` is set); `off`: the admin principal is still created, and its tokens are "
+      + "issued with `conclave-node token --admin`")
     .byDefault("on");
+  public static final Setting<Path> ADMIN_TOKEN_FILE = Setting.define("CONCLAVE_ADMIN_TOKEN_FILE", Parsers.PATH)
+    .readBy(Reader.NODE)
+    .describedAs("file with the bootstrap admin's credential, made once by the operator (a mounted Kubernetes Secret; at least 32 "
+      + "printable characters without `.`, e.g. `openssl rand -base64 32`); it is sent as a bearer token like any admin token. Every "
+      + "start makes it valid and adds nothing when it already is; a new value revokes the one it replaces; a missing, unreadable, empty "
+      + "or short file, or a revoked value, stops the start. When set, no `admin.token` is written")
+    .noDefault("unset");
   public static final Setting<Boolean> TLS = Setting.define("CONCLAVE_TLS", Parsers.BOOLEAN)
     .readBy(Reader.NODE, Reader.CLI)
     .describedAs("TLS on the gRPC and HTTP ports (`on` or `off`); when on, both ports speak TLS only, and a node without a usable "

@@ -5,6 +5,7 @@ import dev.conclave.platform.access.LiveAccess;
 import dev.conclave.platform.audit.AuditLog;
 import dev.conclave.platform.audit.FailedLogins;
 import dev.conclave.platform.auth.AdminBootstrap;
+import dev.conclave.platform.auth.AdminTokenFile;
 import dev.conclave.platform.auth.IssuedTokens;
 import dev.conclave.platform.auth.LiveCredentials;
 import dev.conclave.platform.auth.PrincipalDirectory;
@@ -111,6 +112,7 @@ public final class NodeRuntime {
     // the certificates first: a node configured for TLS without them stops before it touches anything
     Optional<EdgeTls> tls = EdgeTls.resolve(config);
     Optional<ClusterTls> clusterTls = config.clustered() ? ClusterTls.resolve(config) : Optional.empty();
+    Optional<AdminTokenFile> adminTokenFile = AdminTokenFile.resolve(config);
     DataDirOwner owner = holdDataDir(config);
     SecretsKey.Resolved secretsKey;
     NodeDatabase database;
@@ -148,7 +150,12 @@ public final class NodeRuntime {
       dev.conclave.platform.health.HealthMetrics.register(vertx, health, membership, metrics.registry());
       TokenService tokens = startAuth(vertx, config, pool, clock, membership);
       PrincipalStore principals = new PrincipalStore(pool);
-      if (!config.get(NodeSettings.WRITE_ADMIN_TOKEN)) {
+      if (adminTokenFile.isPresent()) {
+        AdminBootstrap.FromFile done = await(AdminBootstrap.ensureTokenFromFile(adminTokenFile.get(), pool, principals, tokens, clock),
+          "register the admin token from " + adminTokenFile.get().file());
+        LOG.info("auth: admin token from file={} {} replaced-and-revoked={}", adminTokenFile.get().file(),
+          done.registered() ? "registered" : "already registered", done.revoked().size());
+      } else if (!config.get(NodeSettings.WRITE_ADMIN_TOKEN)) {
         await(AdminBootstrap.ensureAdminPrincipal(principals), "create the admin principal");
         LOG.info("auth: no admin token file ({}=off); issue the admin's token once with: conclave-node token --admin",
           NodeSettings.WRITE_ADMIN_TOKEN.name());
@@ -209,7 +216,7 @@ public final class NodeRuntime {
 
       readiness.started();
       LOG.info("ready node={} grpc={}:{} http={}://{}:{} admin-token={} took={}ms", config.nodeId(), config.advertisedHost(), grpcPort,
-        config.httpScheme(), config.advertisedHost(), httpPort, config.adminTokenFile(), (System.nanoTime() - t0) / 1_000_000);
+        config.httpScheme(), config.advertisedHost(), httpPort, adminTokenFile.map(AdminTokenFile::file).orElse(config.adminTokenFile()), (System.nanoTime() - t0) / 1_000_000);
       owner.endpoints("grpc=" + config.advertisedHost() + ":" + grpcPort + " http=" + config.httpScheme() + "://" + config.advertisedHost()
         + ":" + httpPort);
       return new NodeRuntime(config, owner, database, vertx, pool, context, running, edgeId, grpcPort, httpPort, Optional.ofNullable(claim));
