@@ -66,6 +66,7 @@ public final class ResilientAgent {
   private final Promise<Void> firstRegistration = Promise.promise();
   private volatile Observer observer = new Observer() { };
   private volatile java.util.function.Function<String, String> answerText;
+  private volatile java.util.function.ToLongFunction<String> answerDelayFor;
   private int session;
 
   public ResilientAgent(Vertx vertx, GrpcClient client, List<Integer> ports, int firstPort, String token, String agentId, long answerDelayMs) {
@@ -88,6 +89,7 @@ public final class ResilientAgent {
     this.answerDelayMs = answerDelayMs;
     this.next = first;
     this.answerText = id -> "answer from " + agentId;
+    this.answerDelayFor = content -> answerDelayMs;
   }
 
   /** Reports sessions, deliveries and answers to {@code observer}; call before {@link #start}. */
@@ -99,6 +101,16 @@ public final class ResilientAgent {
   /** Answers each request with {@code text.apply(requestId)} instead of "answer from &lt;agent id&gt;". */
   public ResilientAgent answerWith(java.util.function.Function<String, String> text) {
     this.answerText = text;
+    return this;
+  }
+
+  /**
+   * Answers each request after {@code delay.applyAsLong(content)} ms instead of the fixed delay: a
+   * test that must kill a node while a request is held, and the next one still queued, holds the
+   * first past the kill instead of racing a fixed delay (a loaded machine took longer than it).
+   */
+  public ResilientAgent answerDelay(java.util.function.ToLongFunction<String> delay) {
+    this.answerDelayFor = delay;
     return this;
   }
 
@@ -175,7 +187,7 @@ public final class ResilientAgent {
     observer.delivered(session, id, inFlight);
     inFlight++;
     int deliveredOn = session;
-    vertx.setTimer(Math.max(1, answerDelayMs), t -> {
+    vertx.setTimer(Math.max(1, answerDelayFor.applyAsLong(m.getSendMessage().getContent())), t -> {
       if (current != req) {
         // the session is gone (lost() reset the count): nothing to answer on
         return;
