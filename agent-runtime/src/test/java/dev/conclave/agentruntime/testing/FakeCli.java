@@ -33,6 +33,11 @@ public final class FakeCli {
     return log(workdir, name + "-invocations.log");
   }
 
+  /** The TRACEPARENT and TRACESTATE each run found in its environment, one line per run. */
+  public static List<String> traceEnvironment(Path workdir, String name) {
+    return log(workdir, name + "-trace.log");
+  }
+
   /** How the fake's slow runs ended ({@code slow: SIGTERM} or {@code slow: finished}), one line per run. */
   public static List<String> signals(Path workdir, String name) {
     return log(workdir, name + "-signals.log");

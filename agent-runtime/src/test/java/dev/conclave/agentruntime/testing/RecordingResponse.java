@@ -41,6 +41,11 @@ public final class RecordingResponse implements ResponseStream {
     return new IncomingMessage(requestId, thread, "tester", content, List.of());
   }
 
+  /** A message of a request traced as {@code trace}. */
+  public static IncomingMessage message(String requestId, String thread, String content, dev.conclave.agent.TraceContext trace) {
+    return new IncomingMessage(requestId, thread, "tester", content, List.of(), trace);
+  }
+
   /** Completes with the terminal event line. */
   public Future<String> terminal() {
     return terminal.future();

@@ -11,6 +11,8 @@ import dev.conclave.agent.PackToolInfo;
 import dev.conclave.agent.Session;
 import dev.conclave.agent.ToolState;
 import dev.conclave.agent.TokenUsage;
+import dev.conclave.agent.TraceContext;
+import dev.conclave.contract.SendMessageTraces;
 import dev.conclave.proto.coven.AgentMessage;
 import dev.conclave.proto.coven.AgentMetadata;
 import dev.conclave.proto.coven.GitInfo;
@@ -65,7 +67,8 @@ final class Protos {
     return new IncomingMessage(m.getRequestId(), m.getThreadId(), m.getSender(), m.getContent(),
       m.getAttachmentsList().stream()
         .map(a -> new Attachment(a.getFilename(), a.getMimeType(), a.getData().toByteArray()))
-        .toList());
+        .toList(),
+      TraceContext.of(SendMessageTraces.of(m)));
   }
 
   static Injection injection(InjectContext i) {

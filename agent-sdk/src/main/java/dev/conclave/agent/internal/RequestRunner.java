@@ -162,7 +162,7 @@ final class RequestRunner {
     ActiveRequest request = new ActiveRequest(context, incoming, stream, config.agentId());
     current = request;
     LOG.info("request started {} thread={} sender={}", request.logContext(), incoming.threadId(), incoming.sender());
-    Future<Void> handled = OnContext.callback(context, () -> handler.handle(incoming, request));
+    Future<Void> handled = OnContext.callback(context, () -> CurrentTrace.around(incoming.traceContext(), () -> handler.handle(incoming, request)));
     handled.onComplete(ar -> {
       if (!request.isEnded()) {
         String cancelReason = request.cancellationReason();

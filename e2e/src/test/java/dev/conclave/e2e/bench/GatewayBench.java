@@ -74,18 +74,24 @@ public final class GatewayBench {
 
   private static Recorder.Result gateway(Vertx vertx, BenchSettings s, Path data) {
     if (!STATEMENTS) {
-      return gateway(vertx, s, data, Optional.empty());
+      return gateway(vertx, s, data, Optional.empty(), Map.of(), new java.util.HashMap<>());
     }
     try (EmbeddedPostgresServer pg = EmbeddedPostgresServer.start(data.resolveSibling("bench-pg"), 0, Map.of("fsync", "on",
       "synchronous_commit", "on", "full_page_writes", "on", "shared_preload_libraries", "pg_stat_statements",
       "pg_stat_statements.track", "all", "pg_stat_statements.track_planning", "on"))) {
       TestDatabase.execute(pg.url(), "CREATE DATABASE gateway_bench");
-      return gateway(vertx, s, data, Optional.of(pg));
+      return gateway(vertx, s, data, Optional.of(pg), Map.of(), new java.util.HashMap<>());
     }
   }
 
-  private static Recorder.Result gateway(Vertx vertx, BenchSettings s, Path data, Optional<EmbeddedPostgresServer> pg) {
+  /**
+   * One gateway measurement on a node started with {@code nodeEnv} added to its environment (its
+   * tracing, for {@link TracingCostBench}); {@code cpu} receives each process's CPU µs per round trip.
+   */
+  static Recorder.Result gateway(Vertx vertx, BenchSettings s, Path data, Optional<EmbeddedPostgresServer> pg, Map<String, String> nodeEnv,
+                                 Map<String, Double> cpu) {
     Map<String, String> env = new java.util.HashMap<>(Map.of("CONCLAVE_NODE_ID", "bench-node"));
+    env.putAll(nodeEnv);
     Optional<PgUrl> db = pg.map(p -> p.url().withDatabase("gateway_bench"));
     db.ifPresent(url -> env.put("CONCLAVE_PG_URL", url.full()));
     // e.g. -Dbench.nodeJavaOptions=-XX:StartFlightRecording=filename=/tmp/node.jfr,settings=profile to see where the node's time goes
@@ -130,13 +136,13 @@ public final class GatewayBench {
         }
         System.out.println("bench: " + s.clients() + " clients following their conversations");
 
-        ProcCpu cpu = new ProcCpu().processByThread("node", node.pid());
+        ProcCpu processes = new ProcCpu().processByThread("node", node.pid());
         ProcCpu.postmasterPid(pg.map(EmbeddedPostgresServer::directory).orElse(data.resolve("pg")))
-          .ifPresent(pid -> cpu.processTree("PostgreSQL", pid));
-        cpu.self("load generator");
+          .ifPresent(pid -> processes.processTree("PostgreSQL", pid));
+        processes.self("load generator");
         Runnable atMeasureStart = () -> db.ifPresent(url -> sql(() -> PgFunctionTimes.reset(url, true)));
         Recorder.Result result = measure("gateway round trip", recorder, clients.stream().map(ClosedLoop::run).toList(), s.warmup(), s.measure(),
-          cpu, atMeasureStart);
+          processes, atMeasureStart, cpu);
         db.ifPresent(url -> {
           System.out.println("bench: PostgreSQL statements by execution time while measuring (pg_stat_statements, track = all; "
             + "the last column is per round trip):");
@@ -201,7 +207,7 @@ public final class GatewayBench {
     }
     String name = mode == BareEcho.Mode.UNARY ? "bare gRPC unary echo" : "bare gRPC stream echo";
     Recorder.Result result = measure(name, recorder, clients.stream().map(ClosedLoop::run).toList(), s.bareWarmup(), s.bareMeasure(),
-      new ProcCpu().self("load generator and echo server"), () -> { });
+      new ProcCpu().self("load generator and echo server"), () -> { }, new java.util.HashMap<>());
     for (String id : deployments) {
       await(vertx.undeploy(id), Duration.ofSeconds(30), "undeploy");
     }
@@ -214,7 +220,7 @@ public final class GatewayBench {
    * the cores each process kept busy while measuring, and its CPU time per request.
    */
   private static Recorder.Result measure(String scenario, Recorder recorder, List<Future<Void>> loops, Duration warmup, Duration measure,
-                                         ProcCpu cpu, Runnable atMeasureStart) {
+                                         ProcCpu cpu, Runnable atMeasureStart, Map<String, Double> cpuPerRequest) {
     System.out.println("bench: " + scenario + ": warming up " + warmup.toSeconds() + " s, measuring " + measure.toSeconds() + " s");
     sleep(warmup);
     atMeasureStart.run();
@@ -226,6 +232,7 @@ public final class GatewayBench {
     long measured = recorder.measuredSoFar();
     StringBuilder split = new StringBuilder("bench: " + scenario + ": CPU while measuring (cores busy, CPU µs per request):");
     Map<String, Double> perRequest = after.microsPerCall(before, measured);
+    cpuPerRequest.putAll(perRequest);
     after.coresSince(before).forEach((part, cores) -> split.append(String.format(Locale.ROOT, " %s %.2f cores, %.0f µs;", part, cores,
       perRequest.get(part))));
     System.out.println(split);

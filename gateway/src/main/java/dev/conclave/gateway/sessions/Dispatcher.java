@@ -1,5 +1,6 @@
 package dev.conclave.gateway.sessions;
 
+import dev.conclave.contract.SendMessageTraces;
 import dev.conclave.gateway.commit.LedgerWriter;
 import dev.conclave.proto.coven.FileAttachment;
 import dev.conclave.proto.coven.SendMessage;
@@ -11,6 +12,7 @@ import dev.conclave.gateway.store.LedgerStore;
 import dev.conclave.gateway.store.RequestStore;
 import dev.conclave.platform.errors.ConclaveException;
 import dev.conclave.platform.tracing.RequestSpans;
+import dev.conclave.platform.tracing.TraceContexts;
 import io.opentelemetry.api.trace.Span;
 import io.opentelemetry.api.trace.SpanKind;
 import io.opentelemetry.context.Scope;
@@ -212,6 +214,9 @@ final class Dispatcher {
     Span span = RequestSpans.start(vertx, RequestSpans.REQUEST, SpanKind.CONSUMER, flight.request().traceContext(),
       Map.of(RequestSpans.REQUEST_ID, flight.id().toString(), RequestSpans.AGENT_ID, session.agentId(), RequestSpans.NODE_ID, nodeId));
     flight.traced(span);
+    // the agent's own calls (a model API, a CLI) join the trace: its context rides in the message,
+    // in a field Coven agents that do not know it skip (conclave_trace.proto)
+    SendMessageTraces.attach(msg, TraceContexts.of(span));
     try (Scope ignored = span.makeCurrent()) {
       session.send(ServerMessage.newBuilder().setSendMessage(msg).build());
     }

@@ -44,6 +44,19 @@ public final class TraceContexts {
     return Optional.ofNullable(carrier.get(TRACEPARENT));
   }
 
+  /**
+   * The W3C trace context of {@code span} by header name ({@code traceparent}, and {@code tracestate}
+   * when it has one), to hand to whoever continues the work (an agent); empty for the invalid span.
+   */
+  public static Map<String, String> of(Span span) {
+    if (!span.getSpanContext().isValid()) {
+      return Map.of();
+    }
+    Map<String, String> carrier = new HashMap<>();
+    W3C.inject(Context.root().with(span), carrier, Map::put);
+    return Map.copyOf(carrier);
+  }
+
   /** The context whose span {@code traceparent} names, as a parent; the root context when empty or malformed. */
   public static Context parent(Optional<String> traceparent) {
     if (traceparent.isEmpty()) {

@@ -56,6 +56,9 @@ public abstract class CliBackend implements AgentBackend {
     StreamMapper mapper = run.mapper();
     Map<String, String> env = new HashMap<>(context.packTools().secrets());
     env.putAll(run.env());
+    // the request's trace context, as OpenTelemetry carries it into a child process: an instrumented
+    // CLI's spans join the request's trace
+    env.putAll(session.message().traceContext().environment());
     String requestId = session.message().requestId();
     // the reader may see a reason to stop before start() returns: both sides check, so one of them kills
     AtomicReference<ChildProcess> self = new AtomicReference<>();

@@ -63,13 +63,15 @@ final class ChatCompletions {
       .setIdleTimeoutUnit(TimeUnit.SECONDS));
   }
 
-  Call stream(JsonObject body, Function<StreamedTurn.Delta, Future<Void>> listener) {
+  /** Streams one call; {@code headers} are added to the request (the request's W3C trace context). */
+  Call stream(JsonObject body, java.util.Map<String, String> headers, Function<StreamedTurn.Delta, Future<Void>> listener) {
     Call call = new Call();
     RequestOptions options = new RequestOptions()
       .setMethod(HttpMethod.POST)
       .setAbsoluteURI(stripSlash(settings.baseUrl()) + "/chat/completions")
       .putHeader("content-type", "application/json")
       .putHeader("accept", "text/event-stream");
+    headers.forEach(options::putHeader);
     String key = settings.apiKey().get();
     if (key != null && !key.isBlank()) {
       options.putHeader("authorization", "Bearer " + key);

@@ -111,7 +111,8 @@ public final class OpenAiBackend implements AgentBackend {
       if (!tools.isEmpty()) {
         body.put("tools", tools.functions());
       }
-      ChatCompletions.Call call = api.stream(body, delta -> {
+      // the request's trace context goes with every call, so the model service's spans join its trace
+      ChatCompletions.Call call = api.stream(body, session.message().traceContext().headers(), delta -> {
         Future<Void> f = Future.succeededFuture();
         if (!delta.reasoning().isEmpty()) {
           f = f.compose(v -> callbacks.thinking(delta.reasoning()));

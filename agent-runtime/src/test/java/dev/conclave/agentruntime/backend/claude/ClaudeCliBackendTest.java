@@ -90,6 +90,21 @@ class ClaudeCliBackendTest {
   }
 
   @Test
+  void theRunGetsTheRequestsTraceContextInItsEnvironment() throws Exception {
+    BackendHandler h = handler(ToolPolicy.defaults(), Duration.ofMillis(50));
+    String traceparent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+    RecordingResponse r = new RecordingResponse();
+    h.handle(RecordingResponse.message("req-1", "th-1", "list the files",
+      dev.conclave.agent.TraceContext.of(java.util.Map.of("traceparent", traceparent, "tracestate", "k=v"))), r);
+    await(r);
+    RecordingResponse untraced = new RecordingResponse();
+    h.handle(RecordingResponse.message("req-2", "th-2", "list the files"), untraced);
+    await(untraced);
+    assertThat(FakeCli.traceEnvironment(workdir, "claude"))
+      .containsExactly("TRACEPARENT=" + traceparent + " TRACESTATE=k=v", "TRACEPARENT= TRACESTATE=");
+  }
+
+  @Test
   void aStaleSessionIsRetriedOnceWithoutResume() throws Exception {
     for (String stale : List.of("stale-session", "gone-session")) {
       RecordingResponse r = new RecordingResponse();

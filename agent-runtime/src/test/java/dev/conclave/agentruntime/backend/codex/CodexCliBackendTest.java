@@ -59,6 +59,17 @@ class CodexCliBackendTest {
   }
 
   @Test
+  void theRunGetsTheRequestsTraceContextInItsEnvironment() throws Exception {
+    BackendHandler h = handler(ToolPolicy.defaults());
+    String traceparent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+    RecordingResponse r = new RecordingResponse();
+    h.handle(RecordingResponse.message("req-1", "th-1", "list the files",
+      dev.conclave.agent.TraceContext.of(java.util.Map.of("traceparent", traceparent))), r);
+    await(r);
+    assertThat(FakeCli.traceEnvironment(workdir, "codex")).containsExactly("TRACEPARENT=" + traceparent + " TRACESTATE=");
+  }
+
+  @Test
   void mapsReasoningCommandsMessagesAndUsageAndResumesTheThread() throws Exception {
     BackendHandler h = handler(ToolPolicy.defaults());
     RecordingResponse r = new RecordingResponse();

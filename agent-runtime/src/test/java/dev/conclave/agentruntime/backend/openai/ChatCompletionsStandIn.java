@@ -27,6 +27,8 @@ final class ChatCompletionsStandIn {
 
   final List<JsonObject> requests = new CopyOnWriteArrayList<>();
   final List<String> authorizations = new CopyOnWriteArrayList<>();
+  /** Each request's W3C trace headers, {@code traceparent|tracestate} ("null" for one not sent). */
+  final List<String> traceHeaders = new CopyOnWriteArrayList<>();
   final List<String> closed = new CopyOnWriteArrayList<>();
   private final Deque<Consumer<HttpServerResponse>> answers = new ArrayDeque<>();
   private final HttpServer server;
@@ -40,6 +42,7 @@ final class ChatCompletionsStandIn {
         return;
       }
       authorizations.add(String.valueOf(req.getHeader("authorization")));
+      traceHeaders.add(req.getHeader("traceparent") + "|" + req.getHeader("tracestate"));
       req.connection().closeHandler(v -> closed.add("closed"));
       req.body().onSuccess(body -> {
         requests.add(body.toJsonObject());

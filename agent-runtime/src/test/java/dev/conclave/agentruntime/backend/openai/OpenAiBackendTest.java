@@ -24,6 +24,7 @@ import org.junit.jupiter.api.io.TempDir;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 import static dev.conclave.agentruntime.backend.openai.ChatCompletionsStandIn.error;
@@ -91,6 +92,25 @@ class OpenAiBackendTest {
     JsonArray tools = body.getJsonArray("tools");
     assertThat(tools.stream().map(t -> ((JsonObject) t).getJsonObject("function").getString("name"))).containsExactly("note_set", "note_get");
     assertThat(server.authorizations).containsExactly("Bearer sk-test");
+  }
+
+  @Test
+  void everyRequestOfATracedMessageCarriesItsTraceContext() throws Exception {
+    String traceparent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+    server.then(stream(toolCallStart(0, "call_1", "note_set"), toolCallArgs(0, "{\"key\":\"a\",\"value\":\"b\"}"),
+        finish("tool_calls"), usage(20, 9)))
+      .then(stream(text("Saved."), finish("stop"), usage(40, 2)))
+      .then(stream(text("Hi."), finish("stop"), usage(4, 1)));
+    BackendHandler h = handler(ToolPolicy.defaults());
+    RecordingResponse r = new RecordingResponse();
+    h.handle(RecordingResponse.message("req-1", "th-1", "remember a=b",
+      dev.conclave.agent.TraceContext.of(Map.of("traceparent", traceparent, "tracestate", "k=v"))), r);
+    assertThat(await(r)).isEqualTo("done:Saved.");
+    RecordingResponse untraced = new RecordingResponse();
+    h.handle(RecordingResponse.message("req-2", "th-2", "hi"), untraced);
+    assertThat(await(untraced)).isEqualTo("done:Hi.");
+    // both turns of the traced request (before and after its tool call), nothing for the other one
+    assertThat(server.traceHeaders).containsExactly(traceparent + "|k=v", traceparent + "|k=v", "null|null");
   }
 
   @Test
