@@ -1,7 +1,9 @@
 package dev.conclave.platform.tracing;
 
 import dev.conclave.platform.server.EchoRole;
+import ch.qos.logback.classic.Level;
 import dev.conclave.platform.testing.GrpcCalls;
+import dev.conclave.platform.testing.LogCapture;
 import dev.conclave.platform.testing.MemorySpanExporterProvider;
 import dev.conclave.platform.testing.TestNode;
 import io.opentelemetry.api.trace.SpanKind;
@@ -84,5 +86,30 @@ class NodeTracingTest {
       .anySatisfy(s -> assertThat(s).startsWith("POST").contains("/grpc.health.v1.Health/Check"));
     assertThat(spans).as("the readiness check's query joins the trace").anySatisfy(s -> assertThat(s.getKind()).isEqualTo(SpanKind.CLIENT));
     assertThat(servers.get(0).getResource().getAttributes().asMap().toString()).contains("service.name=conclave");
+  }
+
+  /**
+   * {@code OTEL_TRACES_EXPORTER=logging-otlp}: each batch of spans is one line of OTLP JSON in the
+   * node's log, for operators who collect logs and no traces (and for tests that read a trace from
+   * a log).
+   */
+  @Test
+  void loggingOtlpWritesTheSpansAsOtlpJsonInTheLog() throws Exception {
+    System.setProperty("otel.traces.exporter", "logging-otlp");
+    System.setProperty("otel.bsp.schedule.delay", "50");
+    Vertx vertx = Vertx.vertx();
+    try (LogCapture log = LogCapture.atLeast(Level.INFO)) {
+      try (TestNode node = TestNode.builder().role(new EchoRole()).start()) {
+        int status = WebClient.create(vertx).get(node.httpPort(), "127.0.0.1", "/health/ready")
+          .putHeader("traceparent", TRACEPARENT).send().await().statusCode();
+        assertThat(status).isEqualTo(200);
+      } finally {
+        vertx.close().await();
+      }
+      // the node's stop flushed its spans
+      assertThat(log.rendered().lines().filter(line -> line.contains("\"scopeSpans\"")))
+        .as("OTLP JSON lines in the log").isNotEmpty()
+        .anySatisfy(line -> assertThat(line).contains("\"traceId\":\"" + TRACE_ID + "\"").contains("\"parentSpanId\":\"" + PARENT_ID + "\""));
+    }
   }
 }
