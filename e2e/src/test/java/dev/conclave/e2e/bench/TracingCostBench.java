@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 import java.util.function.ToDoubleFunction;
 
@@ -28,7 +29,9 @@ import java.util.function.ToDoubleFunction;
  * 0.01, the SDK's default batch processor. Off is the default: no {@code OTEL_*} variable at all.
  *
  * <p>Parameters ({@code -Dbench.<name>=<value>}): {@code shapes} (default {@code 40x20,1x1}),
- * {@code tracing} ({@code off,100,1}: sampling percentages, {@code off} for none), {@code rounds}
+ * {@code tracing} ({@code off,100,1}: sampling percentages, {@code off} for none, {@code baseline}
+ * for tracing off on the node jar named by {@code bench.baseline.jar}: a build from before tracing
+ * existed, which is how "off costs nothing" is measured), {@code rounds}
  * (3), and GatewayBench's {@code chunks}, {@code warmup}, {@code seconds}. Run (see BENCHMARKS.md):
  * {@code mvn -B -ntp -q -pl e2e -am package -DskipTests exec:java -Dexec.mainClass=dev.conclave.e2e.bench.TracingCostBench}
  */
@@ -62,7 +65,8 @@ public final class TracingCostBench {
             long spansBefore = receiver.spans();
             Map<String, Double> cpu = new LinkedHashMap<>();
             System.out.println("tracing-bench: round " + round + ", " + shape.trim() + ", tracing " + tracing.trim() + ", load average " + loadAverage());
-            Recorder.Result r = GatewayBench.gateway(vertx, s, data, Optional.empty(), environment(tracing.trim(), receiver), cpu);
+            Recorder.Result r = onJar(tracing.trim(),
+              () -> GatewayBench.gateway(vertx, s, data, Optional.empty(), environment(tracing.trim(), receiver), cpu));
             // what the node's stop flushed is in too
             Run run = new Run(shape.trim(), tracing.trim(), round, r, cpu, receiver.spans() - spansBefore);
             runs.add(run);
@@ -81,9 +85,31 @@ public final class TracingCostBench {
     System.out.println("tracing-bench: load average at the end " + loadAverage());
   }
 
+  /** Runs one configuration; {@code baseline} runs on the baseline build's node jar. */
+  private static Recorder.Result onJar(String tracing, Callable<Recorder.Result> run) throws Exception {
+    if (!tracing.equals("baseline")) {
+      return run.call();
+    }
+    String baseline = System.getProperty("bench.baseline.jar");
+    if (baseline == null || !Files.isRegularFile(Path.of(baseline))) {
+      throw new IllegalArgumentException("tracing 'baseline' needs -Dbench.baseline.jar=<a node jar built before tracing>, got " + baseline);
+    }
+    String before = System.getProperty("conclave.node.jar");
+    System.setProperty("conclave.node.jar", baseline);
+    try {
+      return run.call();
+    } finally {
+      if (before == null) {
+        System.clearProperty("conclave.node.jar");
+      } else {
+        System.setProperty("conclave.node.jar", before);
+      }
+    }
+  }
+
   /** The node's environment for one configuration. */
   static Map<String, String> environment(String tracing, DiscardingOtlpReceiver receiver) {
-    if (tracing.equals("off")) {
+    if (tracing.equals("off") || tracing.equals("baseline")) {
       return Map.of();
     }
     double ratio = Double.parseDouble(tracing) / 100;
@@ -106,7 +132,7 @@ public final class TracingCostBench {
           continue;
         }
         System.out.printf(Locale.ROOT, "| %s | %s | %d | %s | %s | %s | %s | %.0f | %.0f | %d |%n", shape.trim(),
-          tracing.trim().equals("off") ? "off" : tracing.trim() + " %", these.size(),
+          tracing.trim().equals("off") || tracing.trim().equals("baseline") ? tracing.trim() : tracing.trim() + " %", these.size(),
           spread(these, r -> r.result().requestsPerSecond(), "%.1f"), spread(these, r -> r.result().p50(), "%.2f"),
           spread(these, r -> r.result().p99(), "%.2f"), spread(these, r -> r.cpu().getOrDefault("node", Double.NaN), "%.0f"),
           median(these, r -> r.cpu().getOrDefault("PostgreSQL", Double.NaN)), median(these, r -> r.spans()),
