@@ -19,7 +19,8 @@ public final class AgentSettings implements SettingCatalogue {
   public static final Setting<String> CONFIG = agent("CONCLAVE_AGENT_CONFIG").flag("--config", "FILE")
     .describedAs("config file (JSON object whose keys are these flags' names, e.g. {\"backend\":\"openai\"})").noDefault("");
   public static final Setting<String> ENDPOINTS = option("endpoints", "CONCLAVE_ENDPOINTS", "HOST:PORT[,...]",
-    "gateway gRPC endpoints; the agent reconnects across them").byDefault("localhost:50051");
+    "gateway gRPC endpoints; the agent reconnects across them (default: the local node, localhost:$CONCLAVE_GRPC_PORT, "
+      + "or localhost:50051 when that is not set)").noDefault("");
   public static final Setting<String> TOKEN = agent("CONCLAVE_AGENT_TOKEN")
     .describedAs("the agent's bearer token (environment only, so it never shows in a process list)").noDefault("");
   public static final Setting<String> TOKEN_FILE = option("token-file", "CONCLAVE_AGENT_TOKEN_FILE", "FILE",

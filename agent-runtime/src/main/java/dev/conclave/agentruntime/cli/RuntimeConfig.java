@@ -29,9 +29,14 @@ public record RuntimeConfig(List<Endpoint> endpoints, String token, String agent
                             ToolPolicy policy, Duration approvalTimeout, String systemPrompt, int maxToolRounds,
                             Optional<GatewayTls> tls) {
 
+  /** The local node's gRPC address: where a node run with the same environment listens. */
+  private static String localNode(SettingValues v) {
+    return "localhost:" + v.environment("CONCLAVE_GRPC_PORT").filter(p -> !p.isBlank()).map(String::strip).orElse("50051");
+  }
+
   /** @throws IllegalArgumentException naming the first setting that is missing or wrong */
   public static RuntimeConfig from(SettingValues v, String hostname) {
-    List<Endpoint> endpoints = list(v.require(AgentSettings.ENDPOINTS, "")).stream().map(Endpoint::parse).toList();
+    List<Endpoint> endpoints = list(v.get(AgentSettings.ENDPOINTS).orElseGet(() -> localNode(v))).stream().map(Endpoint::parse).toList();
     if (endpoints.isEmpty()) {
       throw new IllegalArgumentException("--endpoints names no endpoint");
     }

@@ -59,7 +59,7 @@ class SettingsDocTest {
     assertThat(v.get(AgentSettings.MODEL)).contains("from-env");
     assertThat(v.get(AgentSettings.BACKEND)).contains("openai");
     assertThat(v.get(AgentSettings.CAPABILITIES)).contains("chat,notes");
-    assertThat(v.get(AgentSettings.ENDPOINTS)).contains("localhost:50051");
+    assertThat(v.get(AgentSettings.APPROVAL_TIMEOUT)).contains("300");
 
     Files.writeString(file, "{\"bakend\":\"openai\"}");
     assertThatThrownBy(() -> SettingValues.of(Map.of(AgentSettings.CONFIG, file.toString()), Map.of()))
