@@ -15,6 +15,9 @@ test('task events move the task', () => {
   assert.equal(statusAfter(ev('failed', { status: 'pending_retry' })), 'pending_retry');
   assert.equal(statusAfter(ev('failed', {})), null);
   assert.equal(statusAfter(ev('unblocked')), 'ready');
+  assert.equal(statusAfter(ev('retried', { status: 'ready', previousStatus: 'failed' })), 'ready');
+  assert.equal(statusAfter(ev('retried', { status: 'blocked' })), 'blocked');
+  assert.equal(statusAfter(ev('reprioritized', { priority: 'high' })), null);
   const tasks = board();
   assert.equal(applyTaskEvent(tasks, ev('claimed', { agentId: 'a' })), 'updated');
   assert.equal(tasks.get('t1').status, 'claimed');

@@ -39,6 +39,7 @@ export function statusAfter(ev) {
     case 'retry_ready':
     case 'unblocked': return 'ready';
     case 'cancelled': return 'cancelled';
+    case 'retried': return STATUSES.includes(d.status) ? d.status : null;
     default: return null;
   }
 }

@@ -96,6 +96,11 @@ END $$;
 -- task or one earlier in the same array, so no request can create a cycle. Tasks with unfinished
 -- dependencies start 'blocked', the others 'ready'. Returns the created tasks. Raises on bad input.
 -- p_trace_context: the W3C traceparent the tasks' attempts continue (swarm.tasks.trace_context); NULL for none.
+-- A task with a uniqueKey (V18) is not created when a task with that key is unfinished, or was created
+-- less than its uniqueWindowMinutes (default 0) ago: the answer holds that task instead, marked
+-- "existing": true, and a dependency on it later in the same request names it. Creates of one key are
+-- serialized on an advisory lock taken before any row is read, keys in sorted order (no deadlock
+-- between two requests naming the same keys in other orders).
 DROP FUNCTION IF EXISTS swarm.create_tasks(jsonb, timestamptz, integer);
 CREATE OR REPLACE FUNCTION swarm.create_tasks(p_tasks jsonb,
                                    p_now timestamptz DEFAULT date_trunc('milliseconds', clock_timestamp()),
@@ -115,10 +120,21 @@ DECLARE
   v_new jsonb[] := '{}';
   v_taken text;
   v_out jsonb;
+  v_key text;
+  v_keys text[] := '{}';
+  v_window bigint;
+  v_existing text;
+  v_same jsonb := '{}';      -- a request's id -> the existing unique task that stands for it
+  v_order text[] := '{}';    -- the answer's ids, in the request's order
+  v_keyed jsonb := '{}';     -- a created task's id -> its uniqueKey
 BEGIN
   IF p_tasks IS NULL OR jsonb_typeof(p_tasks) <> 'array' OR jsonb_array_length(p_tasks) = 0 THEN
     PERFORM swarm._invalid('tasks', 'must be a non-empty array');
   END IF;
+  FOR v_key IN SELECT DISTINCT e ->> 'uniqueKey' FROM jsonb_array_elements(p_tasks) e
+                WHERE jsonb_typeof(e) = 'object' AND jsonb_typeof(e -> 'uniqueKey') = 'string' ORDER BY 1 LOOP
+    PERFORM pg_advisory_xact_lock(hashtextextended('swarm.tasks.unique_key:' || v_key, 0));
+  END LOOP;
   FOR v_task IN SELECT e FROM jsonb_array_elements(p_tasks) e LOOP
     v_path := format('tasks[%s]', v_i);
     IF jsonb_typeof(v_task) <> 'object' THEN
@@ -128,10 +144,40 @@ BEGIN
     IF v_id !~ '^[A-Za-z0-9][A-Za-z0-9._:@-]{0,127}$' THEN
       PERFORM swarm._invalid(v_path || '.id', 'must be 1-128 letters, digits, ''.'', ''_'', '':'', ''@'' or ''-''');
     END IF;
-    IF v_id = ANY (v_ids) THEN
+    IF v_id = ANY (v_ids) OR v_same ? v_id THEN
       PERFORM swarm._invalid(v_path || '.id', 'repeats the id ' || v_id || ' of an earlier task in this request');
     END IF;
+    v_key := swarm._str(v_task, 'uniqueKey', v_path || '.uniqueKey');
+    IF v_key IS NOT NULL THEN
+      IF length(v_key) < 1 OR length(v_key) > 256 THEN
+        PERFORM swarm._invalid(v_path || '.uniqueKey', 'must be 1-256 characters');
+      END IF;
+      IF v_key = ANY (v_keys) THEN
+        PERFORM swarm._invalid(v_path || '.uniqueKey', 'repeats the uniqueKey of an earlier task in this request');
+      END IF;
+      v_keys := v_keys || v_key;
+      v_window := coalesce(swarm._int(v_task, 'uniqueWindowMinutes', v_path || '.uniqueWindowMinutes'), 0);
+      IF v_window < 0 OR v_window > 525600 THEN
+        PERFORM swarm._invalid(v_path || '.uniqueWindowMinutes', 'must be between 0 and 525600 (a year)');
+      END IF;
+      SELECT t.id INTO v_existing FROM swarm.tasks t
+       WHERE t.unique_key = v_key
+         AND (t.status NOT IN ('completed', 'failed', 'cancelled') OR t.created_at > p_now - make_interval(mins => v_window::integer))
+       ORDER BY t.seq DESC LIMIT 1;
+      IF v_existing IS NOT NULL THEN
+        v_same := v_same || jsonb_build_object(v_id, v_existing);
+        v_order := v_order || v_existing;
+        v_i := v_i + 1;
+        CONTINUE;
+      END IF;
+      v_keyed := v_keyed || jsonb_build_object(v_id, v_key);
+    ELSIF v_task ? 'uniqueWindowMinutes' THEN
+      PERFORM swarm._invalid(v_path || '.uniqueWindowMinutes', 'needs a uniqueKey');
+    END IF;
     v_deps := swarm._distinct(coalesce(swarm._str_array(v_task, 'dependencies', v_path || '.dependencies'), '{}'));
+    -- a dependency on a task of this request that an existing unique task stands for names that task
+    SELECT coalesce(array_agg(coalesce(v_same ->> d, d) ORDER BY o), '{}') INTO v_deps FROM unnest(v_deps) WITH ORDINALITY AS x(d, o);
+    v_deps := swarm._distinct(v_deps);
     FOREACH v_dep IN ARRAY v_deps LOOP
       IF v_dep = v_id THEN
         PERFORM swarm._invalid(v_path || '.dependencies', 'names the task itself');
@@ -166,8 +212,17 @@ BEGIN
       'branch', swarm._str(v_task, 'branch', v_path || '.branch'),
       'max_retries', v_retries);
     v_ids := v_ids || v_id;
+    v_order := v_order || v_id;
     v_i := v_i + 1;
   END LOOP;
+
+  IF cardinality(v_ids) = 0 THEN
+    -- every task of the request exists already as a unique task
+    SELECT jsonb_agg(swarm.task_json(t) || jsonb_build_object('uniqueKey', t.unique_key, 'existing', true)
+                     ORDER BY array_position(v_order, t.id)) INTO v_out
+      FROM swarm.tasks t WHERE t.id = ANY (v_order);
+    RETURN v_out;
+  END IF;
 
   SELECT t.id INTO v_taken FROM swarm.tasks t WHERE t.id = ANY (v_ids) LIMIT 1;
   IF v_taken IS NOT NULL THEN
@@ -212,7 +267,17 @@ BEGIN
     ANALYZE swarm.tasks;
   END IF;
 
-  SELECT jsonb_agg(swarm.task_json(t) ORDER BY t.seq) INTO v_out FROM swarm.tasks t WHERE t.id = ANY (v_ids);
+  IF v_same = '{}'::jsonb AND v_keyed = '{}'::jsonb THEN
+    SELECT jsonb_agg(swarm.task_json(t) ORDER BY t.seq) INTO v_out FROM swarm.tasks t WHERE t.id = ANY (v_ids);
+    RETURN v_out;
+  END IF;
+  -- (statements of their own, run only with unique keys: this file also runs on databases from before V18)
+  UPDATE swarm.tasks t SET unique_key = k.value FROM jsonb_each_text(v_keyed) k WHERE t.id = k.key;
+  SELECT jsonb_agg(swarm.task_json(t)
+                   || jsonb_strip_nulls(jsonb_build_object('uniqueKey', t.unique_key))
+                   || CASE WHEN t.id = ANY (v_ids) THEN '{}'::jsonb ELSE '{"existing": true}'::jsonb END
+                   ORDER BY array_position(v_order, t.id)) INTO v_out
+    FROM swarm.tasks t WHERE t.id = ANY (v_order);
   RETURN v_out;
 END $$;
 

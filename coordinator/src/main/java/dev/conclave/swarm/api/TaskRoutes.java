@@ -8,6 +8,7 @@ import dev.conclave.swarm.config.SwarmSettings;
 import dev.conclave.swarm.errors.SwarmErrors;
 import dev.conclave.swarm.store.TaskStore.TaskQuery;
 import dev.conclave.swarm.store.TaskStore;
+import dev.conclave.swarm.tasks.TaskBulk;
 import dev.conclave.swarm.tasks.TaskDrafts;
 import dev.conclave.swarm.validation.JsonFields;
 import dev.conclave.swarm.validation.Limits;
@@ -45,12 +46,21 @@ final class TaskRoutes {
   }
 
   void bind(HttpRoutes router) {
-    router.raw(HttpMethod.POST, "/api/v1/tasks", Audience.ADMINS, Resource.NONE, ctx -> admin(ctx, 201, true, () -> {
-      JsonObject body = Requests.body(ctx, false);
-      boolean many = TaskDrafts.isBatch(body);
-      return store.create(TaskDrafts.of(body), clock.instant(), settings.defaultMaxRetries(), TaskTraceParents.ofCreation(ctx))
-        .map(created -> many ? new JsonObject().put("tasks", created) : created.getJsonObject(0));
-    }));
+    router.raw(HttpMethod.POST, "/api/v1/tasks", Audience.ADMINS, Resource.NONE, ctx -> {
+      // 201 when the request created a task; 200 when unique tasks that exist already answer all of it
+      int[] status = {201};
+      admin(ctx, status, true, () -> {
+        JsonObject body = Requests.body(ctx, false);
+        boolean many = TaskDrafts.isBatch(body);
+        return store.create(TaskDrafts.of(body), clock.instant(), settings.defaultMaxRetries(), TaskTraceParents.ofCreation(ctx))
+          .map(created -> {
+            if (created.stream().allMatch(t -> ((JsonObject) t).getBoolean("existing", false))) {
+              status[0] = 200;
+            }
+            return many ? new JsonObject().put("tasks", created) : created.getJsonObject(0);
+          });
+      });
+    });
     router.raw(HttpMethod.GET, "/api/v1/tasks", Audience.ADMINS, Resource.NONE, ctx -> admin(ctx, 200, false, () -> store.list(query(ctx.queryParams()))));
     router.raw(HttpMethod.GET, "/api/v1/tasks/:id", Audience.ADMINS, Resource.NONE, ctx -> admin(ctx, 200, false, () -> store.get(ctx.pathParam("id"))
       .compose(found -> found.map(Future::succeededFuture)
@@ -64,6 +74,10 @@ final class TaskRoutes {
       JsonFields body = JsonFields.of(Requests.body(ctx, true));
       return store.cancel(ctx.pathParam("id"), body.string("reason", false, Limits.SHORT_TEXT), clock.instant());
     }));
+    router.raw(HttpMethod.POST, "/api/v1/tasks/bulk", Audience.ADMINS, Resource.NONE, ctx -> admin(ctx, 200, true, () ->
+      store.bulk(TaskBulk.of(Requests.body(ctx, false)), Limits.BULK_TASKS, clock.instant())));
+    router.raw(HttpMethod.POST, "/api/v1/tasks/:id/retry", Audience.ADMINS, Resource.NONE, ctx -> admin(ctx, 200, true, () ->
+      store.retry(ctx.pathParam("id"), clock.instant())));
     router.raw(HttpMethod.POST, "/api/v1/tasks/:id/review", Audience.ADMINS, Resource.NONE, ctx -> admin(ctx, 200, true, () -> {
       JsonFields body = JsonFields.of(Requests.body(ctx, false));
       String decision = body.oneOf("decision", true, Vocabulary.REVIEW_DECISIONS);
@@ -77,13 +91,18 @@ final class TaskRoutes {
 
   /** @param changes whether the action changes state (its events wait in the outbox: publish them soon) */
   private void admin(RoutingContext ctx, int status, boolean changes, Action action) {
+    admin(ctx, new int[] {status}, changes, action);
+  }
+
+  /** Runs an operator's action and answers its result with {@code status[0]}, as the action left it. */
+  private void admin(RoutingContext ctx, int[] status, boolean changes, Action action) {
     try {
       action.run().onComplete(ar -> {
         if (ar.succeeded()) {
           if (changes) {
             onStateChange.run();
           }
-          Replies.json(ctx, status, ar.result());
+          Replies.json(ctx, status[0], ar.result());
         } else {
           Replies.problem(ctx, ar.cause());
         }

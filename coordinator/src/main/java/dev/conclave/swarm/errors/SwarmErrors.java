@@ -30,6 +30,8 @@ public final class SwarmErrors {
   public static final String LEASE_NOT_OWNED = "lease_not_owned";
   public static final String LEASE_CONTENDED = "lease_contended";
   public static final String TASK_ALREADY_EXISTS = "task_already_exists";
+  /** A bulk action's filter matches more tasks than one transaction may change (swarm.bulk_tasks). */
+  public static final String TOO_MANY_TASKS = "too_many_tasks";
   public static final String RATE_LIMITED = "rate_limited";
   public static final String SIGNATURE_INVALID = "signature_invalid";
   public static final String SIGNATURE_EXPIRED = "signature_expired";
@@ -56,6 +58,7 @@ public final class SwarmErrors {
     Map.entry(LEASE_NOT_OWNED, ErrorKind.PERMISSION_DENIED),
     Map.entry(LEASE_CONTENDED, ErrorKind.CONFLICT),
     Map.entry(TASK_ALREADY_EXISTS, ErrorKind.CONFLICT),
+    Map.entry(TOO_MANY_TASKS, ErrorKind.CONFLICT),
     Map.entry(RATE_LIMITED, ErrorKind.RATE_LIMITED),
     Map.entry(SIGNATURE_INVALID, ErrorKind.UNAUTHENTICATED),
     Map.entry(SIGNATURE_EXPIRED, ErrorKind.UNAUTHENTICATED),

@@ -1,6 +1,7 @@
 package dev.conclave.swarm.store;
 
 import dev.conclave.platform.db.sql.SqlFile;
+import dev.conclave.swarm.tasks.TaskBulk;
 import io.vertx.core.Future;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
@@ -12,7 +13,7 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
 
-/** Task management in PostgreSQL: create (swarm.create_tasks), read, list, cancel, review. */
+/** Task management in PostgreSQL: create (swarm.create_tasks), read, list, cancel, review, retry, bulk actions. */
 public final class TaskStore {
 
   /** A page of the task list; null members do not filter. {@code after} is a previous page's cursor. */
@@ -91,6 +92,20 @@ public final class TaskStore {
     return pool.preparedQuery("SELECT swarm.review_task($1, $2, $3, $4) AS task")
       .execute(Tuple.of(id, decision, reason, SqlTime.of(now)))
       .map(rows -> rows.iterator().next().getJsonObject("task"))
+      .recover(SwarmStores::fail);
+  }
+
+  public Future<JsonObject> retry(String id, Instant now) {
+    return SQL.get("Retry").with("id", id).with("now", SqlTime.of(now)).execute(pool)
+      .map(rows -> rows.iterator().next().getJsonObject("task"))
+      .recover(SwarmStores::fail);
+  }
+
+  /** {action, matched, changed}; at most {@code limit} matches, or nothing changes. */
+  public Future<JsonObject> bulk(TaskBulk bulk, int limit, Instant now) {
+    return SQL.get("Bulk").with("action", bulk.action()).with("filter", bulk.filter()).with("priority", bulk.priority())
+      .with("reason", bulk.reason()).with("limit", limit).with("now", SqlTime.of(now)).execute(pool)
+      .map(rows -> rows.iterator().next().getJsonObject("outcome"))
       .recover(SwarmStores::fail);
   }
 

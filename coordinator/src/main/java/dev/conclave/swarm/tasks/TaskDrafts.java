@@ -11,7 +11,7 @@ import io.vertx.core.json.JsonObject;
 /**
  * Validates tasks to create: one task object, or {@code {"tasks": [...]}} with up to 1000. A task is
  * {id?, title, description?, priority? (medium), type? (code), requiredSkills?, dependencies?, files?,
- * estimatedMinutes?, branch?, maxRetries?}. Whether ids are free and dependencies exist is checked by
+ * estimatedMinutes?, branch?, maxRetries?, uniqueKey?, uniqueWindowMinutes?}. Whether ids are free and dependencies exist is checked by
  * swarm.create_tasks in the same transaction that creates them.
  */
 public final class TaskDrafts {
@@ -58,6 +58,16 @@ public final class TaskDrafts {
       .put("estimatedMinutes", task.integer("estimatedMinutes", false, 1, Limits.MINUTES))
       .put("branch", task.string("branch", false, Limits.BRANCH))
       .put("maxRetries", task.integer("maxRetries", false, 0, 100))
+      .put("uniqueKey", uniqueKey(task))
+      .put("uniqueWindowMinutes", task.integer("uniqueWindowMinutes", false, 0, Limits.UNIQUE_WINDOW_MINUTES))
       .json();
+  }
+
+  private static String uniqueKey(JsonFields task) {
+    String key = task.string("uniqueKey", false, Limits.UNIQUE_KEY);
+    if (key != null && key.isEmpty()) {
+      throw SwarmErrors.invalidField(task.path("uniqueKey"), "must be 1-" + Limits.UNIQUE_KEY + " characters");
+    }
+    return key;
   }
 }

@@ -23,10 +23,16 @@ public final class Limits {
   public static final int LEARNINGS = 50;
   public static final int LEARNING = 4_000;
   public static final int BRANCH = 200;
+  /** A unique task's key (swarm.create_tasks checks the same). */
+  public static final int UNIQUE_KEY = 256;
+  /** How long a finished unique task may still stand for its key: a year. */
+  public static final int UNIQUE_WINDOW_MINUTES = 525_600;
   public static final int PAYLOAD_BYTES = 64 * 1024;
   public static final long MESSAGE_EXPIRY_MS = 30L * 24 * 3600 * 1000;
   public static final int RECEIVE_LIMIT = 1_000;
   public static final int TASKS_PER_REQUEST = 1_000;
+  /** The most tasks one bulk action may match (swarm.bulk_tasks refuses more, changing nothing). */
+  public static final int BULK_TASKS = 10_000;
   public static final long MINUTES = 100_000;
   public static final long COUNT = 100_000_000;
 

@@ -1,6 +1,6 @@
 -- Operators' reads of tasks. A task's answer is swarm.task_json's, plus the key of the gateway
 -- conversation it is worked in when it has one (conversation_key, V16) and its trace context
--- (traceparent, V17): added here rather than in swarm.task_json, whose repeatable file must also
+-- (traceparent, V17) and its uniqueKey (V18): added here rather than in swarm.task_json, whose repeatable file must also
 -- run on databases from before V16.
 
 -- name: Create
@@ -8,14 +8,14 @@
 SELECT swarm.create_tasks(:tasks::jsonb, :now, :default_max_retries, :trace_context::text) AS tasks
 
 -- name: Get
-SELECT swarm.task_json(t) || jsonb_strip_nulls(jsonb_build_object('conversationKey', t.conversation_key, 'traceparent', t.trace_context)) AS task
+SELECT swarm.task_json(t) || jsonb_strip_nulls(jsonb_build_object('conversationKey', t.conversation_key, 'traceparent', t.trace_context, 'uniqueKey', t.unique_key)) AS task
   FROM swarm.tasks t
  WHERE t.id = :id
 
 -- name: List
 -- A page in creation order; a filter that is NULL does not filter. One row more than the page, to tell
 -- whether there is a next one.
-SELECT t.seq, swarm.task_json(t) || jsonb_strip_nulls(jsonb_build_object('conversationKey', t.conversation_key, 'traceparent', t.trace_context)) AS task
+SELECT t.seq, swarm.task_json(t) || jsonb_strip_nulls(jsonb_build_object('conversationKey', t.conversation_key, 'traceparent', t.trace_context, 'uniqueKey', t.unique_key)) AS task
   FROM swarm.tasks t
  WHERE (:statuses::text[] IS NULL OR t.status = ANY (:statuses))
    AND (:priorities::text[] IS NULL OR t.priority = ANY (:priorities))
@@ -25,3 +25,12 @@ SELECT t.seq, swarm.task_json(t) || jsonb_strip_nulls(jsonb_build_object('conver
    AND t.seq > :after
  ORDER BY t.seq
  LIMIT :limit
+
+-- name: Retry
+-- A failed or cancelled task back in line (swarm.retry_task, R__swarm_bulk.sql).
+SELECT swarm.retry_task(:id, :now) AS task
+
+-- name: Bulk
+-- One action on every task the filter matches, in one transaction: {action, matched, changed}
+-- (swarm.bulk_tasks, R__swarm_bulk.sql).
+SELECT swarm.bulk_tasks(:action, :filter::jsonb, :priority::text, :reason::text, :limit, :now) AS outcome

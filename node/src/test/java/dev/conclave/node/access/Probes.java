@@ -379,6 +379,11 @@ final class Probes {
       f.http(HttpMethod.GET, "/api/v1/tasks/" + Swarm.newTask(f) + "/history", null, who));
     http("POST", "/api/v1/tasks/:id/cancel", Who.ADMIN_ONLY, (f, who) ->
       f.http(HttpMethod.POST, "/api/v1/tasks/" + Swarm.newTask(f) + "/cancel", new JsonObject(), who));
+    http("POST", "/api/v1/tasks/:id/retry", Who.ADMIN_ONLY, (f, who) ->
+      f.http(HttpMethod.POST, "/api/v1/tasks/" + Swarm.cancelledTask(f) + "/retry", new JsonObject(), who));
+    http("POST", "/api/v1/tasks/bulk", Who.ADMIN_ONLY, (f, who) -> f.http(HttpMethod.POST, "/api/v1/tasks/bulk",
+      new JsonObject().put("action", "reprioritize").put("priority", "high").put("filter", new JsonObject().put("ids",
+        new io.vertx.core.json.JsonArray().add(Swarm.newTask(f)))), who));
     http("POST", "/api/v1/tasks/:id/review", Who.ADMIN_ONLY, (f, who) ->
       f.http(HttpMethod.POST, "/api/v1/tasks/" + Swarm.taskNeedingReview(f) + "/review", new JsonObject().put("decision", "approve"), who));
     http("GET", "/api/v1/agents", Who.ADMIN_ONLY, (f, who) -> f.http(HttpMethod.GET, "/api/v1/agents", null, who));
@@ -491,6 +496,13 @@ final class Probes {
 
     static String newTask(MatrixFixture f) {
       return f.setUp(HttpMethod.POST, "/api/v1/tasks", task(f, skill(f)), Who.ADMIN).getString("id");
+    }
+
+    /** A task created and cancelled by the admin: one a retry applies to. */
+    static String cancelledTask(MatrixFixture f) {
+      String id = newTask(f);
+      f.setUp(HttpMethod.POST, "/api/v1/tasks/" + id + "/cancel", new JsonObject(), Who.ADMIN);
+      return id;
     }
 
     /** A task created (by the admin) for a fresh agent of the member's, and claimed by it. */

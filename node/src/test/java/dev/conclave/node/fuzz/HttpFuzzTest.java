@@ -237,6 +237,10 @@ class HttpFuzzTest {
       .put("requiredSkills", new JsonArray().add("fuzzing")).put("dependencies", new JsonArray().add(FuzzNode.TASK_ID))
       .put("files", new JsonArray().add("src/a.ts")).put("estimatedMinutes", 30).put("branch", "main").put("maxRetries", 2));
     t.put("POST /api/v1/tasks/:id/cancel", new JsonObject().put("reason", "fuzz"));
+    t.put("POST /api/v1/tasks/bulk", new JsonObject().put("action", "cancel").put("reason", "fuzz")
+      .put("filter", new JsonObject().put("ids", new JsonArray().add(FuzzNode.TASK_ID)).put("status", new JsonArray().add("ready"))
+        .put("skill", "fuzzing").put("agent", "fz-reg").put("olderThanMinutes", 5)));
+    t.put("POST /api/v1/tasks/:id/retry", new JsonObject());
     t.put("POST /api/v1/tasks/:id/review", new JsonObject().put("decision", "approve").put("reason", "fine"));
     t.put("POST /api/v1/agents/:id/commands", new JsonObject().put("type", "PING").put("payload", new JsonObject()));
     t.put("POST /api/v1/agents/register", v1.copy().put("operation", "REGISTER").put("agent", new JsonObject().put("id", "fz-reg")
