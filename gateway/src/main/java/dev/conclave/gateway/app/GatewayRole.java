@@ -39,6 +39,7 @@ import dev.conclave.gateway.directory.ConversationAccess;
 import dev.conclave.gateway.lifecycle.Lifecycle;
 import dev.conclave.gateway.mailbox.Mailbox;
 import dev.conclave.gateway.mailbox.Terminations;
+import dev.conclave.gateway.mailbox.WaitingRequests;
 import dev.conclave.gateway.presence.NodeRegistry;
 import dev.conclave.gateway.presence.Presence;
 import dev.conclave.gateway.registry.AgentRegistry;
@@ -95,6 +96,17 @@ public final class GatewayRole implements RoleModule {
   /** Ledger transactions that may run at once; each group-commits the writes that queue behind it. */
   private static final int LEDGER_LANES = 2;
 
+  private final Duration waitingReadInterval;
+
+  public GatewayRole() {
+    this(WaitingRequests.INTERVAL);
+  }
+
+  /** A gateway role that reads the requests waiting for their agents every {@code waitingReadInterval} (tests: not 15 s). */
+  public GatewayRole(Duration waitingReadInterval) {
+    this.waitingReadInterval = waitingReadInterval;
+  }
+
   @Override
   public RoleName role() {
     return RoleName.GATEWAY;
@@ -137,6 +149,7 @@ public final class GatewayRole implements RoleModule {
     writer.measure(io.micrometer.core.instrument.Timer.builder(MetricNames.GATEWAY_LEDGER_WRITE_DURATION)
       .description("ledger writes from arrival to commit").publishPercentileHistogram().register(ctx.metrics()));
     ctx.metrics().gauge(MetricNames.GATEWAY_LEDGER_QUEUED, writer, LedgerWriter::queued);
+    WaitingRequests waiting = new WaitingRequests(vertx, pool, waitingReadInterval).register(ctx.metrics());
     RegistryStore registryStore = new RegistryStore(pool);
     Lifecycle lifecycle = new Lifecycle(vertx, writer, registryStore, router, terminations, ctx.clock());
     SessionStores sessionStores = new SessionStores(ctx.principals(), agents, requests, writer, ledger, approvalStore, usage, injectionStore);
@@ -213,7 +226,11 @@ public final class GatewayRole implements RoleModule {
     return vertx.deployVerticle(node).map(deployment -> {
       LOG.info("role gateway: CovenControl, ClientService, AdminService and /api/v1/gateway ready on node={}", ctx.nodeId());
       MessageConsumer<JsonObject> tasks = taskConversations.register(vertx);
-      return running(vertx, edge, drain, () -> tasks.unregister().transform(ar -> vertx.undeploy(deployment)));
+      waiting.start();
+      return running(vertx, edge, drain, () -> {
+        waiting.stop();
+        return tasks.unregister().transform(ar -> vertx.undeploy(deployment));
+      });
     });
   }
 

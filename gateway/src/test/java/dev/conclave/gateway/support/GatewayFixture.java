@@ -34,7 +34,16 @@ public final class GatewayFixture implements AutoCloseable {
   }
 
   public static GatewayFixture start(TestNode.Builder builder) {
-    return new GatewayFixture(builder.role(new GatewayRole()).start());
+    return start(builder, new GatewayRole());
+  }
+
+  /** A node running {@code role} (a gateway role built with test timings). */
+  public static GatewayFixture start(GatewayRole role) {
+    return start(TestNode.builder(), role);
+  }
+
+  public static GatewayFixture start(TestNode.Builder builder, GatewayRole role) {
+    return new GatewayFixture(builder.role(role).start());
   }
 
   public TestNode node() {

@@ -36,6 +36,14 @@ public final class MetricNames {
   public static final String GATEWAY_LEDGER_WRITE_DURATION = "conclave_gateway_ledger_write_duration_seconds";
   /** Ledger writes waiting for their lane's next transaction (a gauge). */
   public static final String GATEWAY_LEDGER_QUEUED = "conclave_gateway_ledger_queued";
+  /**
+   * Requests waiting for their agent (a gauge): sent and queued in {@code gateway.requests}, not yet
+   * taken by an agent session, in the whole cluster (every gateway node reports the same number, read
+   * from PostgreSQL every 15 s; NaN while the reads fail).
+   */
+  public static final String GATEWAY_REQUESTS_WAITING = "conclave_gateway_requests_waiting";
+  /** How long the oldest request waiting for its agent has waited, in seconds, 0 when none waits (a gauge, read with {@link #GATEWAY_REQUESTS_WAITING}). */
+  public static final String GATEWAY_REQUESTS_OLDEST_WAITING = "conclave_gateway_requests_oldest_waiting_seconds";
   /** Agent registrations accepted (a counter): its rate against the agents connected shows agents flapping. */
   public static final String GATEWAY_AGENT_REGISTRATIONS = "conclave_gateway_agent_registrations";
   /** 1 when this node takes traffic (started, not draining), else 0 (a gauge). */
