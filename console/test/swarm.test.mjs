@@ -71,3 +71,27 @@ test('a task worked as a conversation links to it, and a swarm conversation name
   assert.equal(taskOfConversation('agent-1'), null);
   assert.equal(taskOfConversation('slack:swarm:x'), null);
 });
+
+test('a bulk action on the selected tasks, or on a whole column', async () => {
+  const { bulkBody, bulkAppliesTo, bulkOutcome, MAX_SELECTED } = await import('../src/main/resources/conclave-console/model/swarm.js');
+  assert.deepEqual(bulkBody('retry', { ids: ['b', 'a'] }), { action: 'retry', filter: { ids: ['a', 'b'] } });
+  assert.deepEqual(bulkBody('cancel', { status: 'ready' }), { action: 'cancel', filter: { status: ['ready'] } });
+  assert.deepEqual(bulkBody('reprioritize', { ids: ['a'] }, 'critical'),
+    { action: 'reprioritize', filter: { ids: ['a'] }, priority: 'critical' });
+  assert.throws(() => bulkBody('reprioritize', { ids: ['a'] }), /priority/);
+  assert.throws(() => bulkBody('retry', { ids: [] }), /no task/);
+  assert.throws(() => bulkBody('explode', { ids: ['a'] }), /action/);
+  assert.equal(MAX_SELECTED, 1000);
+  assert.throws(() => bulkBody('retry', { ids: Array.from({ length: 1001 }, (_, i) => `t${i}`) }), /1000/);
+
+  assert.equal(bulkAppliesTo('retry', 'failed'), true);
+  assert.equal(bulkAppliesTo('retry', 'cancelled'), true);
+  assert.equal(bulkAppliesTo('retry', 'ready'), false);
+  assert.equal(bulkAppliesTo('cancel', 'ready'), true);
+  assert.equal(bulkAppliesTo('cancel', 'completed'), false);
+  assert.equal(bulkAppliesTo('reprioritize', 'in_progress'), true);
+
+  assert.equal(bulkOutcome({ action: 'retry', matched: 3, changed: 2 }), 'Retried 2 of 3 matched tasks.');
+  assert.equal(bulkOutcome({ action: 'cancel', matched: 1, changed: 1 }), 'Cancelled 1 of 1 matched task.');
+  assert.equal(bulkOutcome({ action: 'reprioritize', matched: 0, changed: 0 }), 'Re-prioritised 0 of 0 matched tasks.');
+});

@@ -123,3 +123,45 @@ export function commandFromForm(f) {
   if (f.type !== 'PING' && f.reason && f.reason.trim()) command.reason = f.reason.trim();
   return command;
 }
+
+// ---- bulk actions (POST /api/v1/tasks/bulk) ------------------------------------------------
+
+/** The most tasks a selection holds: what one bulk request may name by id. */
+export const MAX_SELECTED = 1000;
+
+const BULK_DONE = { retry: 'Retried', cancel: 'Cancelled', reprioritize: 'Re-prioritised' };
+
+/** Whether the action changes a task in this status (as swarm.bulk_tasks decides). */
+export function bulkAppliesTo(action, status) {
+  if (action === 'retry') return status === 'failed' || status === 'cancelled';
+  return !FINISHED.has(status);
+}
+
+/**
+ * The request body of a bulk action on the selected tasks ({ids}) or on a whole column ({status}),
+ * which the server applies in one transaction. Throws, naming what is wrong, before anything is sent.
+ */
+export function bulkBody(action, target, priority) {
+  if (!BULK_DONE[action]) throw new Error(`unknown action '${action}'`);
+  const filter = {};
+  if (target.status) filter.status = [target.status];
+  else {
+    const ids = [...(target.ids || [])].sort();
+    if (ids.length === 0) throw new Error('no task is selected');
+    if (ids.length > MAX_SELECTED) throw new Error(`at most ${MAX_SELECTED} tasks can be selected at once`);
+    filter.ids = ids;
+  }
+  const body = { action, filter };
+  if (action === 'reprioritize') {
+    if (!PRIORITIES.includes(priority)) throw new Error('choose a priority first');
+    body.priority = priority;
+  }
+  return body;
+}
+
+/** One line on what a bulk action did. */
+export function bulkOutcome(res) {
+  const matched = Number(res && res.matched) || 0;
+  const changed = Number(res && res.changed) || 0;
+  return `${BULK_DONE[res && res.action] || 'Changed'} ${changed} of ${matched} matched task${matched === 1 ? '' : 's'}.`;
+}

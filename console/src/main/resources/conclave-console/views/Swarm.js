@@ -10,10 +10,11 @@ import { links } from '../lib/router.js';
 import { useStore } from '../lib/store.js';
 import { agentsState } from '../state/agents.js';
 import { throttle } from '../lib/throttle.js';
-import { STATUSES, STATUS_LABELS, applyTaskEvent, columns } from '../model/swarm.js';
+import { MAX_SELECTED, STATUSES, STATUS_LABELS, applyTaskEvent, columns } from '../model/swarm.js';
 import { Empty } from '../components/Empty.js';
 import { RelTime } from '../components/RelTime.js';
 import { CommandForm, CreateTaskForm } from './SwarmForms.js';
+import { BulkBar } from './SwarmBulk.js';
 
 const PAGE = 500;
 const MAX_PAGES = 20; // 10,000 tasks
@@ -31,7 +32,7 @@ async function loadAllTasks() {
   return { tasks, truncated: true };
 }
 
-function TaskCard({ task }) {
+function TaskCard({ task, selected, onToggle }) {
   const pct = task.progress && Number.isFinite(task.progress.percentComplete) ? task.progress.percentComplete : null;
   // a task an agent program works (./conclave agent --swarm) is a conversation too: linked beside the card
   const card = html`<a class="task-card" href=${links.task(task.id)} data-testid="task-card" data-task-id=${task.id}
@@ -47,9 +48,11 @@ function TaskCard({ task }) {
         title=${`${task.progress.phase || ''} ${pct}%`}><span style=${`width:${Math.max(0, Math.min(100, pct))}%`}></span></span>` : null}
     ${task.status === 'pending_retry' && task.nextRetryAt ? html`<span class="small muted">retries <${RelTime} at=${task.nextRetryAt} /></span>` : null}
   </a>`;
-  if (!task.conversationKey) return card;
-  return html`<div class="task-card-wrap">${card}<a class="task-convo small" href=${links.conversation(task.conversationKey)}
-    data-testid="task-conversation" data-task-id=${task.id}>${task.status === 'in_progress' || task.status === 'claimed' ? 'Live conversation' : 'Conversation'} →</a></div>`;
+  // selecting is beside the link, not in it: a click on the box never opens the task
+  const select = html`<input type="checkbox" class="task-select" checked=${selected} onChange=${() => onToggle(task.id)}
+    data-testid="task-select" data-task-id=${task.id} aria-label=${`Select ${task.title || task.id}`} />`;
+  return html`<div class="task-card-wrap">${select}${card}${task.conversationKey ? html`<a class="task-convo small" href=${links.conversation(task.conversationKey)}
+    data-testid="task-conversation" data-task-id=${task.id}>${task.status === 'in_progress' || task.status === 'claimed' ? 'Live conversation' : 'Conversation'} →</a>` : null}</div>`;
 }
 
 /** A swarm agent that is also a gateway agent (one identity: ./conclave agent --swarm) links to its conversation, with its presence. */
@@ -67,6 +70,15 @@ export function SwarmBoard() {
   const tasksRef = useRef(new Map());
   const lastSeq = useRef(0);
   const [swarmAgents, setSwarmAgents] = useState([]);
+  // what a bulk action acts on: cards picked one by one, or a whole column (status)
+  const [selection, setSelection] = useState({ ids: new Set(), status: null });
+  const toggle = (id) => setSelection((cur) => {
+    const ids = new Set(cur.status ? [] : cur.ids);
+    if (ids.has(id)) ids.delete(id);
+    else if (ids.size < MAX_SELECTED) ids.add(id);
+    return { ids, status: null };
+  });
+  const clearSelection = () => setSelection({ ids: new Set(), status: null });
 
   const [ops] = useState(() => {
     const publish = () => setState((s) => ({ ...s, tasks: tasksRef.current, version: s.version + 1 }));
@@ -163,16 +175,21 @@ export function SwarmBoard() {
       <h1 id="swarm-title">Swarm</h1>
       <p class="muted">${state.tasks ? `${total} task${total === 1 ? '' : 's'}${state.truncated ? ' (the first 10,000)' : ''}` : 'Loading…'}${' · '}${swarmAgents.length} swarm agent${swarmAgents.length === 1 ? '' : 's'}</p>
     </div>
+    ${selection.status || selection.ids.size > 0 ? html`<${BulkBar} target=${selection} onDone=${() => {}} onClear=${clearSelection} />` : null}
     ${!cols ? html`<p class="muted">Loading tasks…</p>` : html`
       ${total === 0 ? html`<${Empty} title="No tasks yet">Create one below, or POST to /api/v1/tasks.<//>` : null}
       <div class="board" role="region" aria-label="Task board" tabindex="0" data-testid="swarm-board">
         ${STATUSES.map((status) => {
           const list = cols[status] || [];
           return html`<div class="column" key=${status} data-testid="swarm-column" data-status=${status} aria-label=${STATUS_LABELS[status]}>
-            <h2 class="column-head"><span>${STATUS_LABELS[status]}</span><span class="count">${list.length}</span></h2>
+            <h2 class="column-head"><span>${STATUS_LABELS[status]}</span><span class="count">${list.length}</span>
+              ${list.length > 0 ? html`<button type="button" class="btn-link small" data-testid="column-select" data-status=${status}
+                aria-pressed=${selection.status === status} onClick=${() => setSelection({ ids: new Set(), status })}
+                title=${`act on every ${STATUS_LABELS[status]} task`}>all</button>` : null}</h2>
             <div class="column-body">
               ${list.length === 0 ? html`<p class="column-empty">No tasks</p>` : null}
-              ${list.slice(0, CARDS_PER_COLUMN).map((t) => html`<${TaskCard} key=${t.id} task=${t} />`)}
+              ${list.slice(0, CARDS_PER_COLUMN).map((t) => html`<${TaskCard} key=${t.id} task=${t}
+                selected=${selection.status === status || selection.ids.has(t.id)} onToggle=${toggle} />`)}
               ${list.length > CARDS_PER_COLUMN ? html`<p class="column-empty">and ${list.length - CARDS_PER_COLUMN} more</p>` : null}
             </div>
           </div>`;

@@ -257,6 +257,47 @@ class ConsoleBrowserIT {
 
 
   @Test
+  @Order(52)
+  @DisplayName("5a. the board selects tasks and acts on them at once: retry, re-prioritise, cancel")
+  void theBoardActsOnManyTasksAtOnce() {
+    Browser b = adminPage().browser();
+    page.go("#/swarm");
+    b.await(column("ready"), LIVE, "the task board");
+    JsonArray nobody = new JsonArray().add("a-skill-no-agent-has");
+    List<String> ids = List.of("bulk-a", "bulk-b");
+    for (String id : ids) {
+      admin.post("/api/v1/tasks", SwarmCalls.task(id, "Bulk " + id, "low", "custom").put("requiredSkills", nobody), 201);
+      admin.post("/api/v1/tasks/" + id + "/cancel", new JsonObject(), 200);
+      b.await(card("cancelled", id), SHORT, id + " in the Cancelled column");
+    }
+    for (String id : ids) {
+      b.click("[data-testid=task-select][data-task-id=\"" + id + "\"]", SHORT, id + "'s selection box");
+    }
+    b.await("[data-testid=bulk-bar]", SHORT, "the bulk actions");
+    assertThat(b.text("[data-testid=bulk-target]")).isEqualTo("2 selected tasks");
+
+    b.click("[data-testid=bulk-retry]", SHORT, "Retry");
+    for (String id : ids) {
+      b.await(card("ready", id), SHORT, id + " back in the Ready column");
+    }
+    b.awaitTrue(SHORT, "the outcome", () -> b.text("[data-testid=bulk-outcome]").equals("Retried 2 of 2 matched tasks."));
+
+    b.js("const s = document.querySelector('[data-testid=bulk-priority]'); s.value = 'critical';"
+      + " s.dispatchEvent(new Event('change', {bubbles: true}));");
+    b.click("[data-testid=bulk-reprioritize]", SHORT, "Set priority");
+    b.awaitTrue(SHORT, "the outcome", () -> b.text("[data-testid=bulk-outcome]").equals("Re-prioritised 2 of 2 matched tasks."));
+    b.awaitTrue(SHORT, "the cards' priority", () -> ids.stream().allMatch(id ->
+      b.text(card("ready", id) + " .pill").equals("critical")));
+
+    b.click("[data-testid=bulk-cancel]", SHORT, "Cancel");
+    for (String id : ids) {
+      b.await(card("cancelled", id), SHORT, id + " cancelled again");
+    }
+    b.click("[data-testid=bulk-clear]", SHORT, "Clear selection");
+    b.awaitTrue(SHORT, "the bar gone", () -> !b.present("[data-testid=bulk-bar]"));
+  }
+
+  @Test
   @Order(55)
   @DisplayName("the admin view lists the principals: a pending key with its fingerprint, owners by name")
   void theAdminViewListsThePrincipals() {
