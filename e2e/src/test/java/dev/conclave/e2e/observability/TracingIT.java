@@ -101,7 +101,7 @@ class TracingIT {
 
         // the agent on node-2 calls the remote pack's tool (on node-1)
         String first = send(grpc, nodes.get(0), admin, TRACE_ID, "traced-1");
-        await(() -> traced(receiver, TRACE_ID, first), "the request's and the pack host's spans reached the receiver");
+        await(() -> traced(receiver, TRACE_ID, first), "the request's, the pack host's and the pack's own spans reached the receiver");
         assertThat(terminal(grpc, nodes.get(0), admin, first)).as("the terminal event the client reads").isEqualTo("done");
         assertOneTrace(receiver, TRACE_ID, first, "node-2");
 
