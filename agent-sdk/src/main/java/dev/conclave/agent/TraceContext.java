@@ -9,7 +9,9 @@ import java.util.regex.Pattern;
  * The W3C trace context of the request a message belongs to, as the gateway handed it over: its
  * {@code traceparent} names the gateway's span for the request, so whatever the agent sends on with
  * it (a model API request, a CLI it runs) joins the request's trace. {@link #NONE} when the gateway
- * does not trace, or the message came from a gateway that does not send one.
+ * does not trace, or the message came from a gateway that does not send one. A pack's tool call has
+ * one too ({@code ToolInvocation.traceContext()}): its {@code traceparent} names the pack host's span
+ * of the call.
  *
  * <p>Only the W3C form passes: a {@code traceparent} of another shape drops the whole context, a
  * {@code tracestate} of more than 512 characters or with characters outside printable ASCII is

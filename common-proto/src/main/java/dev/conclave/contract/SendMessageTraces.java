@@ -1,7 +1,5 @@
 package dev.conclave.contract;
 
-import com.google.protobuf.InvalidProtocolBufferException;
-import com.google.protobuf.UnknownFieldSet;
 import dev.conclave.proto.coven.SendMessage;
 import dev.conclave.proto.trace.SendMessageTrace;
 
@@ -22,23 +20,11 @@ public final class SendMessageTraces {
     if (context.isEmpty()) {
       return message;
     }
-    try {
-      return message.mergeUnknownFields(UnknownFieldSet.parseFrom(
-        SendMessageTrace.newBuilder().putAllTraceContext(context).build().toByteString()));
-    } catch (InvalidProtocolBufferException e) {
-      throw new IllegalStateException("a SendMessageTrace did not parse back", e);
-    }
+    return TraceField.attach(message, SendMessageTrace.newBuilder().putAllTraceContext(context).build().toByteString());
   }
 
   /** The trace context {@code message} carries; empty when it has none or it is malformed. */
   public static Map<String, String> of(SendMessage message) {
-    if (message.getUnknownFields().asMap().isEmpty()) {
-      return Map.of();
-    }
-    try {
-      return SendMessageTrace.parseFrom(message.getUnknownFields().toByteString()).getTraceContextMap();
-    } catch (InvalidProtocolBufferException e) {
-      return Map.of();
-    }
+    return TraceField.read(message, SendMessageTrace.parser()).map(SendMessageTrace::getTraceContextMap).orElse(Map.of());
   }
 }

@@ -1,5 +1,6 @@
 package dev.conclave.agent.pack;
 
+import dev.conclave.contract.ExecuteToolRequestTraces;
 import dev.conclave.proto.coven.ExecuteToolRequest;
 import dev.conclave.proto.coven.PackManifest;
 import dev.conclave.proto.coven.PackWelcome;
@@ -10,6 +11,7 @@ import io.vertx.grpc.server.GrpcServerRequest;
 import java.time.Duration;
 import java.util.Base64;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -67,10 +69,15 @@ final class PackStream {
 
   /** Sends one call of a tool. */
   void call(String requestId, String toolName, String inputJson) {
+    call(requestId, toolName, inputJson, Map.of());
+  }
+
+  /** Sends one call of a tool with a trace context, as a tracing pack host does (conclave_trace.proto). */
+  void call(String requestId, String toolName, String inputJson, Map<String, String> traceContext) {
     context.runOnContext(v -> {
       try {
-        request.response().write(ExecuteToolRequest.newBuilder()
-          .setRequestId(requestId).setToolName(toolName).setInputJson(inputJson).build());
+        request.response().write(ExecuteToolRequestTraces.attach(ExecuteToolRequest.newBuilder()
+          .setRequestId(requestId).setToolName(toolName).setInputJson(inputJson), traceContext).build());
       } catch (IllegalStateException gone) {
         // the pack side is gone; the test sees that through ended()
       }

@@ -9,6 +9,14 @@ import dev.conclave.proto.coven.ClientSendMessageResponse;
 import dev.conclave.proto.coven.ClientServiceGrpcClient;
 import dev.conclave.proto.coven.Event;
 import dev.conclave.proto.coven.GetEventsRequest;
+import io.opentelemetry.api.common.AttributeKey;
+import io.opentelemetry.api.common.Attributes;
+import io.opentelemetry.api.trace.Span;
+import io.opentelemetry.api.trace.Tracer;
+import io.opentelemetry.exporter.otlp.http.trace.OtlpHttpSpanExporter;
+import io.opentelemetry.sdk.resources.Resource;
+import io.opentelemetry.sdk.trace.SdkTracerProvider;
+import io.opentelemetry.sdk.trace.export.BatchSpanProcessor;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonObject;
@@ -32,7 +40,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  * over gRPC) on node-1. A client sends on node-1 with a {@code traceparent}; the agent's stream is on
  * node-2 and it calls the remote pack's tool. One trace holds the client's send (the gateway's call
  * span, the client's span its parent), the ledger write, the request's span on node-2 with the agent's
- * events up to done, its tool call and the pack host's span of it on node-1. Then node-2 is killed
+ * events up to done, its tool call and the pack host's span of it on node-1, and below that the span
+ * the pack itself made while running the tool (with its own OpenTelemetry SDK, exporting to the same
+ * receiver: the SDK made the pack host's context current in the handler). Then node-2 is killed
  * (SIGKILL) while the agent works on a request: the agent registers again on node-1, and the request
  * queued behind the lost one is served there, in its own client's trace, tool call included. Every line
  * both nodes wrote parses as JSON.
@@ -47,6 +57,8 @@ class TracingIT {
   private static final String AGENT = "traced-agent";
   private static final String PACK = "trace-pack";
   private static final String TOOL = "trace_echo";
+  /** The span the pack makes itself while it runs the tool. */
+  private static final String PACK_OWN_SPAN = "trace-pack.echo";
   private static final int SERVER = 2;
 
   @Test
@@ -60,15 +72,26 @@ class TracingIT {
            "CONCLAVE_LOG_FORMAT", "json",
            "OTEL_TRACES_EXPORTER", "otlp",
            "OTEL_EXPORTER_OTLP_ENDPOINT", "http://127.0.0.1:" + receiver.port(),
-           "OTEL_BSP_SCHEDULE_DELAY", "100"))) {
+           "OTEL_BSP_SCHEDULE_DELAY", "100"));
+         SdkTracerProvider packTracing = packTracing(receiver)) {
       try {
         cluster.startAll();
         String admin = cluster.adminToken();
         List<SocketAddress> nodes = ResilientClient.local(cluster.grpcPorts());
+        Tracer packTracer = packTracing.get(PACK);
         pack = PackClient.builder(vertx).endpoints("127.0.0.1:" + cluster.grpcPort(0)).token(cluster.packToken(PACK)).packId(PACK)
           .version("1.0.0").tool(PackTool.builder(TOOL).description("echoes its text")
             .inputSchema(new JsonObject().put("type", "object").put("properties", new JsonObject().put("text", new JsonObject().put("type", "string"))))
-            .handler(call -> Future.succeededFuture(new JsonObject().put("echo", call.input().getString("text", "")).encode())).build())
+            .handler(call -> {
+              // a child of the current context, which the SDK made the pack host's conclave.pack_call
+              Span own = packTracer.spanBuilder(PACK_OWN_SPAN).setAttribute("traceparent.seen", call.traceContext().traceparent().orElse(""))
+                .startSpan();
+              try {
+                return Future.succeededFuture(new JsonObject().put("echo", call.input().getString("text", "")).encode());
+              } finally {
+                own.end();
+              }
+            }).build())
           .build();
         assertThat(pack.start().toCompletionStage().toCompletableFuture().get(60, TimeUnit.SECONDS).liveTools()).containsExactly(TOOL);
         agent = new ToolCallingAgent(vertx, grpc, nodes, 1, cluster.agentToken(AGENT), AGENT, TOOL);
@@ -78,7 +101,7 @@ class TracingIT {
 
         // the agent on node-2 calls the remote pack's tool (on node-1)
         String first = send(grpc, nodes.get(0), admin, TRACE_ID, "traced-1");
-        await(() -> traced(receiver, TRACE_ID, first), "the request's and the pack host's spans reached the receiver");
+        await(() -> traced(receiver, TRACE_ID, first), "the request's, the pack host's and the pack's own spans reached the receiver");
         assertThat(terminal(grpc, nodes.get(0), admin, first)).as("the terminal event the client reads").isEqualTo("done");
         assertOneTrace(receiver, TRACE_ID, first, "node-2");
 
@@ -147,13 +170,27 @@ class TracingIT {
     assertThat(packCall.attributes()).containsEntry("conclave.pack_id", PACK).containsEntry("conclave.tool_name", TOOL)
       .containsEntry("conclave.outcome", "ok").containsEntry("conclave.node_id", "node-1").containsEntry("conclave.origin", "agent-stream");
     assertThat(descendsFrom(packCall, call, trace)).as("the pack host's span is below the agent's tool call").isTrue();
+    OtlpReceiver.ReceivedSpan own = one(trace, s -> s.name().equals(PACK_OWN_SPAN), "the pack's own span in " + all);
+    assertThat(own.parentSpanId()).as("the pack's own span is a child of the pack host's").isEqualTo(packCall.spanId());
+    assertThat(own.attributes().get("traceparent.seen")).as("the call's traceContext() in the pack")
+      .isEqualTo("00-" + traceId + "-" + packCall.spanId() + "-01");
   }
 
-  /** Both ends of the message's trace arrived: the request's span and the pack host's span of its tool call. */
+  /** The pack's own tracing, as a pack author would set it up: its own SDK, exporting over OTLP/HTTP. */
+  private static SdkTracerProvider packTracing(OtlpReceiver receiver) {
+    return SdkTracerProvider.builder()
+      .setResource(Resource.getDefault().merge(Resource.create(Attributes.of(AttributeKey.stringKey("service.name"), PACK))))
+      .addSpanProcessor(BatchSpanProcessor.builder(OtlpHttpSpanExporter.builder()
+        .setEndpoint("http://127.0.0.1:" + receiver.port() + "/v1/traces").build()).setScheduleDelay(Duration.ofMillis(100)).build())
+      .build();
+  }
+
+  /** Both ends of the message's trace arrived: the request's span, the pack host's span of its tool call and the pack's own. */
   private static boolean traced(OtlpReceiver receiver, String traceId, String requestId) {
     List<OtlpReceiver.ReceivedSpan> spans = receiver.spans();
     return spans.stream().anyMatch(s -> s.name().equals("conclave.request") && requestId.equals(s.attributes().get("conclave.request_id")))
-      && spans.stream().anyMatch(s -> s.name().equals("conclave.pack_call") && s.traceId().equals(traceId));
+      && spans.stream().anyMatch(s -> s.name().equals("conclave.pack_call") && s.traceId().equals(traceId))
+      && spans.stream().anyMatch(s -> s.name().equals(PACK_OWN_SPAN) && s.traceId().equals(traceId));
   }
 
   private static boolean descendsFrom(OtlpReceiver.ReceivedSpan span, OtlpReceiver.ReceivedSpan ancestor, List<OtlpReceiver.ReceivedSpan> trace) {

@@ -1,5 +1,6 @@
 package dev.conclave.packs.connections;
 
+import dev.conclave.contract.ExecuteToolRequestTraces;
 import dev.conclave.packs.registry.PackRecord;
 import dev.conclave.platform.errors.ConclaveException;
 import dev.conclave.platform.packs.ToolCall;
@@ -25,7 +26,9 @@ import java.util.function.Consumer;
  * One pack's {@code Register} stream on this node: tool calls go out on it as {@code
  * ExecuteToolRequest}s and wait for the pack's {@code ToolResult}, each with its own timeout. Every
  * call ends exactly once: with the result, the timeout, or the stream's end. All state belongs to
- * the stream's context; callers from elsewhere hop onto it.
+ * the stream's context; callers from elsewhere hop onto it. A call's trace context goes out with it, in
+ * the field conclave_trace.proto adds to {@code ExecuteToolRequest}, so the pack's own work joins the
+ * call's trace; a pack that does not know the field skips it.
  */
 public final class PackConnection {
 
@@ -67,8 +70,12 @@ public final class PackConnection {
     this.onClose = onClose;
   }
 
-  /** Sends one call to the pack and waits up to {@code timeout} for its result. */
-  public Future<ToolOutcome> call(ToolCall call, Duration timeout) {
+  /**
+   * Sends one call to the pack and waits up to {@code timeout} for its result. {@code traceContext}
+   * (W3C header name to value: the pack host's span of the call) goes with it; empty outside a trace,
+   * and then the request is the Coven one byte for byte.
+   */
+  public Future<ToolOutcome> call(ToolCall call, Duration timeout, Map<String, String> traceContext) {
     Promise<ToolOutcome> outcome = Promise.promise();
     context.runOnContext(v -> {
       if (closed) {
@@ -91,7 +98,8 @@ public final class PackConnection {
       });
       pending.put(id, new Pending(outcome, timer, call.toolName()));
       try {
-        stream.write(ExecuteToolRequest.newBuilder().setRequestId(id).setToolName(call.toolName()).setInputJson(call.inputJson()).build());
+        stream.write(ExecuteToolRequestTraces.attach(ExecuteToolRequest.newBuilder()
+          .setRequestId(id).setToolName(call.toolName()).setInputJson(call.inputJson()), traceContext).build());
       } catch (RuntimeException streamGone) {
         endedByPack("stream gone: " + streamGone.getMessage());
       }

@@ -14,6 +14,7 @@ import dev.conclave.platform.packs.ToolEntry;
 import dev.conclave.platform.packs.ToolOutcome;
 import dev.conclave.platform.packs.ToolScope;
 import dev.conclave.platform.tracing.RequestSpans;
+import dev.conclave.platform.tracing.TraceContexts;
 import io.opentelemetry.api.trace.Span;
 import io.opentelemetry.context.Scope;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -90,11 +91,12 @@ public final class ToolDispatcher {
         entry.ifPresent(e -> packId[0] = e.packId());
         entry.ifPresent(e -> span.setAttribute(RequestSpans.PACK_ID, e.packId()));
         if (!span.getSpanContext().isValid()) {
-          return run(call, entry);
+          return run(call, entry, Map.of());
         }
-        // current while the tool starts: what a built-in sends or waits for (ask_user) joins the trace
+        // current while the tool starts: what a built-in sends or waits for (ask_user) joins the trace;
+        // a remote pack gets the span's context with the call, for its own work to join it
         try (Scope ignored = span.makeCurrent()) {
-          return run(call, entry);
+          return run(call, entry, TraceContexts.of(span));
         }
       })
       .recover(err -> Future.succeededFuture(ToolOutcome.failed(ToolOutcome.Status.UNAVAILABLE,
@@ -105,7 +107,7 @@ public final class ToolDispatcher {
       });
   }
 
-  private Future<ToolOutcome> run(ToolCall call, Optional<ToolEntry> found) {
+  private Future<ToolOutcome> run(ToolCall call, Optional<ToolEntry> found, Map<String, String> traceContext) {
     if (found.isEmpty()) {
       return Future.succeededFuture(ToolOutcome.failed(ToolOutcome.Status.UNKNOWN_TOOL,
         "unknown tool '" + call.toolName() + "': no pack or built-in provides it"));
@@ -134,7 +136,7 @@ public final class ToolDispatcher {
           "built-in tool '" + call.toolName() + "' is not available on this node (a newer or older Conclave version defined it)")));
     }
     return local.get(entry.connection())
-      .map(connection -> connection.call(call, timeout))
+      .map(connection -> connection.call(call, timeout, traceContext))
       .orElseGet(() -> Future.succeededFuture(ToolOutcome.failed(ToolOutcome.Status.PACK_GONE,
         "pack '" + entry.packId() + "' is no longer connected, so tool '" + call.toolName() + "' cannot run")));
   }

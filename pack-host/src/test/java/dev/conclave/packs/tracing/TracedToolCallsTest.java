@@ -1,5 +1,6 @@
 package dev.conclave.packs.tracing;
 
+import dev.conclave.contract.ExecuteToolRequestTraces;
 import dev.conclave.gateway.support.Clients;
 import dev.conclave.gateway.support.EventTap;
 import dev.conclave.packs.support.McpClient;
@@ -35,7 +36,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  * Issue 44: an agent's pack tool calls are spans of the trace of the request it works on, on the pack
  * host too: a remote pack's tool over the agent's stream and over MCP (joined to the request's trace by
  * the agent's MCP token, or to the MCP client's own traceparent), and ask_user, whose wait for a person
- * is a span of its own.
+ * is a span of its own. The remote pack gets the context of the pack host's span of each call in its
+ * {@code ExecuteToolRequest} (conclave_trace.proto, field 1000), so its own work joins the trace; with
+ * tracing off it gets the Coven request as it was.
  */
 class TracedToolCallsTest {
 
@@ -62,6 +65,8 @@ class TracedToolCallsTest {
   void toolCallsOverTheStreamAndMcpAndAQuestionAreSpansOfTheRequestsTrace() throws Exception {
     String requestId;
     String questionId;
+    ExecuteToolRequest streamSent;
+    List<ExecuteToolRequest> mcpSent;
     try (PackHost host = PackHost.start(TestNode.builder().env("CONCLAVE_ASK_USER_TIMEOUT_SECONDS", "60"));
          RawPack pack = host.registerPack(host.packToken("tr-pack"), RawPack.manifest("tr-pack", RawPack.tool("tr_echo", "chat")));
          McpClient mcp = new McpClient(host.gw().vertx(), host.gw().node().httpPort())) {
@@ -73,8 +78,8 @@ class TracedToolCallsTest {
 
         // over the agent's stream, a remote pack's tool
         agent.call("c1", "tr_echo", "{\"text\":\"stream\"}");
-        ExecuteToolRequest call = pack.nextCall();
-        pack.answer(call.getRequestId(), "{\"echo\":\"stream\"}");
+        streamSent = pack.nextCall();
+        pack.answer(streamSent.getRequestId(), "{\"echo\":\"stream\"}");
         assertThat(agent.result().getOutputJson()).contains("stream");
 
         // ask_user: a person answers
@@ -88,8 +93,8 @@ class TracedToolCallsTest {
         // over MCP with the agent's MCP token: in the trace of the request it works on, then in a client's own
         String token = agent.welcome().getMcpToken();
         String session = mcp.session(token);
-        mcpCall(mcp, pack, token, session, "mcp-plain", Map.of());
-        mcpCall(mcp, pack, token, session, "mcp-traced", Map.of("traceparent", "00-" + MCP_TRACE_ID + "-" + PARENT_ID + "-01"));
+        mcpSent = List.of(mcpCall(mcp, pack, token, session, "mcp-plain", Map.of()),
+          mcpCall(mcp, pack, token, session, "mcp-traced", Map.of("traceparent", "00-" + MCP_TRACE_ID + "-" + PARENT_ID + "-01")));
 
         agent.raw().respond(requestId, MessageResponse.newBuilder().setDone(Done.getDefaultInstance()));
         await(() -> named(RequestSpans.REQUEST).stream().anyMatch(s -> requestId.equals(attr(s, RequestSpans.REQUEST_ID))));
@@ -106,6 +111,11 @@ class TracedToolCallsTest {
     assertThat(attr(remote, RequestSpans.PACK_ID)).isEqualTo("tr-pack");
     assertThat(attr(remote, RequestSpans.OUTCOME)).isEqualTo("ok");
     assertThat(descendsFrom(remote, streamCall, trace)).as("below the agent's tool call").isTrue();
+    // the pack, built on coven.proto alone (RawPack), reads the call as sent, and its context names the pack host's span
+    assertThat(streamSent.getToolName()).isEqualTo("tr_echo");
+    assertThat(streamSent.getInputJson()).isEqualTo("{\"text\":\"stream\"}");
+    assertThat(sentParent(streamSent)).as("the traceparent the pack got: trace id, parent span id")
+      .isEqualTo(List.of(TRACE_ID, remote.getSpanId()));
 
     SpanData askUser = only(trace, s -> s.getName().equals(RequestSpans.PACK_CALL) && "ask_user".equals(attr(s, RequestSpans.TOOL_NAME)),
       "the pack host's span of ask_user");
@@ -123,6 +133,7 @@ class TracedToolCallsTest {
     SpanData mcpRemote = only(trace, s -> s.getName().equals(RequestSpans.PACK_CALL) && "mcp".equals(attr(s, RequestSpans.ORIGIN)),
       "the pack host's span of the MCP call");
     assertThat(descendsFrom(mcpRemote, mcpCall, trace)).isTrue();
+    assertThat(sentParent(mcpSent.get(0))).isEqualTo(List.of(TRACE_ID, mcpRemote.getSpanId()));
 
     List<SpanData> clientTrace = spans(MCP_TRACE_ID);
     SpanData clientCall = only(clientTrace, s -> s.getName().equals(RequestSpans.TOOL_CALL), "the MCP tool call in the client's trace");
@@ -132,10 +143,38 @@ class TracedToolCallsTest {
     assertThat(clientTrace).anySatisfy(s -> {
       assertThat(s.getName()).isEqualTo(RequestSpans.PACK_CALL);
       assertThat(descendsFrom(s, clientCall, clientTrace)).isTrue();
+      assertThat(sentParent(mcpSent.get(1))).isEqualTo(List.of(MCP_TRACE_ID, s.getSpanId()));
     });
   }
 
-  private static void mcpCall(McpClient mcp, RawPack pack, String token, String session, String text, Map<String, String> headers) {
+  @Test
+  void withTracingOffThePackGetsTheCovenRequestAndNoContext() {
+    System.clearProperty("otel.traces.exporter");
+    try (PackHost host = PackHost.start();
+         RawPack pack = host.registerPack(host.packToken("plain-pack"), RawPack.manifest("plain-pack", RawPack.tool("plain_echo", "chat")));
+         PackHost.ToolAgent agent = host.agent("plain-tools", "chat")) {
+      agent.call("c1", "plain_echo", "{\"text\":\"plain\"}");
+      ExecuteToolRequest sent = pack.nextCall();
+      pack.answer(sent.getRequestId(), "{\"echo\":\"plain\"}");
+      assertThat(agent.result().getOutputJson()).contains("plain");
+
+      assertThat(ExecuteToolRequestTraces.of(sent)).isEmpty();
+      assertThat(sent.getUnknownFields().asMap()).as("nothing beyond coven.proto's fields: the bytes are the Coven request's").isEmpty();
+      assertThat(sent.toByteArray()).isEqualTo(ExecuteToolRequest.newBuilder().setRequestId(sent.getRequestId())
+        .setToolName("plain_echo").setInputJson("{\"text\":\"plain\"}").build().toByteArray());
+    }
+  }
+
+  /** The trace id and parent span id of the traceparent a call carried to the pack. */
+  private static List<String> sentParent(ExecuteToolRequest sent) {
+    String traceparent = ExecuteToolRequestTraces.of(sent).get("traceparent");
+    assertThat(traceparent).as("the call's traceparent in " + sent.getUnknownFields()).matches("00-[0-9a-f]{32}-[0-9a-f]{16}-01");
+    String[] parts = traceparent.split("-");
+    return List.of(parts[1], parts[2]);
+  }
+
+  private static ExecuteToolRequest mcpCall(McpClient mcp, RawPack pack, String token, String session, String text,
+                                            Map<String, String> headers) {
     CompletableFuture<McpClient.Answer> answer = CompletableFuture.supplyAsync(() ->
       mcp.call(token, session, "tr_echo", new JsonObject().put("text", text), headers));
     ExecuteToolRequest call = pack.nextCall();
@@ -143,6 +182,7 @@ class TracedToolCallsTest {
     McpClient.Answer done = answer.join();
     assertThat(done.status()).as(done.body()).isEqualTo(200);
     assertThat(done.body()).contains(text);
+    return call;
   }
 
   private static String send(Clients client, String agentId, String traceId) throws Exception {

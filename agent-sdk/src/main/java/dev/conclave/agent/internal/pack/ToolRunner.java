@@ -1,9 +1,12 @@
 package dev.conclave.agent.internal.pack;
 
 import dev.conclave.agent.Endpoint;
+import dev.conclave.agent.TraceContext;
+import dev.conclave.agent.internal.CurrentTrace;
 import dev.conclave.agent.pack.PackTool;
 import dev.conclave.agent.pack.PackToolException;
 import dev.conclave.agent.pack.ToolInvocation;
+import dev.conclave.contract.ExecuteToolRequestTraces;
 import dev.conclave.proto.coven.ExecuteToolRequest;
 import dev.conclave.proto.coven.ExecuteToolResponse;
 import io.vertx.core.AsyncResult;
@@ -24,7 +27,8 @@ import java.util.Map;
  * and turns each outcome into an {@code ExecuteToolResponse} for the {@link ResultSender}. A call
  * beyond the limit is answered {@code "pack <id> is busy"} at once. A handler still running a while
  * after the gateway gave up on its call frees its slot, and its late outcome is dropped. Confined to
- * the pack client's event loop; handlers run there too.
+ * the pack client's event loop; handlers run there too, with the call's trace context (the pack
+ * host's span of it) as OpenTelemetry's current context when the API is on the class path.
  */
 final class ToolRunner {
 
@@ -86,7 +90,8 @@ final class ToolRunner {
     long timer = vertx.setTimer(timeout.plus(SLOT_GRACE).toMillis(), t -> expire(id, timeout));
     running.put(id, new Running(name, origin, timer));
     LOG.debug("running {} running={}", log, running.size());
-    invoke(tool, new ToolInvocation(id, name, request.getInputJson(), timeout))
+    TraceContext trace = TraceContext.of(ExecuteToolRequestTraces.of(request));
+    invoke(tool, new ToolInvocation(id, name, request.getInputJson(), timeout, trace))
       .onComplete(ar -> onLoop(() -> finish(id, ar)));
   }
 
@@ -102,7 +107,7 @@ final class ToolRunner {
 
   private static Future<String> invoke(PackTool tool, ToolInvocation call) {
     try {
-      Future<String> f = tool.handler().handle(call);
+      Future<String> f = CurrentTrace.around(call.traceContext(), () -> tool.handler().handle(call));
       return f != null ? f : Future.failedFuture(new IllegalStateException("the handler returned null instead of a future"));
     } catch (Throwable t) {
       return Future.failedFuture(t);
