@@ -23,10 +23,11 @@ public final class Migrations {
 
   public static void apply(PgUrl url, List<SchemaMigration> schemas) {
     for (SchemaMigration schema : schemas) {
+      long t0 = System.nanoTime();
       realignRewritten(url, schema);
       MigrateResult result = flyway(url, schema).migrate();
-      LOG.info("migrations: schema={} applied={} version={}", schema.schema(), result.migrationsExecuted,
-        result.targetSchemaVersion == null ? currentVersion(url, schema) : result.targetSchemaVersion);
+      LOG.info("migrations: schema={} applied={} version={} took={}ms", schema.schema(), result.migrationsExecuted,
+        result.targetSchemaVersion == null ? currentVersion(url, schema) : result.targetSchemaVersion, (System.nanoTime() - t0) / 1_000_000);
     }
   }
 
