@@ -105,7 +105,7 @@ public final class NodeRuntime {
 
   /** Starts a node running {@code modules} (already filtered to the configured roles). */
   public static NodeRuntime start(ConclaveConfig config, List<RoleModule> modules) {
-    long t0 = System.nanoTime();
+    StartPhases phases = StartPhases.begin();
     NodeLogContext.nodeId(config.nodeId());
     LOG.info("starting node={} roles={} data={}", config.nodeId(),
       config.roles().stream().map(Object::toString).collect(Collectors.joining(",")), config.dataDir());
@@ -118,7 +118,9 @@ public final class NodeRuntime {
     NodeDatabase database;
     try {
       secretsKey = SecretsKey.resolve(config);
+      phases.mark("setup");
       database = NodeDatabase.open(config);
+      phases.mark("postgres");
     } catch (RuntimeException e) {
       owner.close();
       throw e;
@@ -131,11 +133,13 @@ public final class NodeRuntime {
       schemas.add(new SchemaMigration("auth"));
       modules.forEach(m -> schemas.addAll(m.migrations()));
       Migrations.apply(database.url(), schemas);
+      phases.mark("migrations");
 
       NodeMetrics metrics = new NodeMetrics();
       tracing = NodeTracing.fromEnvironment(config.nodeId());
       vertx = await(VertxBootstrap.create(config, metrics, clusterTls, tracing), "start Vert.x");
       tracing.register(vertx);
+      phases.mark("cluster");
       Pool pool = PgPools.create(vertx, database.url(), config.pgPoolSize(), config.pgPoolWaitQueue());
       Secrets secrets = await(Secrets.start(pool, secretsKey), "check the secrets key");
       Readiness readiness = new Readiness();
@@ -179,16 +183,20 @@ public final class NodeRuntime {
         EdgeSecurity.create(audit, config.maxMessageBytes(), ConnectionGuard.of(vertx, config, metrics.registry()), liveAccess), access,
         secrets, tracing);
 
+      phases.mark("auth");
       List<RunningRole> running = new ArrayList<>();
       List<EdgeContribution> contributions = new ArrayList<>();
       // coven agents sign their calls with SSH keys (x-ssh-* headers) instead of sending a token
       contributions.add(SshAgentCredentials.start(vertx, pool, principals, clock, UnknownKeyPolicy.of(config.sshUnknownKeys()),
         new SshAgentCredentials.UnknownKeyLimits(config.get(NodeSettings.SSH_PENDING_MAX), config.get(NodeSettings.SSH_NEW_KEYS_PER_HOUR))));
       for (RoleModule module : modules) {
+        long roleStart = System.nanoTime();
         RunningRole role = await(module.start(context), "start role " + module.role());
+        LOG.info("role {}: started took={}ms", module.role(), (System.nanoTime() - roleStart) / 1_000_000);
         running.add(role);
         contributions.addAll(role.contributions());
       }
+      phases.mark("roles");
 
       EdgeVerticle.Setup setup = new EdgeVerticle.Setup(config, tokens, principals, clock, context.edge(), health, metrics,
         List.copyOf(contributions), tls);
@@ -215,8 +223,10 @@ public final class NodeRuntime {
       }
 
       readiness.started();
-      LOG.info("ready node={} grpc={}:{} http={}://{}:{} admin-token={} took={}ms", config.nodeId(), config.advertisedHost(), grpcPort,
-        config.httpScheme(), config.advertisedHost(), httpPort, adminTokenFile.map(AdminTokenFile::file).orElse(config.adminTokenFile()), (System.nanoTime() - t0) / 1_000_000);
+      phases.mark("listen");
+      LOG.info("ready node={} grpc={}:{} http={}://{}:{} admin-token={} {}", config.nodeId(), config.advertisedHost(), grpcPort,
+        config.httpScheme(), config.advertisedHost(), httpPort, adminTokenFile.map(AdminTokenFile::file).orElse(config.adminTokenFile()),
+        phases.describe());
       owner.endpoints("grpc=" + config.advertisedHost() + ":" + grpcPort + " http=" + config.httpScheme() + "://" + config.advertisedHost()
         + ":" + httpPort);
       return new NodeRuntime(config, owner, database, vertx, pool, context, running, edgeId, grpcPort, httpPort, Optional.ofNullable(claim));
