@@ -84,9 +84,9 @@ public final class AgentMemoryBench {
     FileLimit.require(connectionCount + 2_000, "the benchmark's and the node's connections");
     Path root = Files.createTempDirectory("conclave-membench");
     Vertx vertx = Vertx.vertx();
-    AgentConnections connections = AgentConnections.open(vertx, agents, streamsPerConnection);
+    AgentConnections connections = AgentConnections.open(vertx, streamsPerConnection);
     System.out.printf(Locale.ROOT, "bench: %d agents, %d per connection (%d connections) from %d loopback source addresses; heap -Xmx%s%n",
-      agents, streamsPerConnection, connectionCount, connections.sources(), maxHeap);
+      agents, streamsPerConnection, connectionCount, (connectionCount + 9_999) / 10_000, maxHeap);
     try (Server server = bare ? bareServer(root, maxHeap) : node(root, agents, maxHeap)) {
       SocketAddress address = SocketAddress.inetSocketAddress(server.grpcPort(), "127.0.0.1");
       String what = bare ? "bare server" : "node";

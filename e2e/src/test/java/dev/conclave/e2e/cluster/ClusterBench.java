@@ -58,7 +58,7 @@ public final class ClusterBench {
       GrpcClient grpc = AgentConnections.pooled(vertx, 16);
       // each agent on a connection of its own, as agents in the field are: sharing one, agent 1,001
       // waited for a stream the node's limit of 1,000 per connection did not give (issue 45)
-      AgentConnections connections = AgentConnections.open(vertx, agentCount, 1);
+      AgentConnections connections = AgentConnections.open(vertx, 1);
       String admin = cluster.adminToken();
       String token = cluster.agentToken("bench");
       List<ResilientAgent> agents = new ArrayList<>();
