@@ -1,5 +1,8 @@
 package dev.conclave.e2e.bench;
 
+import dev.conclave.e2e.support.AgentConnections;
+import dev.conclave.e2e.support.BenchMain;
+import dev.conclave.e2e.support.FileLimit;
 import dev.conclave.e2e.support.NodeProcess;
 import dev.conclave.platform.testing.FreePorts;
 import dev.conclave.platform.testing.TestDatabase;
@@ -30,6 +33,16 @@ import java.util.regex.Pattern;
  * and Netty set whatever the node keeps per agent. {@code -Dbench.heapdump=FILE} writes a heap dump
  * with the agents connected.
  *
+ * <p>At scale (issue 45): {@code -Dbench.heap=1g} sets the node's (or the bare server's) maximum heap
+ * (512m by default); the agents' connections leave from several loopback addresses
+ * ({@link AgentConnections}), so ephemeral ports do not bound them, and {@code -Dbench.streamsPerConnection=K}
+ * puts K agents' streams on one connection (1 by default: each on its own). Both this JVM and the node
+ * need a file descriptor per connection: the program stops at once, saying so, when the limit is
+ * lower ({@code ulimit -n}; raise it with {@code prlimit --nofile=N:N} or {@code ulimit -n N} as root).
+ * After measuring, {@code -Dbench.serve=200} agents spread over all of them each serve one request
+ * ({@link ServeCheck}), so that a heap that holds the streams but cannot serve does not pass.
+ * {@code -Dbench.stepSeconds=300} is how long one step of 500 registrations may take.
+ *
  * <p>Run (see BENCHMARKS.md):
  * {@code mvn -B -ntp -q -pl e2e -am package -DskipTests exec:java -Dexec.mainClass=dev.conclave.e2e.bench.AgentMemoryBench [-Dbench.agents=10000] [-Dbench.server=bare]}
  */
@@ -41,7 +54,9 @@ public final class AgentMemoryBench {
    * (by default it leaves up to 5 % of the old generation as dead "wood", filled with int[], which
    * the heap's used size and even a live class histogram then count: 1 to 2 KiB per agent here).
    */
-  private static final List<String> MEASURED_JVM = List.of("-XX:NativeMemoryTracking=summary", "-XX:MarkSweepDeadRatio=0");
+  private static final List<String> MEASURED_JVM = List.of("-XX:NativeMemoryTracking=summary", "-XX:MarkSweepDeadRatio=0",
+    // as in production (k8s/): a heap too small ends the run instead of slowing it down for ever
+    "-XX:+ExitOnOutOfMemoryError");
 
   private record Memory(long rssKiB, long heapUsedKiB, long nativeKiB, long heapCommittedKiB, Map<String, Long> nativeByCategory) {
 
@@ -54,12 +69,25 @@ public final class AgentMemoryBench {
   private AgentMemoryBench() {
   }
 
-  public static void main(String[] args) throws Exception {
+  public static void main(String[] args) {
+    BenchMain.run(AgentMemoryBench.class, () -> runBench(args));
+  }
+
+  private static void runBench(String[] args) throws Exception {
     int agents = Integer.getInteger("bench.agents", 10_000);
     boolean bare = "bare".equals(System.getProperty("bench.server", "node"));
+    String maxHeap = System.getProperty("bench.heap", "512m");
+    int streamsPerConnection = Integer.getInteger("bench.streamsPerConnection", 1);
+    int serve = Integer.getInteger("bench.serve", 200);
+    long stepSeconds = Long.getLong("bench.stepSeconds", 300);
+    int connectionCount = (agents + streamsPerConnection - 1) / streamsPerConnection;
+    FileLimit.require(connectionCount + 2_000, "the benchmark's and the node's connections");
     Path root = Files.createTempDirectory("conclave-membench");
     Vertx vertx = Vertx.vertx();
-    try (Server server = bare ? bareServer(root) : node(root, agents)) {
+    AgentConnections connections = AgentConnections.open(vertx, streamsPerConnection);
+    System.out.printf(Locale.ROOT, "bench: %d agents, %d per connection (%d connections) from %d loopback source addresses; heap -Xmx%s%n",
+      agents, streamsPerConnection, connectionCount, (connectionCount + 9_999) / 10_000, maxHeap);
+    try (Server server = bare ? bareServer(root, maxHeap) : node(root, agents, maxHeap)) {
       SocketAddress address = SocketAddress.inetSocketAddress(server.grpcPort(), "127.0.0.1");
       String what = bare ? "bare server" : "node";
 
@@ -81,9 +109,14 @@ public final class AgentMemoryBench {
         }
         List<Future<String>> step = new ArrayList<>();
         for (int a = from; a < Math.min(agents, from + STEP); a++) {
-          step.add(vertx.deployVerticle(new BenchAgent(address, server.token(), "mem-" + a, 0)));
+          step.add(vertx.deployVerticle(new BenchAgent(connections.forAgent(a), address, server.token(), "mem-" + a, 0)));
         }
-        Future.all(step).toCompletionStage().toCompletableFuture().get(300, TimeUnit.SECONDS);
+        try {
+          Future.all(step).toCompletionStage().toCompletableFuture().get(stepSeconds, TimeUnit.SECONDS);
+        } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+          throw new IllegalStateException("agents " + from + " to " + Math.min(agents, from + STEP) + " did not all register within "
+            + stepSeconds + " s (heap -Xmx" + maxHeap + ", server " + (server.alive() ? "running" : "gone") + ")", e);
+        }
         System.out.printf(Locale.ROOT, "bench: %d of %d agents connected and registered (%.0f s)%n", Math.min(agents, from + STEP), agents,
           (System.nanoTime() - start) / 1e9);
       }
@@ -116,8 +149,9 @@ public final class AgentMemoryBench {
       double nativeMargin = part == null ? Double.NaN : (loaded.nativeKiB() - part.nativeKiB()) / m;
       double rssMargin = part == null ? Double.NaN : (loaded.rssKiB() - part.rssKiB()) / m;
       System.out.println();
-      System.out.printf(Locale.ROOT, "%d idle agents, each on its own connection, %s%n", agents,
-        bare ? "bare Vert.x gRPC server holding the streams (the floor; -Xmx512m, SerialGC)" : "one node (fat jar, -Xmx512m, SerialGC)");
+      System.out.printf(Locale.ROOT, "%d idle agents, %s, %s%n", agents,
+        streamsPerConnection == 1 ? "each on its own connection" : streamsPerConnection + " per connection",
+        (bare ? "bare Vert.x gRPC server holding the streams (the floor; " : "one node (fat jar, ") + "-Xmx" + maxHeap + ", SerialGC)");
       String marginal = "per agent, " + first + " to " + agents;
       System.out.printf(Locale.ROOT, "%-34s %12s %12s %14s %24s%n", "", "idle " + what, "with agents", "per agent", marginal);
       System.out.printf(Locale.ROOT, "%-34s %10d KiB %10d KiB %10.2f KiB %20.2f KiB%n", "heap used after full GC", idle.heapUsedKiB(), loaded.heapUsedKiB(), heap, heapMargin);
@@ -126,14 +160,29 @@ public final class AgentMemoryBench {
       System.out.printf(Locale.ROOT, "%-34s %10d KiB %10d KiB %10.2f KiB %20.2f KiB%n", "resident set size", idle.rssKiB(), loaded.rssKiB(), rss, rssMargin);
       System.out.println("(native: NMT's committed total minus the Java heap's committed size; RSS also counts heap pages touched once and kept;");
       System.out.println(" the last column leaves out what the node pays once for its first agents: compiled code, loaded classes)");
+      if (!bare && serve > 0) {
+        List<String> sample = new ArrayList<>();
+        for (int i = 0; i < Math.min(serve, agents); i++) {
+          sample.add("mem-" + (int) ((long) i * agents / Math.min(serve, agents)));
+        }
+        System.out.println("bench: " + ServeCheck.run(vertx, address, server.adminToken(), sample, 20));
+        System.out.println("bench: after serving: " + measure(server.pid()));
+      }
+      System.out.printf(Locale.ROOT, "bench: %d agents registered and serving on one node with -Xmx%s, %d per connection%n", agents, maxHeap,
+        streamsPerConnection);
     } finally {
+      connections.close().toCompletionStage().toCompletableFuture().get(120, TimeUnit.SECONDS);
       vertx.close().toCompletionStage().toCompletableFuture().get(120, TimeUnit.SECONDS);
       TestDatabase.deleteTree(root);
     }
   }
 
   /** The process the agents connect to: its pid, its gRPC port, the token agents present, and how it stops. */
-  private record Server(long pid, int grpcPort, String token, Stop stop) implements AutoCloseable {
+  private record Server(long pid, int grpcPort, String token, String adminToken, Stop stop) implements AutoCloseable {
+
+    boolean alive() {
+      return ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false);
+    }
 
     interface Stop {
       void run() throws Exception;
@@ -145,33 +194,39 @@ public final class AgentMemoryBench {
     }
   }
 
-  private static Server node(Path root, int agents) throws Exception {
+  private static Server node(Path root, int agents, String heap) throws Exception {
     Path data = root.resolve("data");
-    NodeProcess node = NodeProcess.start(data, Map.of(
+    NodeProcess node = NodeProcess.start(data, heap, Map.of(
       "CONCLAVE_NODE_ID", "membench-node",
       "JAVA_TOOL_OPTIONS", String.join(" ", MEASURED_JVM),
       "CONCLAVE_MAX_CONNECTIONS_PER_PRINCIPAL", String.valueOf(agents + 100),
       "CONCLAVE_MAX_CALLS_PER_PRINCIPAL", String.valueOf(agents + 100)));
     String token;
+    String admin;
     try {
       System.out.println("bench: node ready in " + node.awaitReady(Duration.ofSeconds(120)).toMillis() + " ms (pid " + node.pid() + ")");
       token = NodeProcess.cli(Map.of("CONCLAVE_DATA_DIR", data.toString()), "token", "--new-agent", "membench-agents", "--ttl", "2h");
+      admin = NodeProcess.cli(Map.of("CONCLAVE_DATA_DIR", data.toString()), "token", "--admin", "--ttl", "2h");
     } catch (RuntimeException e) {
       node.close();
       throw e;
     }
-    return new Server(node.pid(), node.grpcPort(), token, () -> {
+    return new Server(node.pid(), node.grpcPort(), token, admin, () -> {
+      if (!node.alive()) {
+        System.out.println("bench: the node had exited (code " + node.awaitExit(Duration.ofSeconds(1)) + "); the end of its log:");
+        node.logText().lines().skip(Math.max(0, node.logText().lines().count() - 15)).forEach(l -> System.out.println("bench:   " + l));
+      }
       System.out.println("bench: node stopped, exit code " + node.terminate(Duration.ofSeconds(120)));
       node.close();
     });
   }
 
   /** {@link BareStreamServer} on the node jar's classpath plus this module's test classes. */
-  private static Server bareServer(Path root) throws Exception {
+  private static Server bareServer(Path root, String heap) throws Exception {
     int port = FreePorts.next();
     Path classes = Path.of(BareStreamServer.class.getProtectionDomain().getCodeSource().getLocation().toURI());
     Path log = root.resolve("bare-server.log");
-    List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx512m", "-XX:+UseSerialGC"));
+    List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx" + heap, "-XX:+UseSerialGC"));
     command.addAll(MEASURED_JVM);
     command.addAll(List.of("-cp", NodeProcess.jar() + java.io.File.pathSeparator + classes, BareStreamServer.class.getName(), Integer.toString(port)));
     Process process = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
@@ -185,7 +240,7 @@ public final class AgentMemoryBench {
     }
     System.out.println("bench: " + Files.readString(log).strip() + " (pid " + process.pid() + ")");
     // it checks no credentials: the agents' token is a placeholder
-    return new Server(process.pid(), port, "none", () -> {
+    return new Server(process.pid(), port, "none", "none", () -> {
       process.destroy();
       System.out.println("bench: bare server stopped, exit code " + (process.waitFor(60, TimeUnit.SECONDS) ? process.exitValue() : -1));
     });

@@ -50,7 +50,7 @@ final class BareToolEcho extends VerticleBase {
         .setHost("127.0.0.1").setPort(port)
         .setHttp2ClearTextEnabled(true).setTcpNoDelay(true)
         .setHttp2ConnectionWindowSize(8 * 1024 * 1024)
-        .setInitialSettings(new Http2Settings().setInitialWindowSize(1024 * 1024).setMaxConcurrentStreams(1000)))
+        .setInitialSettings(new Http2Settings().setInitialWindowSize(1024 * 1024).setMaxConcurrentStreams(10_001)))
       .requestHandler(grpc);
     return http.listen();
   }

@@ -18,7 +18,8 @@ import io.vertx.grpc.client.GrpcClientRequest;
 /**
  * A non-blocking Coven agent on its own connection: answers each SendMessage at once with
  * {@code chunks} text chunks and done. The gateway hands it one request at a time, so at most
- * {@code chunks + 1} messages are ever queued on its stream.
+ * {@code chunks + 1} messages are ever queued on its stream. Given a {@link GrpcClient}, it opens its
+ * stream through that client's pool instead (see {@link AgentConnections}), and leaves the client open.
  */
 final class BenchAgent extends VerticleBase {
 
@@ -29,12 +30,19 @@ final class BenchAgent extends VerticleBase {
   private final String agentId;
   private final int chunks;
   private final Promise<Void> registered = Promise.promise();
+  private final GrpcClient shared;
   private GrpcClient client;
   private GrpcClientRequest<AgentMessage, ServerMessage> stream;
   private long heartbeat = -1;
   private boolean stopping;
 
   BenchAgent(SocketAddress address, String token, String agentId, int chunks) {
+    this(null, address, token, agentId, chunks);
+  }
+
+  /** On a connection of {@code shared}'s pool ({@code null}: a client, and so a connection, of its own). */
+  BenchAgent(GrpcClient shared, SocketAddress address, String token, String agentId, int chunks) {
+    this.shared = shared;
     this.address = address;
     this.token = token;
     this.agentId = agentId;
@@ -44,7 +52,7 @@ final class BenchAgent extends VerticleBase {
   /** Deployed once the gateway welcomed it. */
   @Override
   public Future<?> start() {
-    client = GrpcClient.client(vertx);
+    client = shared != null ? shared : GrpcClient.client(vertx);
     return client.request(address, CovenControlGrpcClient.AgentStream).compose(req -> {
       stream = req;
       req.headers().set("authorization", "Bearer " + token);
@@ -104,6 +112,6 @@ final class BenchAgent extends VerticleBase {
         // the node ended it
       }
     }
-    return client.close();
+    return shared != null ? Future.succeededFuture() : client.close();
   }
 }

@@ -1,5 +1,6 @@
 package dev.conclave.e2e.bench;
 
+import dev.conclave.e2e.support.BenchMain;
 import dev.conclave.e2e.support.NodeProcess;
 import dev.conclave.e2e.swarm.PgFunctionTimes;
 import dev.conclave.platform.db.EmbeddedPostgresServer;
@@ -43,7 +44,11 @@ public final class GatewayBench {
   private GatewayBench() {
   }
 
-  public static void main(String[] args) throws Exception {
+  public static void main(String[] args) {
+    BenchMain.run(GatewayBench.class, () -> runBench(args));
+  }
+
+  private static void runBench(String[] args) throws Exception {
     BenchSettings settings = BenchSettings.from(args, System.getProperties());
     System.out.println("bench: " + settings);
     System.out.println("bench: " + Runtime.getRuntime().availableProcessors() + " cores, " + System.getProperty("java.vm.name") + " "

@@ -1,5 +1,6 @@
 package dev.conclave.e2e.bench;
 
+import dev.conclave.e2e.support.BenchMain;
 import dev.conclave.platform.testing.FreePorts;
 import io.vertx.core.DeploymentOptions;
 import io.vertx.core.Vertx;
@@ -47,7 +48,11 @@ public final class PackBench {
   private PackBench() {
   }
 
-  public static void main(String[] args) throws Exception {
+  public static void main(String[] args) {
+    BenchMain.run(PackBench.class, () -> runBench(args));
+  }
+
+  private static void runBench(String[] args) throws Exception {
     PackBenchSettings settings = PackBenchSettings.from(System.getProperties());
     System.out.println("bench: pack tool calls: " + settings);
     System.out.println("bench: " + Runtime.getRuntime().availableProcessors() + " cores, " + System.getProperty("java.vm.name") + " "

@@ -1,5 +1,6 @@
 package dev.conclave.e2e.bench;
 
+import dev.conclave.e2e.support.BenchMain;
 import dev.conclave.platform.testing.TestDatabase;
 import io.vertx.core.Vertx;
 
@@ -43,7 +44,11 @@ public final class TracingCostBench {
   private TracingCostBench() {
   }
 
-  public static void main(String[] args) throws Exception {
+  public static void main(String[] args) {
+    BenchMain.run(TracingCostBench.class, () -> runBench(args));
+  }
+
+  private static void runBench(String[] args) throws Exception {
     BenchSettings base = BenchSettings.from(args, System.getProperties());
     List<String> shapes = List.of(System.getProperty("bench.shapes", "40x20,1x1").split(","));
     List<String> tracings = List.of(System.getProperty("bench.tracing", "off,100,1").split(","));

@@ -1,5 +1,6 @@
 package dev.conclave.e2e.cluster;
 
+import dev.conclave.e2e.support.BenchMain;
 import dev.conclave.proto.coven.ClientSendMessageRequest;
 import dev.conclave.proto.coven.ClientServiceGrpcClient;
 import dev.conclave.proto.coven.ClientStreamEvent;
@@ -37,7 +38,11 @@ public final class BridgeBench {
   private BridgeBench() {
   }
 
-  public static void main(String[] args) throws Exception {
+  public static void main(String[] args) {
+    BenchMain.run(BridgeBench.class, () -> runBench(args));
+  }
+
+  private static void runBench(String[] args) throws Exception {
     int sockets = Integer.getInteger("bench.sockets", 100);
     int conversations = Integer.getInteger("bench.conversations", 10);
     int seconds = Integer.getInteger("bench.seconds", 20);
@@ -123,7 +128,6 @@ public final class BridgeBench {
       grpc.close();
       vertx.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
     }
-    System.exit(0);
   }
 
   private static Future<Void> sendLoop(GrpcClient grpc, SocketAddress node, String admin, String key, AtomicLong sent, long[] stopAt) {

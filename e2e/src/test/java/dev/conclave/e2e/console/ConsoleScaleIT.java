@@ -84,7 +84,7 @@ class ConsoleScaleIT {
 
     // one more agent joins: the page follows it live, with a thousand others on screen
     b.type("#agent-search", ManyAgents.id(FLEET));
-    // on a connection of its own: the node allows 1,000 streams per HTTP/2 connection, and the fleet has them all
+    // on a connection of its own, as an agent in the field is (the fleet's connection is ManyAgents')
     try (ManyAgents newcomer = new ManyAgents(cluster.grpcPort(0), admin.token())) {
       newcomer.connect(FLEET, FLEET + 1, 1);
       b.awaitTrue(Duration.ofSeconds(5), "the newcomer's row, live", () -> b.present(ConsolePage.agentRow(ManyAgents.id(FLEET))));

@@ -29,6 +29,8 @@ public final class NodeProcess implements AutoCloseable {
   private static final HttpClient HTTP = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
     .connectTimeout(Duration.ofSeconds(2)).build();
 
+  private static final String DEFAULT_HEAP = "512m";
+
   private final Process process;
   private final Path log;
   private final String host;
@@ -76,6 +78,16 @@ public final class NodeProcess implements AutoCloseable {
    */
   public static NodeProcess start(List<String> wrapper, String host, Path dataDir, int grpcPort, int httpPort,
                                   Map<String, String> extraEnv) {
+    return start(wrapper, host, dataDir, grpcPort, httpPort, DEFAULT_HEAP, extraEnv);
+  }
+
+  /** As {@link #start(Path, Map)}, with a maximum heap of {@code maxHeap} ({@code -Xmx}, for example {@code 1g}). */
+  public static NodeProcess start(Path dataDir, String maxHeap, Map<String, String> extraEnv) {
+    return start(List.of(), "127.0.0.1", dataDir, FreePorts.next(), FreePorts.next(), maxHeap, extraEnv);
+  }
+
+  private static NodeProcess start(List<String> wrapper, String host, Path dataDir, int grpcPort, int httpPort, String maxHeap,
+                                   Map<String, String> extraEnv) {
     try {
       Files.createDirectories(dataDir);
       Path log = Files.createTempFile(dataDir.getParent(), "node-", ".log");
@@ -89,7 +101,7 @@ public final class NodeProcess implements AutoCloseable {
       env.put("CONCLAVE_SECRETS_KEY", TestNode.SECRETS_KEY);
       env.putAll(extraEnv);
       List<String> cmd = new ArrayList<>(wrapper);
-      cmd.addAll(command("serve"));
+      cmd.addAll(javaCommand(maxHeap, "serve"));
       ProcessBuilder builder = new ProcessBuilder(cmd)
         .redirectErrorStream(true)
         .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
@@ -127,8 +139,12 @@ public final class NodeProcess implements AutoCloseable {
   }
 
   private static List<String> command(String... args) {
+    return javaCommand(DEFAULT_HEAP, args);
+  }
+
+  private static List<String> javaCommand(String maxHeap, String... args) {
     List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-      "-Xmx512m", "-XX:+UseSerialGC", "-jar", jar().toString()));
+      "-Xmx" + maxHeap, "-XX:+UseSerialGC", "-jar", jar().toString()));
     cmd.addAll(List.of(args));
     return cmd;
   }

@@ -1,14 +1,15 @@
 package dev.conclave.e2e.swarm;
 
+import dev.conclave.e2e.support.BenchMain;
+import dev.conclave.e2e.support.NodeProcess;
 import dev.conclave.platform.config.NodeSettings;
 import dev.conclave.platform.db.EmbeddedPostgresServer;
 import dev.conclave.platform.db.PgUrl;
-import dev.conclave.platform.testing.TestDatabase;
-import dev.conclave.platform.testing.FreePorts;
-import dev.conclave.platform.testing.TestNode;
-import dev.conclave.e2e.support.NodeProcess;
-import dev.conclave.swarm.app.CoordinatorRole;
 import dev.conclave.platform.metrics.MetricNames;
+import dev.conclave.platform.testing.FreePorts;
+import dev.conclave.platform.testing.TestDatabase;
+import dev.conclave.platform.testing.TestNode;
+import dev.conclave.swarm.app.CoordinatorRole;
 import io.micrometer.core.instrument.DistributionSummary;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
@@ -62,7 +63,11 @@ public final class SwarmBench {
   private SwarmBench() {
   }
 
-  public static void main(String[] args) throws Exception {
+  public static void main(String[] args) {
+    BenchMain.run(SwarmBench.class, () -> runBench(args));
+  }
+
+  private static void runBench(String[] args) throws Exception {
     int tasks = Integer.getInteger("swarm.bench.tasks", 10_000);
     int agents = Integer.getInteger("swarm.bench.agents", 64);
     Duration budget = Duration.ofSeconds(Long.getLong("swarm.bench.seconds", 60));
@@ -137,7 +142,6 @@ public final class SwarmBench {
       pg.close();
       TestDatabase.deleteTree(dir);
     }
-    System.exit(0);
   }
 
   /**

@@ -1,6 +1,7 @@
 package dev.conclave.e2e.swarm;
 
 import dev.conclave.e2e.bench.ProcCpu;
+import dev.conclave.e2e.support.BenchMain;
 import dev.conclave.platform.db.EmbeddedPostgresServer;
 import dev.conclave.platform.db.Migrations;
 import dev.conclave.platform.db.PgUrl;
@@ -45,7 +46,11 @@ public final class SwarmSqlBench {
   private SwarmSqlBench() {
   }
 
-  public static void main(String[] args) throws Exception {
+  public static void main(String[] args) {
+    BenchMain.run(SwarmSqlBench.class, () -> runBench(args));
+  }
+
+  private static void runBench(String[] args) throws Exception {
     int tasks = Integer.getInteger("swarm.sql.tasks", 10_000);
     int batch = Integer.getInteger("swarm.sql.batch", 15);
     int rounds = Integer.getInteger("swarm.sql.rounds", 3);
@@ -100,7 +105,6 @@ public final class SwarmSqlBench {
       pg.close();
       TestDatabase.deleteTree(dir);
     }
-    System.exit(0);
   }
 
   /** Each of {@link SqlLadder}'s rungs on fresh tasks, in batches of the agents' number. */

@@ -12,6 +12,15 @@ import io.vertx.core.http.HttpServerOptions;
  * not starve each other, and TCP keepalive so that dead peers are noticed by the kernel as well as
  * by the gateway's own heartbeat timeout.
  *
+ * <p>Streams per gRPC connection: one more than {@code CONCLAVE_MAX_CALLS_PER_PRINCIPAL} (10,001 by
+ * default; it was a fixed 1,000). A client that multiplexes calls on one connection (a process hosting
+ * many agents, a proxy) then meets the principal's limit, refused with RESOURCE_EXHAUSTED where it can
+ * see it, before the connection's, at which a gRPC client waits for a stream without an error (issue
+ * 45). The value costs nothing by itself: Netty's HTTP/2 codec only compares it with the count of open
+ * streams ({@code DefaultHttp2Connection.DefaultEndpoint}), and Vert.x's server reads it for server
+ * push alone; each stream costs the same memory whatever the limit, and what a connection may buffer
+ * is bounded by its window.
+ *
  * <p>HTTP port: HTTP/1.1, with the idle timeout and the header and body deadlines of
  * {@link HttpDeadlines}.
  */
@@ -19,7 +28,6 @@ public final class ServerOptions {
 
   static final int STREAM_WINDOW_BYTES = 1024 * 1024;
   static final int CONNECTION_WINDOW_BYTES = 8 * 1024 * 1024;
-  static final int MAX_CONCURRENT_STREAMS = 1000;
 
   private ServerOptions() {
   }
@@ -36,8 +44,13 @@ public final class ServerOptions {
       .setHttp2ConnectionWindowSize(CONNECTION_WINDOW_BYTES)
       .setInitialSettings(new Http2Settings()
         .setInitialWindowSize(STREAM_WINDOW_BYTES)
-        .setMaxConcurrentStreams(MAX_CONCURRENT_STREAMS)
+        .setMaxConcurrentStreams(maxStreamsPerConnection(config))
         .setMaxHeaderListSize(64 * 1024));
+  }
+
+  /** One more than a principal's calls, so that a principal's limit is met first (see above). */
+  static long maxStreamsPerConnection(ConclaveConfig config) {
+    return config.maxCallsPerPrincipal() + 1L;
   }
 
   public static HttpServerOptions http(ConclaveConfig config) {
