@@ -21,7 +21,7 @@ class ScaleStormIT {
   private static final Duration BOUND = Duration.ofSeconds(120);
 
   @Test
-  @Timeout(value = 300, unit = TimeUnit.SECONDS)
+  @Timeout(value = 480, unit = TimeUnit.SECONDS)
   void aThirdOfAThousandAgentsMoveToTheSurvivorsAndNoRequestIsLostOrDoubled() throws Exception {
     StormRun.Result r = new StormRun(new StormRun.Settings(AGENTS, 12, Duration.ofSeconds(5), BOUND, Map.of()), System.out).run();
     System.out.println(r.lastLine());

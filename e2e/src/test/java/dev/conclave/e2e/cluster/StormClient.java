@@ -213,7 +213,7 @@ final class StormClient {
         sendNext();
         return;
       }
-      log.retried();
+      log.retried(why);
       next++;
       vertx.setTimer(200, t -> attempt(r, attempt + 1));
     });

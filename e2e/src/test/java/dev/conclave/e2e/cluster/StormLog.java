@@ -30,6 +30,7 @@ final class StormLog {
   private final List<RoundTrip> roundTrips = new ArrayList<>();
   private final List<String> gaveUp = new ArrayList<>();
   private final AtomicInteger retries = new AtomicInteger();
+  private final java.util.Map<String, AtomicInteger> retryReasons = new ConcurrentHashMap<>();
 
   void sent(String idempotencyKey) {
     sent.add(idempotencyKey);
@@ -39,8 +40,18 @@ final class StormLog {
     accepted.add(idempotencyKey);
   }
 
-  void retried() {
+  /** A request is sent again on the next node, for {@code why} (its kind: the text before the first colon). */
+  void retried(String why) {
     retries.incrementAndGet();
+    int colon = why.indexOf(':');
+    retryReasons.computeIfAbsent(colon < 0 ? why : why.substring(0, colon), k -> new AtomicInteger()).incrementAndGet();
+  }
+
+  /** Why requests were sent again, with how often. */
+  java.util.Map<String, Integer> retryReasons() {
+    java.util.Map<String, Integer> out = new java.util.TreeMap<>();
+    retryReasons.forEach((k, v) -> out.put(k, v.get()));
+    return out;
   }
 
   synchronized void ended(long start, long end, boolean ok) {
@@ -73,8 +84,17 @@ final class StormLog {
 
   /** The round trips that started in {@code [from, to)}. */
   synchronized Window window(long from, long to) {
-    long[] nanos = roundTrips.stream().filter(r -> r.start() >= from && r.start() < to).mapToLong(RoundTrip::nanos).sorted().toArray();
-    int errors = (int) roundTrips.stream().filter(r -> r.start() >= from && r.start() < to && !r.ok()).count();
+    return window(r -> r.start() >= from && r.start() < to);
+  }
+
+  /** The round trips that started and ended in {@code [from, to)}: before a fault, those it did not reach. */
+  synchronized Window within(long from, long to) {
+    return window(r -> r.start() >= from && r.start() + r.nanos() < to);
+  }
+
+  private Window window(java.util.function.Predicate<RoundTrip> in) {
+    long[] nanos = roundTrips.stream().filter(in).mapToLong(RoundTrip::nanos).sorted().toArray();
+    int errors = (int) roundTrips.stream().filter(in).filter(r -> !r.ok()).count();
     return new Window(nanos.length, errors, percentile(nanos, 0.50), percentile(nanos, 0.99),
       nanos.length == 0 ? Double.NaN : nanos[nanos.length - 1] / 1e6);
   }

@@ -177,7 +177,7 @@ final class StormRun {
       Thread.sleep(1000);
       verdict = StormLedger.check(cluster.db(), log.sent(), log.accepted(), fleet.deliveries());
     }
-    Result result = new Result(n, movedCount, registeredMs, servingMs, verdict, log.window(beforeStart, killedAt),
+    Result result = new Result(n, movedCount, registeredMs, servingMs, verdict, log.within(beforeStart, killedAt),
       log.window(killedAt, stormEnd), log.retries(), fleet.retries());
     report(result, fleet, moved, killedAt, gauges, log, probeFailures.get());
     return result;
@@ -218,10 +218,10 @@ final class StormRun {
       out.printf("  %-26s%s%n", part + " CPU split:", b.substring(0, Math.max(0, b.length() - 1)));
     });
     gauges.peaks().forEach((node, p) -> out.printf("  %s: %s%n", node, p));
-    out.printf("clients' round trips before the kill: %s%n", r.before());
+    out.printf("clients' round trips before the kill (started and ended before it): %s%n", r.before());
     out.printf("clients' round trips during the storm: %s%n", r.storm());
-    out.printf("client retries on another node: %d; requests given up: %d %s; probe sends that failed: %d%n", r.clientRetries(),
-      log.gaveUp().size(), log.gaveUp().stream().limit(3).toList(), probeFailures);
+    out.printf("client retries on another node: %d %s; requests given up: %d %s; probe sends that failed: %d%n", r.clientRetries(),
+      log.retryReasons(), log.gaveUp().size(), log.gaveUp().stream().limit(3).toList(), probeFailures);
     StormLedger.Verdict v = r.verdict();
     out.printf("requests accepted %d: lost %d %s, duplicated %d %s, ended with an error %d%n", v.accepted(), v.lost(), v.lostExamples(),
       v.duplicated(), v.duplicatedExamples(), v.endedWithError());
