@@ -1,6 +1,7 @@
 package dev.conclave.gateway.presence;
 
 import dev.conclave.contract.Addresses;
+import dev.conclave.gateway.GatewayErrors;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonObject;
@@ -46,12 +47,21 @@ public final class Presence {
     return stored instanceof PresenceEntry entry ? entry : PresenceEntry.fromJson((JsonObject) stored);
   }
 
-  /** Makes {@code entry} the agent's presence; returns the entry it replaced, if any. */
+  /**
+   * Makes {@code entry} the agent's presence; returns the entry it replaced, if any. An entry of a
+   * newer session of the agent (a higher epoch) is never replaced: the claim fails with
+   * {@code superseded}. In a reconnection storm an agent gives up on a registration still queued on
+   * a busy node and registers elsewhere; the registration it gave up on holds the older epoch, and
+   * when it completes later it must not take the agent from its live session.
+   */
   public Future<Optional<PresenceEntry>> claim(PresenceEntry entry) {
     Object stored = stored(entry);
     return map.compose(m -> m.putIfAbsent(entry.agentId(), stored).compose(previous -> {
       if (previous == null) {
         return Future.succeededFuture(Optional.<PresenceEntry>empty());
+      }
+      if (entry(previous).epoch() > entry.epoch()) {
+        return Future.failedFuture(GatewayErrors.superseded());
       }
       return m.replaceIfPresent(entry.agentId(), previous, stored).compose(replaced -> replaced
         ? Future.succeededFuture(Optional.of(entry(previous)))
