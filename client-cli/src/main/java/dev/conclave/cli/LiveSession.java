@@ -11,15 +11,20 @@ import java.util.concurrent.TimeUnit;
 /**
  * One session of the session protocol over the node's WebSocket (docs/sessions.md), used blocking:
  * configure it, submit ops, take the events in order. A socket the server closes arrives as a
- * {@code socket_closed} frame, so a reader never waits on a dead connection.
+ * {@code socket_closed} frame, so a reader never waits on a dead connection. While it is open it
+ * sends a WebSocket ping every {@value #PING_MS} ms: a node closes an HTTP connection with no traffic
+ * for {@code CONCLAVE_HTTP_IDLE_SECONDS} (60 s by default), and an agent may think, or wait in a paused
+ * mailbox, for longer than that without an event.
  */
 public final class LiveSession implements AutoCloseable {
 
   private static final String CONFIGURE_ID = "configure";
+  static final long PING_MS = 5_000;
 
   private final Api api;
   private final WebSocket socket;
   private final BlockingQueue<JsonObject> frames = new LinkedBlockingQueue<>();
+  private final long pings;
 
   public LiveSession(Api api) {
     this.api = api;
@@ -31,6 +36,7 @@ public final class LiveSession implements AutoCloseable {
         // the server sends JSON only; anything else is not an event
       }
     });
+    this.pings = api.vertx().setPeriodic(PING_MS, t -> socket.writePing(io.vertx.core.buffer.Buffer.buffer()));
     socket.closeHandler(v -> frames.add(new JsonObject().put("msg", new JsonObject().put("type", "socket_closed")
       .put("status", socket.closeStatusCode() == null ? 0 : (int) socket.closeStatusCode())
       .put("reason", socket.closeReason() == null ? "" : socket.closeReason()))));
@@ -94,6 +100,7 @@ public final class LiveSession implements AutoCloseable {
 
   @Override
   public void close() {
+    api.vertx().cancelTimer(pings);
     try {
       socket.close().toCompletionStage().toCompletableFuture().get(5, TimeUnit.SECONDS);
     } catch (Exception ignored) {

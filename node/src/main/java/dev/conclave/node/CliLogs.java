@@ -26,4 +26,18 @@ final class CliLogs {
       context.getLogger("dev.conclave").setLevel(Level.WARN);
     }
   }
+
+  /**
+   * The client commands ({@code send}, {@code agents} …) say what went wrong in their own one line;
+   * the HTTP client's warnings (a connection the server closed after a 401) would only repeat it
+   * in another form. {@code CONCLAVE_LOG_LEVEL}, when set, shows them again.
+   */
+  static void quietClient(Map<String, String> env) {
+    if (env.containsKey(NodeSettings.LOG_LEVEL.name())) {
+      return;
+    }
+    if (LoggerFactory.getILoggerFactory() instanceof LoggerContext context) {
+      context.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME).setLevel(Level.ERROR);
+    }
+  }
 }

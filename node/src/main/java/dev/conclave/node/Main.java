@@ -25,6 +25,9 @@ public final class Main implements Runnable {
     cli.addSubcommand("agent", AgentCommand.commandLine());
     cli.addSubcommand("session", new dev.conclave.node.session.SessionCommand());
     ClientCommands.install(cli);
+    if (args.length > 0 && ClientCommands.names().contains(args[0])) {
+      CliLogs.quietClient(System.getenv());
+    }
     int code = cli.execute(args);
     if (code != 0) {
       System.exit(code);

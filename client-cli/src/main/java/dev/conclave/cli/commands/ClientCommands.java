@@ -16,14 +16,22 @@ public final class ClientCommands {
 
   /** The commands, by name. */
   public static List<Object> all() {
-    return List.of(new ContextCommand(), new CompletionCommand(), new SendCommand(), new HistoryCommand(),
+    return List.of(new ContextCommand(), new CompletionCommand(), new SendCommand(), new TailCommand(), new HistoryCommand(),
+      new ApprovalCommand.Approve(), new ApprovalCommand.Deny(), new AnswerCommand(),
       new AgentsCommand(), new LifecycleCommand.Pause(), new LifecycleCommand.Resume(),
       new LifecycleCommand.Retire());
   }
 
+  /** The commands' names (the launcher passes exactly these to the jar). */
+  public static java.util.Set<String> names() {
+    java.util.Set<String> names = new java.util.TreeSet<>();
+    all().forEach(c -> names.add(c.getClass().getAnnotation(picocli.CommandLine.Command.class).name()));
+    return names;
+  }
+
   /**
    * Adds the commands to {@code root} and prints a {@link CliFailure} as one line on stderr,
-   * {@code conclave <command>: <line>}, ending with its exit code (docs/cli.md); other failures keep
+   * {@code conclave <command> [<subcommand>]: <line>}, ending with its exit code (docs/cli.md); other failures keep
    * picocli's handling.
    */
   public static void install(CommandLine root) {
@@ -33,7 +41,8 @@ public final class ClientCommands {
     CommandLine.IExecutionExceptionHandler previous = root.getExecutionExceptionHandler();
     root.setExecutionExceptionHandler((ex, cmd, parsed) -> {
       if (ex instanceof CliFailure failure) {
-        cmd.getErr().println("conclave " + cmd.getCommandName() + ": " + failure.getMessage());
+        String name = cmd.getCommandSpec().qualifiedName(" ");
+        cmd.getErr().println("conclave " + name.substring(name.indexOf(' ') + 1) + ": " + failure.getMessage());
         cmd.getErr().flush();
         return failure.exitCode();
       }

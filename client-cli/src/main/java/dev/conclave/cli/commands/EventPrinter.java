@@ -13,11 +13,14 @@ import java.io.PrintStream;
 final class EventPrinter {
 
   private final PrintStream out;
+  private final boolean echoUser;
   private boolean midLine;
   private boolean streamed;
 
-  EventPrinter(PrintStream out) {
+  /** With {@code echoUser}, the people's messages are shown too ({@code tail}); {@code send} knows its own. */
+  EventPrinter(PrintStream out, boolean echoUser) {
     this.out = out;
+    this.echoUser = echoUser;
   }
 
   void print(JsonObject msg) {
@@ -35,7 +38,11 @@ final class EventPrinter {
           text(msg.getString("message", ""));
         }
       }
-      case "user_message" -> line("> " + msg.getString("message", ""));
+      case "user_message" -> {
+        if (echoUser) {
+          line("> " + msg.getString("message", ""));
+        }
+      }
       case "tool_call_begin" -> line("[tool " + msg.getString("name", "?") + " " + msg.getString("call_id", "")
         + "] " + brief(msg.getValue("input")));
       case "tool_call_end" -> line("[tool " + msg.getString("call_id", "") + " " + (msg.getBoolean("is_error", false) ? "failed" : "done")
@@ -45,7 +52,12 @@ final class EventPrinter {
       case "exec_approval_request" -> line("[approval needed " + msg.getString("call_id", "") + "] " + msg.getString("tool", "?")
         + " " + brief(msg.getValue("input")) + "  (conclave approve|deny " + msg.getString("call_id", "") + " --agent …)");
       case "exec_approval_decision" -> line("[approval] " + msg.getString("message", ""));
-      case "background_event" -> line("[" + msg.getString("kind", "event") + "] " + brief(msg.getString("message", "")));
+      case "background_event" -> {
+        // a backend's session bookkeeping (session_init, session_orphaned) is not for a person
+        if (!msg.getString("kind", "").startsWith("session_")) {
+          line("[" + msg.getString("kind", "event") + "] " + brief(msg.getString("message", "")));
+        }
+      }
       case "lifecycle_event" -> line("[lifecycle] " + msg.getString("from", "?") + " -> " + msg.getString("to", "?"));
       case "task_complete" -> {
         endLine();

@@ -80,7 +80,7 @@ public final class SendCommand implements Callable<Integer> {
   }
 
   private int follow(LiveSession session, String id) {
-    EventPrinter printer = new EventPrinter(System.out);
+    EventPrinter printer = new EventPrinter(System.out, false);
     while (true) {
       JsonObject frame = session.next(Long.MAX_VALUE);
       JsonObject msg = frame.getJsonObject("msg", new JsonObject());
