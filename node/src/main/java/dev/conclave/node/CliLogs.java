@@ -26,4 +26,22 @@ final class CliLogs {
       context.getLogger("dev.conclave").setLevel(Level.WARN);
     }
   }
+
+  /**
+   * The client commands ({@code send}, {@code agents} …) say what went wrong in their own one line;
+   * the HTTP client's warnings (a connection the server closed after a 401) would only repeat it
+   * in another form, and Vert.x's blocked-thread warnings on a loaded machine are not the user's
+   * business. {@code CONCLAVE_LOG_LEVEL}, when set, shows them again.
+   */
+  static void quietClient(Map<String, String> env) {
+    if (env.containsKey(NodeSettings.LOG_LEVEL.name())) {
+      return;
+    }
+    if (LoggerFactory.getILoggerFactory() instanceof LoggerContext context) {
+      // logback.xml sets these loggers' own levels, which a root level would not override
+      for (String name : java.util.List.of(org.slf4j.Logger.ROOT_LOGGER_NAME, "io.vertx", "io.netty", "dev.conclave")) {
+        context.getLogger(name).setLevel(Level.ERROR);
+      }
+    }
+  }
 }

@@ -22,7 +22,8 @@ class LauncherHelpTest {
     assertThat(p.exitValue()).isZero();
     List<String> lines = out.lines().toList();
     assertThat(lines).isNotEmpty();
-    for (String command : List.of("up", "test", "token", "postgres", "agent", "session", "cluster", "build")) {
+    for (String command : List.of("up", "test", "token", "postgres", "agent", "session", "send", "history",
+      "agents", "pause", "context", "completion", "cluster", "build")) {
       assertThat(lines).as("help names ./conclave " + command).anyMatch(l -> l.strip().startsWith("./conclave " + command));
     }
     // it printed 'set -euo pipefail' as its last line: the script's first line of code

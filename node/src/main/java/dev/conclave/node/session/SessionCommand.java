@@ -1,6 +1,8 @@
 package dev.conclave.node.session;
 
-import dev.conclave.platform.config.NodeSettings;
+import dev.conclave.cli.ContextStore;
+import dev.conclave.cli.Target;
+import dev.conclave.cli.Targets;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.DecodeException;
 import io.vertx.core.json.JsonObject;
@@ -11,7 +13,6 @@ import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
@@ -41,15 +42,20 @@ public final class SessionCommand implements Callable<Integer> {
   String conversation;
 
   @Option(names = "--url", split = ",", description = "Node HTTP base URLs, tried in turn on connect and reconnect"
-    + " (default http://127.0.0.1:$CONCLAVE_HTTP_PORT, or :8080; https://localhost:… when CONCLAVE_TLS is on).")
+    + " (default $CONCLAVE_URL, else the context's, else http://127.0.0.1:$CONCLAVE_HTTP_PORT, or :8080;"
+    + " https://localhost:… when CONCLAVE_TLS is on).")
   List<URI> urls;
 
   @Option(names = "--ca-file", description = "PEM file of the CA certificates trusted for https:// URLs"
-    + " (default: $CONCLAVE_TLS_CA_FILE, else the system's trust store).")
+    + " (default: $CONCLAVE_TLS_CA_FILE, else the context's, else the system's trust store).")
   Path caFile;
 
-  @Option(names = "--token-file", description = "File holding the bearer token (default: $CONCLAVE_TOKEN, else $CONCLAVE_DATA_DIR/admin.token).")
+  @Option(names = "--token-file", description = "File holding the bearer token (default: $CONCLAVE_TOKEN, else the context's"
+    + " token file, else $CONCLAVE_DATA_DIR/admin.token).")
   Path tokenFile;
+
+  @Option(names = "--context", description = "Use this context instead of the current one (./conclave context list, docs/cli.md).")
+  String context;
 
   @Option(names = "--linger-ms", defaultValue = "1000", description = "After stdin ends and the tasks its user_input"
     + " submissions started have ended, keep printing until the server is quiet this long.")
@@ -73,9 +79,11 @@ public final class SessionCommand implements Callable<Integer> {
       }
     }
     Optional.ofNullable(conversation).ifPresent(c -> configure.put("conversation_key", c));
-    String token = token();
-    List<URI> nodes = urls != null && !urls.isEmpty() ? urls : List.of(defaultUrl(System.getenv()));
-    Optional<Path> ca = Optional.ofNullable(caFile).or(() -> SessionSettings.CA_FILE.find(System.getenv()));
+    Target target = Targets.resolve(new Targets.Flags(urls, tokenFile, caFile, context), System.getenv(),
+      ContextStore.forUser(System.getenv()));
+    String token = target.token();
+    List<URI> nodes = target.urls();
+    Optional<Path> ca = target.caFile();
     Vertx vertx = Vertx.vertx();
     try {
       NdjsonSession session = new NdjsonSession(vertx, nodes, token, configure, System.out, () -> System.exit(EXIT_NO_NODE), ca);
@@ -104,24 +112,5 @@ public final class SessionCommand implements Callable<Integer> {
     } finally {
       vertx.close();
     }
-  }
-
-  /**
-   * The local node's HTTP port, read from the same environment the node runs with: {@code https} on
-   * {@code localhost} (the name a certificate carries) when its TLS is on, else plain HTTP on 127.0.0.1.
-   */
-  static URI defaultUrl(java.util.Map<String, String> env) {
-    int port = NodeSettings.HTTP_PORT.get(env);
-    boolean tls = NodeSettings.TLS.find(env).orElseGet(() -> NodeSettings.TLS_CERT_FILE.find(env).isPresent());
-    return URI.create(tls ? "https://localhost:" + port : "http://127.0.0.1:" + port);
-  }
-
-  private String token() throws java.io.IOException {
-    Optional<String> fromEnv = SessionSettings.TOKEN.find(System.getenv());
-    if (tokenFile == null && fromEnv.isPresent()) {
-      return fromEnv.get();
-    }
-    Path file = tokenFile != null ? tokenFile : NodeSettings.DATA_DIR.get(System.getenv()).resolve("admin.token");
-    return Files.readString(file).trim();
   }
 }
