@@ -141,4 +141,24 @@ class SchedulesTest {
     Thread.sleep(300);
     assertThat(tasksOf(api, "every-minute")).as("a deleted schedule makes no task").hasSize(3);
   }
+
+  @Test
+  void aSlotWhoseTaskCannotBeMadeIsSkippedAndSaysWhy() throws Exception {
+    Reply made = api.post("/api/v1/schedules", new JsonObject().put("name", "broken").put("every", "PT1M")
+      .put("task", template("Broken")));
+    assertThat(made.status()).as(made.toString()).isEqualTo(201);
+    Instant first = Instant.parse(made.json().getString("nextRunAt"));
+    // the task rules changed under the template (here: by hand), so its task cannot be made any more
+    try (java.sql.Connection c = swarm.jdbc(); java.sql.Statement s = c.createStatement()) {
+      s.executeUpdate("UPDATE swarm.schedules SET task = task || '{\"priority\": \"urgent\"}' WHERE name = 'broken'");
+    }
+    swarm.clock().advance(Duration.between(swarm.clock().instant(), first).plusMillis(200));
+    Waits.until(() -> api.get("/api/v1/schedules/broken").json().getLong("missedRuns") == 1, Duration.ofSeconds(20), "the slot skipped");
+    JsonObject schedule = api.get("/api/v1/schedules/broken").json();
+    assertThat(schedule.getString("lastError")).contains("priority");
+    assertThat(schedule.getLong("runs")).isZero();
+    assertThat(Instant.parse(schedule.getString("nextRunAt"))).isEqualTo(first.plus(Duration.ofMinutes(1)));
+    assertThat(tasksOf(api, "broken")).isEmpty();
+    assertThat(delete(api, "/api/v1/schedules/broken").status()).isEqualTo(200);
+  }
 }
