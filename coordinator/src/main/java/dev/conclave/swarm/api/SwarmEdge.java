@@ -12,6 +12,7 @@ import dev.conclave.swarm.conversations.TaskConversations;
 import dev.conclave.swarm.protocol.ProtocolServices;
 import dev.conclave.swarm.security.AgentSecrets;
 import dev.conclave.swarm.store.AgentStore;
+import dev.conclave.swarm.store.ScheduleStore;
 import dev.conclave.swarm.store.TaskStore;
 import io.vertx.core.Context;
 import io.vertx.core.Vertx;
@@ -22,7 +23,7 @@ import java.util.List;
 
 /**
  * What the coordinator adds to the node's HTTP port: the protocol endpoints, task management and
- * operator endpoints, a task's conversation in the gateway, and HMAC-signed requests as credentials. Each edge instance gets its own
+ * operator endpoints, schedules, a task's conversation in the gateway, and HMAC-signed requests as credentials. Each edge instance gets its own
  * protocol service (its own request batcher), confined to that instance's event loop.
  */
 public final class SwarmEdge implements EdgeContribution {
@@ -32,6 +33,7 @@ public final class SwarmEdge implements EdgeContribution {
   private final AgentSecrets secrets;
   private final SwarmSettings settings;
   private final TaskRoutes tasks;
+  private final ScheduleRoutes schedules;
   private final AgentRoutes agents;
   private final ConversationRoutes conversations;
   private final HttpCredentials hmac;
@@ -39,13 +41,14 @@ public final class SwarmEdge implements EdgeContribution {
 
   /** {@code onStateChange}: run after an operator's change, so its events go out without waiting for a poll. */
   public SwarmEdge(Vertx vertx, ProtocolServices services, AgentSecrets secrets, SwarmSettings settings, Clock clock,
-                   TaskStore tasks, AgentStore agents, TaskConversations conversations, Runnable onStateChange,
+                   TaskStore tasks, ScheduleStore schedules, AgentStore agents, TaskConversations conversations, Runnable onStateChange,
                    HttpCredentials hmac, EdgeSecurity edge) {
     this.vertx = vertx;
     this.services = services;
     this.secrets = secrets;
     this.settings = settings;
     this.tasks = new TaskRoutes(tasks, settings, clock, onStateChange);
+    this.schedules = new ScheduleRoutes(schedules, clock);
     this.agents = new AgentRoutes(agents, clock, onStateChange);
     this.conversations = new ConversationRoutes(conversations);
     this.hmac = hmac;
@@ -58,6 +61,7 @@ public final class SwarmEdge implements EdgeContribution {
     HttpRoutes routes = new HttpRoutes(router, edge, Replies::problem);
     new ProtocolRoutes(services.on(context), secrets, settings).bind(routes);
     tasks.bind(routes);
+    schedules.bind(routes);
     agents.bind(routes);
     conversations.bind(routes);
   }

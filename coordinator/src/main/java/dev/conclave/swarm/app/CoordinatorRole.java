@@ -21,6 +21,8 @@ import dev.conclave.swarm.store.AgentStore;
 import dev.conclave.swarm.store.EventStore;
 import dev.conclave.swarm.store.JobStore;
 import dev.conclave.swarm.store.ProtocolStore;
+import dev.conclave.swarm.store.ScheduleStore;
+import dev.conclave.swarm.schedules.ScheduleTicker;
 import dev.conclave.swarm.store.SignatureStore;
 import dev.conclave.swarm.store.SwarmSchema;
 import dev.conclave.swarm.store.TaskStore;
@@ -82,11 +84,12 @@ public final class CoordinatorRole implements RoleModule {
     EventRelay relay = new EventRelay(vertx, new EventStore(pool), context.tracing().enabled() ? attempts::published : null);
     ProtocolServices services = new ProtocolServices(new ProtocolStore(pool), time, settings, metrics, relay::publish, secrets,
       new ClaimSpans(context.tracing(), context.nodeId()));
-    SwarmEdge edge = new SwarmEdge(vertx, services, secrets, settings, time, new TaskStore(pool), new AgentStore(pool),
+    ScheduleStore schedules = new ScheduleStore(pool);
+    SwarmEdge edge = new SwarmEdge(vertx, services, secrets, settings, time, new TaskStore(pool), schedules, new AgentStore(pool),
       new TaskConversations(vertx, pool, time, relay::kick), relay::kick,
       new HmacCredentials(new SignatureStore(pool), secrets, time, settings.hmacWindow()), context.edge());
     SwarmJobs jobs = new SwarmJobs(vertx, new JobStore(pool), time, settings.jobInterval(), settings.messageRetention(), relay::kick,
-      metrics);
+      metrics, new ScheduleTicker(schedules, settings.defaultMaxRetries())::fireDue);
     Optional<Function<Context, FileTransport>> files = settings.fileTransport()
       ? Optional.of(on -> new FileTransport(vertx, settings.fileDir(), settings.filePoll(), settings.fileMaxBytes(), services.on(on),
           context.nodeId()))

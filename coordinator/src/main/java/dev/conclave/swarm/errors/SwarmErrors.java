@@ -32,6 +32,9 @@ public final class SwarmErrors {
   public static final String TASK_ALREADY_EXISTS = "task_already_exists";
   /** A bulk action's filter matches more tasks than one transaction may change (swarm.bulk_tasks). */
   public static final String TOO_MANY_TASKS = "too_many_tasks";
+  public static final String SCHEDULE_NOT_FOUND = "schedule_not_found";
+  /** POST /api/v1/schedules with a name in use: schedules are never replaced, delete first. */
+  public static final String SCHEDULE_ALREADY_EXISTS = "schedule_already_exists";
   public static final String RATE_LIMITED = "rate_limited";
   public static final String SIGNATURE_INVALID = "signature_invalid";
   public static final String SIGNATURE_EXPIRED = "signature_expired";
@@ -59,6 +62,8 @@ public final class SwarmErrors {
     Map.entry(LEASE_CONTENDED, ErrorKind.CONFLICT),
     Map.entry(TASK_ALREADY_EXISTS, ErrorKind.CONFLICT),
     Map.entry(TOO_MANY_TASKS, ErrorKind.CONFLICT),
+    Map.entry(SCHEDULE_NOT_FOUND, ErrorKind.NOT_FOUND),
+    Map.entry(SCHEDULE_ALREADY_EXISTS, ErrorKind.CONFLICT),
     Map.entry(RATE_LIMITED, ErrorKind.RATE_LIMITED),
     Map.entry(SIGNATURE_INVALID, ErrorKind.UNAUTHENTICATED),
     Map.entry(SIGNATURE_EXPIRED, ErrorKind.UNAUTHENTICATED),
@@ -91,6 +96,15 @@ public final class SwarmErrors {
 
   public static SwarmProblem taskNotFound(String taskId) {
     return new SwarmProblem(ErrorKind.NOT_FOUND, TASK_NOT_FOUND, "no task with id " + taskId, null);
+  }
+
+  public static SwarmProblem scheduleNotFound(String name) {
+    return new SwarmProblem(ErrorKind.NOT_FOUND, SCHEDULE_NOT_FOUND, "no schedule named " + name, null);
+  }
+
+  public static SwarmProblem scheduleAlreadyExists(String name) {
+    return new SwarmProblem(ErrorKind.CONFLICT, SCHEDULE_ALREADY_EXISTS,
+      "a schedule named " + name + " exists already; delete it first to change it", new JsonObject().put("field", "name"));
   }
 
   public static SwarmProblem agentNotRegistered(String agentId) {

@@ -17,7 +17,7 @@ import java.util.function.Function;
  * The coordinator's background jobs, run on every node every interval: the retry scheduler
  * (pending_retry tasks whose backoff passed become ready), the stale-agent reaper (no heartbeat for
  * 2 minutes: offline, tasks failed as agent_crash, leases released), the lease sweeper, message
- * expiry, and once a minute the forgetting of old rate-limit windows and replay signatures. Each job
+ * expiry, due schedules (ScheduleTicker: each slot's task, once across the cluster), and once a minute the forgetting of old rate-limit windows and replay signatures. Each job
  * is one statement that locks what it changes and skips what another node holds, and changes state
  * conditionally, so two nodes never handle the same item. "Now" comes from the injected clock.
  */
@@ -41,7 +41,7 @@ public final class SwarmJobs {
   private Instant lastHousekeeping;
 
   public SwarmJobs(Vertx vertx, JobStore store, Clock clock, Duration interval, Duration messageRetention, Runnable onChange,
-                   SwarmMetrics metrics) {
+                   SwarmMetrics metrics, Function<Instant, Future<Integer>> schedules) {
     this.vertx = vertx;
     this.metrics = metrics;
     this.clock = clock;
@@ -51,7 +51,8 @@ public final class SwarmJobs {
       new Job("retry-scheduler", now -> store.releaseDueRetries(now, 500)),
       new Job("stale-agent-reaper", now -> store.reapStaleAgents(now, 100)),
       new Job("lease-sweeper", now -> store.sweepExpiredLeases(now, 500)),
-      new Job("message-expiry", now -> store.expireMessages(now, messageRetention, 500)));
+      new Job("message-expiry", now -> store.expireMessages(now, messageRetention, 500)),
+      new Job("schedules", schedules));
     this.housekeeping = new Job("housekeeping", store::housekeeping);
   }
 

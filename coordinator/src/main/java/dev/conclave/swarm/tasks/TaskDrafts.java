@@ -45,6 +45,11 @@ public final class TaskDrafts {
     return out;
   }
 
+  /** One task (a schedule's template), its members named {@code prefix + member} in problems. */
+  public static JsonObject one(JsonObject task, String prefix) {
+    return task(JsonFields.of(task, prefix));
+  }
+
   private static JsonObject task(JsonFields task) {
     return JsonOut.object()
       .put("id", task.id("id", false))

@@ -386,6 +386,13 @@ final class Probes {
         new io.vertx.core.json.JsonArray().add(Swarm.newTask(f)))), who));
     http("POST", "/api/v1/tasks/:id/review", Who.ADMIN_ONLY, (f, who) ->
       f.http(HttpMethod.POST, "/api/v1/tasks/" + Swarm.taskNeedingReview(f) + "/review", new JsonObject().put("decision", "approve"), who));
+    http("POST", "/api/v1/schedules", Who.ADMIN_ONLY, (f, who) -> f.http(HttpMethod.POST, "/api/v1/schedules",
+      Swarm.schedule(f), who));
+    http("GET", "/api/v1/schedules", Who.ADMIN_ONLY, (f, who) -> f.http(HttpMethod.GET, "/api/v1/schedules", null, who));
+    http("GET", "/api/v1/schedules/:name", Who.ADMIN_ONLY, (f, who) ->
+      f.http(HttpMethod.GET, "/api/v1/schedules/" + Swarm.newSchedule(f), null, who));
+    http("DELETE", "/api/v1/schedules/:name", Who.ADMIN_ONLY, (f, who) ->
+      f.http(HttpMethod.DELETE, "/api/v1/schedules/" + Swarm.newSchedule(f), null, who));
     http("GET", "/api/v1/agents", Who.ADMIN_ONLY, (f, who) -> f.http(HttpMethod.GET, "/api/v1/agents", null, who));
     http("GET", "/api/v1/agents/:id", Who.ADMIN_ONLY, (f, who) -> f.http(HttpMethod.GET, "/api/v1/agents/" + Swarm.agent(f).id(), null, who));
     http("POST", "/api/v1/agents/:id/commands", Who.ADMIN_ONLY, (f, who) ->
@@ -496,6 +503,17 @@ final class Probes {
 
     static String newTask(MatrixFixture f) {
       return f.setUp(HttpMethod.POST, "/api/v1/tasks", task(f, skill(f)), Who.ADMIN).getString("id");
+    }
+
+    /** A schedule body with a fresh name, a daily cron, and a task no agent has the skill for. */
+    static JsonObject schedule(MatrixFixture f) {
+      return new JsonObject().put("name", f.unique("mx-schedule")).put("cron", "0 3 * * *").put("timezone", "UTC")
+        .put("task", new JsonObject().put("title", "probe schedule").put("requiredSkills", new JsonArray().add(skill(f))));
+    }
+
+    /** A schedule created by the admin; its name. */
+    static String newSchedule(MatrixFixture f) {
+      return f.setUp(HttpMethod.POST, "/api/v1/schedules", schedule(f), Who.ADMIN).getString("name");
     }
 
     /** A task created and cancelled by the admin: one a retry applies to. */

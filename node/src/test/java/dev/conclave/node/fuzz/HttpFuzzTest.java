@@ -241,6 +241,8 @@ class HttpFuzzTest {
       .put("filter", new JsonObject().put("ids", new JsonArray().add(FuzzNode.TASK_ID)).put("status", new JsonArray().add("ready"))
         .put("skill", "fuzzing").put("agent", "fz-reg").put("olderThanMinutes", 5)));
     t.put("POST /api/v1/tasks/:id/retry", new JsonObject());
+    t.put("POST /api/v1/schedules", new JsonObject().put("name", "fz-schedule").put("cron", "*/5 * * * *").put("timezone", "Europe/Berlin")
+      .put("task", new JsonObject().put("title", "fuzz").put("priority", "low").put("requiredSkills", new JsonArray().add("fuzzing"))));
     t.put("POST /api/v1/tasks/:id/review", new JsonObject().put("decision", "approve").put("reason", "fine"));
     t.put("POST /api/v1/agents/:id/commands", new JsonObject().put("type", "PING").put("payload", new JsonObject()));
     t.put("POST /api/v1/agents/register", v1.copy().put("operation", "REGISTER").put("agent", new JsonObject().put("id", "fz-reg")
