@@ -131,7 +131,7 @@ public final class NodeSettings implements SettingCatalogue {
     .byDefault("30");
   public static final Setting<Integer> MAX_CALLS_PER_PRINCIPAL = Setting.define("CONCLAVE_MAX_CALLS_PER_PRINCIPAL", Parsers.POSITIVE)
     .readBy(Reader.NODE).describedAs("gRPC calls one principal may have in progress on one node; more get `RESOURCE_EXHAUSTED`. "
-      + "One HTTP/2 connection to the gRPC port carries at most this many calls plus one at once, so the principal's limit is met first")
+      + "One HTTP/2 connection to the gRPC port carries at most this many calls plus one at once (and never fewer than 1,000), so the principal's limit is met first")
     .byDefault("10000");
   public static final Setting<Integer> MAX_CONNECTIONS_PER_PRINCIPAL = Setting.define("CONCLAVE_MAX_CONNECTIONS_PER_PRINCIPAL", Parsers.POSITIVE)
     .readBy(Reader.NODE)

@@ -13,7 +13,9 @@ import io.vertx.core.http.HttpServerOptions;
  * by the gateway's own heartbeat timeout.
  *
  * <p>Streams per gRPC connection: one more than {@code CONCLAVE_MAX_CALLS_PER_PRINCIPAL} (10,001 by
- * default; it was a fixed 1,000). A client that multiplexes calls on one connection (a process hosting
+ * default; it was a fixed 1,000), and never fewer than 1,000: one connection may carry several
+ * principals' calls (a proxy, a process holding several tokens), which a small per-principal limit
+ * must not hold to a handful of streams between them. A client that multiplexes calls on one connection (a process hosting
  * many agents, a proxy) then meets the principal's limit, refused with RESOURCE_EXHAUSTED where it can
  * see it, before the connection's, at which a gRPC client waits for a stream without an error (issue
  * 45). The value costs nothing by itself: Netty's HTTP/2 codec only compares it with the count of open
@@ -48,10 +50,13 @@ public final class ServerOptions {
         .setMaxHeaderListSize(64 * 1024));
   }
 
-  /** One more than a principal's calls, so that a principal's limit is met first (see above). */
+  /** One more than a principal's calls, so that a principal's limit is met first, and at least 1,000 (see above). */
   static long maxStreamsPerConnection(ConclaveConfig config) {
-    return config.maxCallsPerPrincipal() + 1L;
+    return Math.max(config.maxCallsPerPrincipal() + 1L, MIN_STREAMS_PER_CONNECTION);
   }
+
+  /** The floor of a connection's streams: what every connection allowed before the limit followed the principal's. */
+  static final long MIN_STREAMS_PER_CONNECTION = 1_000;
 
   public static HttpServerOptions http(ConclaveConfig config) {
     return new HttpServerOptions()
