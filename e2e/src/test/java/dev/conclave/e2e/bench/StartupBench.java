@@ -1,5 +1,6 @@
 package dev.conclave.e2e.bench;
 
+import dev.conclave.e2e.support.BenchMain;
 import dev.conclave.e2e.support.NodeProcess;
 import dev.conclave.platform.testing.FreePorts;
 import dev.conclave.platform.testing.TestDatabase;
@@ -48,7 +49,12 @@ public final class StartupBench {
   private StartupBench() {
   }
 
-  public static void main(String[] args) throws Exception {
+  public static void main(String[] args) {
+    // its error, its leftover processes and a hang end the program (BenchMain), as for every benchmark
+    BenchMain.run(StartupBench.class, () -> runBench(args));
+  }
+
+  private static void runBench(String[] args) throws Exception {
     int runs = Integer.getInteger("bench.runs", 5);
     List<String> kinds = List.of(System.getProperty("bench.kinds", "cold,warm,token,token-alone").split(","));
     List<String> javaOptions = Arrays.stream(System.getProperty("bench.javaOptions", "").trim().split("\\s+")).filter(s -> !s.isEmpty())

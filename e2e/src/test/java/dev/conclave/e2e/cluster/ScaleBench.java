@@ -1,5 +1,6 @@
 package dev.conclave.e2e.cluster;
 
+import dev.conclave.e2e.support.BenchMain;
 import ch.qos.logback.classic.Level;
 import org.slf4j.LoggerFactory;
 
@@ -33,6 +34,11 @@ public final class ScaleBench {
   }
 
   public static void main(String[] args) {
+    // its error, its leftover processes and a hang end the program (BenchMain), as for every benchmark
+    BenchMain.run(ScaleBench.class, () -> runBench(args));
+  }
+
+  private static void runBench(String[] args) {
     int agents = Integer.getInteger("bench.agents", 10_000);
     int clients = Integer.getInteger("bench.clients", 24);
     Duration before = Duration.ofSeconds(Integer.getInteger("bench.before.seconds", 10));
