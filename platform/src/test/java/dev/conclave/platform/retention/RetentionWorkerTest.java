@@ -1,6 +1,5 @@
 package dev.conclave.platform.retention;
 
-import dev.conclave.platform.auth.TokenRetention;
 import dev.conclave.platform.db.Migrations;
 import dev.conclave.platform.db.PgPools;
 import dev.conclave.platform.db.PgUrl;

@@ -1,7 +1,6 @@
-package dev.conclave.platform.auth;
+package dev.conclave.platform.retention;
 
 import dev.conclave.platform.db.sql.SqlFile;
-import dev.conclave.platform.retention.RetentionRule;
 
 import java.time.Duration;
 
