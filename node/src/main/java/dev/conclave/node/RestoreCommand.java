@@ -89,7 +89,8 @@ final class RestoreCommand implements Callable<Integer> {
       await(audit.flush());
       System.out.println(new JsonObject().put("conversation", conversation)
         .put("eventsArchived", result.archivedEvents()).put("eventsRestored", result.restoredEvents())
-        .put("requestsArchived", result.archivedRequests()).put("requestsRestored", result.restoredRequests()).encode());
+        .put("requestsArchived", result.archivedRequests()).put("requestsRestored", result.restoredRequests())
+        .put("detailsRestored", result.restoredDetails()).encode());
       return 0;
     } finally {
       await(vertx.close());

@@ -71,6 +71,24 @@ class ConversationRetentionTest {
     request("00000000-0000-0000-0000-0000000000d2", "D", "done", "now() - interval '100 days'");
     events("D", 1, 40, "00000000-0000-0000-0000-0000000000d1", "now() - interval '100 days'");
     events("D", 41, 100, "00000000-0000-0000-0000-0000000000d2", "now() - interval '100 days'");
+    // what the agent reported about d1 (goes with it) and a1 (stays with it)
+    details("00000000-0000-0000-0000-0000000000d1", "D");
+    details("00000000-0000-0000-0000-0000000000a1", "A");
+  }
+
+  private static final String DETAILS_OF_D = "SELECT md5(x) FROM (SELECT a::text AS x FROM gateway.approvals a WHERE conversation_key = 'D' "
+    + "UNION ALL SELECT t::text FROM gateway.tool_calls t WHERE conversation_key = 'D' "
+    + "UNION ALL SELECT q::text FROM gateway.questions q WHERE conversation_key = 'D') s ORDER BY 1";
+
+  private void details(String request, String conversation) {
+    TestDatabase.execute(db, "INSERT INTO gateway.approvals (request_id, tool_id, agent_id, conversation_key, tool_name, input_json, "
+      + "ledger_seq, state, created_at) VALUES ('" + request + "', 'tool-1', 'agent', '" + conversation + "', 'bash', '{}', 3, 'approved', "
+      + "now() - interval '100 days')");
+    TestDatabase.execute(db, "INSERT INTO gateway.tool_calls (request_id, tool_id, agent_id, conversation_key, name, state, updated_at) "
+      + "VALUES ('" + request + "', 'tool-1', 'agent', '" + conversation + "', 'bash', 'done', now() - interval '100 days')");
+    TestDatabase.execute(db, "INSERT INTO gateway.questions (question_id, agent_id, conversation_key, request_id, question, ledger_seq, "
+      + "state, selected, created_at, expires_at) VALUES (gen_random_uuid(), 'agent', '" + conversation + "', '" + request + "', "
+      + "decode('0a01', 'hex'), 4, 'answered', ARRAY['yes'], now() - interval '100 days', now() - interval '99 days')");
   }
 
   @AfterEach
@@ -88,6 +106,9 @@ class ConversationRetentionTest {
       + "GROUP BY conversation_key ORDER BY conversation_key"))
       .containsExactly("A:71-120:50", "B:1-80:80", "C:1-70:70", "D:51-100:50");
     assertThat(query("SELECT right(id::text, 2) FROM gateway.requests ORDER BY id")).containsExactly("a1", "a2", "a3", "b1", "d2");
+    assertThat(run.deleted("approvals") + run.deleted("request-tool-calls") + run.deleted("questions")).as("d1's").isEqualTo(3);
+    assertThat(query("SELECT conversation_key FROM gateway.approvals UNION ALL SELECT conversation_key FROM gateway.tool_calls "
+      + "UNION ALL SELECT conversation_key FROM gateway.questions")).containsOnly("A").hasSize(3);
     RetentionWorker.Run again = await(worker(10, Optional.empty()).runOnce());
     assertThat(again.deleted("events") + again.deleted("requests")).as("a second run").isZero();
   }
@@ -98,6 +119,8 @@ class ConversationRetentionTest {
     String requestsOfD = "SELECT md5(r::text) FROM gateway.requests r WHERE conversation_key = 'D' ORDER BY id";
     List<String> before = query(rowsOfA);
     List<String> requestsBefore = query(requestsOfD);
+    List<String> detailsBefore = query(DETAILS_OF_D);
+    assertThat(detailsBefore).hasSize(3);
     await(worker(7, Optional.of(dir)).runOnce());
     assertThat(query(rowsOfA)).hasSize(KEEP);
     assertThat(query(requestsOfD)).hasSize(1);
@@ -115,6 +138,8 @@ class ConversationRetentionTest {
     assertThat(d.restoredEvents()).isEqualTo(50);
     assertThat(d.restoredRequests()).isEqualTo(1);
     assertThat(query(requestsOfD)).isEqualTo(requestsBefore);
+    assertThat(d.restoredDetails()).isEqualTo(3);
+    assertThat(query(DETAILS_OF_D)).isEqualTo(detailsBefore);
     assertThat(query("SELECT last_seq::text FROM gateway.conversations WHERE conversation_key = 'D'")).containsExactly("100");
   }
 
