@@ -44,6 +44,18 @@ public record GatewaySettings(
       + "(the Kubernetes base points it at the `conclave-pack-host` Service)")
     .noDefault("this node's `http://<public host>:<http port>/mcp` (`https://` with `CONCLAVE_TLS` on)");
 
+  public static final Setting<Duration> CONVERSATION_RETENTION = Setting.define("CONCLAVE_CONVERSATION_RETENTION_DAYS", Parsers.DAYS)
+    .readBy(Reader.GATEWAY).describedAs("conversation ledger events are deleted this long after they were written, except each "
+      + "conversation's latest `CONCLAVE_CONVERSATION_KEEP_EVENTS` and those of requests not finished yet")
+    .byDefault("90");
+  public static final Setting<Integer> CONVERSATION_KEEP_EVENTS = Setting.define("CONCLAVE_CONVERSATION_KEEP_EVENTS", Parsers.between(0, 1_000_000))
+    .readBy(Reader.GATEWAY).describedAs("the latest events of each conversation that retention never deletes, however old")
+    .byDefault("50");
+  public static final Setting<Duration> REQUEST_RETENTION = Setting.define("CONCLAVE_REQUEST_RETENTION_DAYS", Parsers.DAYS)
+    .readBy(Reader.GATEWAY).describedAs("finished requests (done, error, cancelled) are deleted this long after they finished, once no "
+      + "kept event names them; a queued or dispatched request never is")
+    .byDefault("90");
+
   public static GatewaySettings from(ConclaveConfig config) {
     return new GatewaySettings(
       config.get(REGISTER_TIMEOUT),

@@ -16,7 +16,7 @@ import picocli.CommandLine.Command;
   mixinStandardHelpOptions = true,
   versionProvider = Main.Version.class,
   description = "Conclave: a clustered control plane for AI agents.",
-  subcommands = {ServeCommand.class, PostgresCommand.class, TokenCommand.class, DevCertsCommand.class})
+  subcommands = {ServeCommand.class, PostgresCommand.class, TokenCommand.class, RestoreCommand.class, DevCertsCommand.class})
 public final class Main implements Runnable {
 
   public static void main(String[] args) {

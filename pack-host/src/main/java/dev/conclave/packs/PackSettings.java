@@ -21,6 +21,10 @@ public record PackSettings(Duration askUserTimeout, Duration pingInterval) {
     .readBy(Reader.PACK_HOST).describedAs("HTTP/2 ping interval on pack connections; a ping still unanswered two intervals later drops the pack")
     .byDefault("20");
 
+  public static final Setting<Duration> TOOL_CALL_RETENTION = Setting.define("CONCLAVE_TOOL_CALL_RETENTION_DAYS", Parsers.DAYS)
+    .readBy(Reader.PACK_HOST).describedAs("records of pack tool calls are deleted this long after the call started")
+    .byDefault("30");
+
   public static PackSettings from(ConclaveConfig config) {
     return new PackSettings(config.get(ASK_USER_TIMEOUT), config.get(PACK_PING));
   }

@@ -6,6 +6,9 @@ import dev.conclave.platform.db.SchemaMigration;
 import dev.conclave.platform.runtime.NodeContext;
 import dev.conclave.platform.runtime.RoleModule;
 import dev.conclave.platform.runtime.RunningRole;
+import dev.conclave.platform.retention.RetentionSettings;
+import dev.conclave.platform.retention.RetentionWorker;
+import dev.conclave.swarm.store.TaskRetention;
 import dev.conclave.platform.server.EdgeContribution;
 import dev.conclave.swarm.api.SwarmEdge;
 import dev.conclave.swarm.conversations.TaskConversations;
@@ -95,7 +98,11 @@ public final class CoordinatorRole implements RoleModule {
           context.nodeId()))
       : Optional.empty();
     CoordinatorVerticle background = new CoordinatorVerticle(relay, settings.eventPoll(), jobs, files);
+    RetentionWorker retention = new RetentionWorker(vertx, pool, "swarm",
+      List.of(TaskRetention.rule(context.config().get(SwarmSettings.TASK_RETENTION))), RetentionSettings.from(context.config()),
+      context.metrics());
     return context.vertx().deployVerticle(background).map(deployment -> {
+      retention.start();
       LOG.info("role coordinator: started node={} fileTransport={} rateLimits={}", context.nodeId(),
         settings.fileTransport() ? settings.fileDir() : "off", settings.rateLimits());
       return new RunningRole() {
@@ -106,6 +113,7 @@ public final class CoordinatorRole implements RoleModule {
 
         @Override
         public Future<Void> stop() {
+          retention.stop();
           return context.vertx().undeploy(deployment);
         }
       };

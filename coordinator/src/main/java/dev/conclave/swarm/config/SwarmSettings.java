@@ -72,6 +72,11 @@ public record SwarmSettings(
     .readBy(Reader.COORDINATOR).describedAs("messages without an expiry are deleted after this long")
     .byDefault("168");
 
+  public static final Setting<Duration> TASK_RETENTION = Setting.define("CONCLAVE_SWARM_TASK_RETENTION_DAYS", Parsers.DAYS)
+    .readBy(Reader.COORDINATOR).describedAs("tasks in a terminal state (completed, failed, cancelled) are deleted with their history "
+      + "this long after their last change; a task not finished never is")
+    .byDefault("30");
+
   public static SwarmSettings from(ConclaveConfig config) {
     return new SwarmSettings(
       config.get(MAX_RETRIES),

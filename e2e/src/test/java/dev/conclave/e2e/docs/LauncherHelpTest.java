@@ -22,7 +22,7 @@ class LauncherHelpTest {
     assertThat(p.exitValue()).isZero();
     List<String> lines = out.lines().toList();
     assertThat(lines).isNotEmpty();
-    for (String command : List.of("up", "test", "token", "postgres", "agent", "session", "send", "history",
+    for (String command : List.of("up", "test", "token", "postgres", "restore", "agent", "session", "send", "history",
       "agents", "pause", "context", "completion", "cluster", "build")) {
       assertThat(lines).as("help names ./conclave " + command).anyMatch(l -> l.strip().startsWith("./conclave " + command));
     }

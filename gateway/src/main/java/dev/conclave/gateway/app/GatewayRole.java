@@ -73,6 +73,9 @@ import dev.conclave.platform.metrics.MetricNames;
 import dev.conclave.platform.runtime.NodeContext;
 import dev.conclave.platform.runtime.RoleModule;
 import dev.conclave.platform.runtime.RunningRole;
+import dev.conclave.platform.retention.RetentionSettings;
+import dev.conclave.platform.retention.RetentionWorker;
+import dev.conclave.gateway.retention.ConversationRetention;
 import dev.conclave.platform.server.EdgeContribution;
 import dev.conclave.platform.server.HttpRoutes;
 import io.vertx.core.Future;
@@ -227,8 +230,12 @@ public final class GatewayRole implements RoleModule {
       LOG.info("role gateway: CovenControl, ClientService, AdminService and /api/v1/gateway ready on node={}", ctx.nodeId());
       MessageConsumer<JsonObject> tasks = taskConversations.register(vertx);
       waiting.start();
+      RetentionWorker retention = new RetentionWorker(vertx, pool, "gateway", ConversationRetention.rules(ctx.config()),
+        RetentionSettings.from(ctx.config()), ctx.metrics());
+      retention.start();
       return running(vertx, edge, drain, () -> {
         waiting.stop();
+        retention.stop();
         return tasks.unregister().transform(ar -> vertx.undeploy(deployment));
       });
     });

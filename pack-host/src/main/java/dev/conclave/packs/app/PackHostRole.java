@@ -31,6 +31,9 @@ import dev.conclave.platform.metrics.MetricNames;
 import dev.conclave.platform.runtime.NodeContext;
 import dev.conclave.platform.runtime.RoleModule;
 import dev.conclave.platform.runtime.RunningRole;
+import dev.conclave.platform.retention.RetentionSettings;
+import dev.conclave.platform.retention.RetentionWorker;
+import dev.conclave.packs.store.ToolCallRetention;
 import dev.conclave.platform.server.EdgeContribution;
 import dev.conclave.platform.server.HttpRoutes;
 import io.modelcontextprotocol.json.jackson3.JacksonMcpJsonMapper;
@@ -108,14 +111,18 @@ public final class PackHostRole implements RoleModule {
     };
     PackHostVerticle node = new PackHostVerticle(ctx.nodeId(), ctx.membership(), registry, builtins, calls,
       new PackNodeEndpoint(ctx.nodeId(), dispatcher, results, local), waiters);
+    RetentionWorker retention = new RetentionWorker(vertx, ctx.pool(), "packs",
+      List.of(ToolCallRetention.rule(ctx.config().get(PackSettings.TOOL_CALL_RETENTION))), RetentionSettings.from(ctx.config()), ctx.metrics());
     return vertx.deployVerticle(node).map(deployment -> {
+      retention.start();
       LOG.info("role pack-host: PackService, {} built-in tools and MCP at {} ready on node={}",
         builtins.packs().stream().mapToInt(p -> p.tools().size()).sum(), McpHttpEndpoint.PATH, ctx.nodeId());
-      return running(vertx, local, deployment, edge);
+      return running(vertx, local, deployment, edge, retention);
     });
   }
 
-  private static RunningRole running(Vertx vertx, LocalPacks local, String deployment, EdgeContribution edge) {
+  private static RunningRole running(Vertx vertx, LocalPacks local, String deployment, EdgeContribution edge,
+                                         RetentionWorker retention) {
     return new RunningRole() {
       @Override
       public List<EdgeContribution> contributions() {
@@ -140,6 +147,7 @@ public final class PackHostRole implements RoleModule {
 
       @Override
       public Future<Void> stop() {
+        retention.stop();
         return vertx.undeploy(deployment);
       }
     };

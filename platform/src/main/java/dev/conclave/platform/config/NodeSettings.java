@@ -141,6 +141,20 @@ public final class NodeSettings implements SettingCatalogue {
   public static final Setting<Duration> AUDIT_RETENTION = Setting.define("CONCLAVE_AUDIT_RETENTION_DAYS", Parsers.DAYS)
     .readBy(Reader.NODE).describedAs("how long the audit log (`GET /api/v1/audit`, admins) keeps entries")
     .byDefault("90");
+  public static final Setting<Duration> TOKEN_RETENTION = Setting.define("CONCLAVE_TOKEN_RETENTION_DAYS", Parsers.DAYS)
+    .readBy(Reader.NODE).describedAs("expired and revoked tokens are deleted this long after they expired or were revoked "
+      + "(a live token never is); see docs/operations.md, Data growth and retention")
+    .byDefault("30");
+  public static final Setting<Integer> RETENTION_BATCH = Setting.define("CONCLAVE_RETENTION_BATCH", Parsers.POSITIVE)
+    .readBy(Reader.NODE).describedAs("rows retention deletes per statement, each batch its own short transaction")
+    .byDefault("5000");
+  public static final Setting<Duration> RETENTION_INTERVAL = Setting.define("CONCLAVE_RETENTION_INTERVAL_SECONDS", Parsers.SECONDS)
+    .readBy(Reader.NODE).describedAs("how often retention runs (on one node of the cluster at a time)")
+    .byDefault("600");
+  public static final Setting<java.nio.file.Path> RETENTION_ARCHIVE_DIR = Setting.define("CONCLAVE_RETENTION_ARCHIVE_DIR", Parsers.PATH)
+    .readBy(Reader.NODE).describedAs("a directory retention writes what it deletes to before deleting it, as gzip NDJSON, one file per "
+      + "kind per day (`events-2026-12-05.ndjson.gz`); a conversation comes back from it with `./conclave restore`")
+    .noDefault("off: deleted rows are not kept");
   public static final Setting<String> SSH_UNKNOWN_KEYS = Setting.define("CONCLAVE_SSH_UNKNOWN_KEYS", NodeSettings::unknownKeyPolicy)
     .readBy(Reader.NODE)
     .describedAs("what an agent signing its gRPC calls with an SSH key (`x-ssh-*` headers, as coven agents do) gets when no agent "

@@ -20,6 +20,14 @@ public final class MetricNames {
   private MetricNames() {
   }
 
+  /** Rows retention deleted; tag {@code kind} (events, requests, tasks, task-history, tool-calls, tokens). */
+  public static final String RETENTION_ROWS_DELETED = "conclave_retention_rows_deleted";
+  /** Retention batches run (one statement and transaction each); tag {@code kind}, the rule's kind. */
+  public static final String RETENTION_BATCHES = "conclave_retention_batches";
+  /** Retention batches rolled back because their rows could not be written to the archive; tag {@code kind}. */
+  public static final String RETENTION_ARCHIVE_FAILURES = "conclave_retention_archive_failures";
+  /** Retention runs skipped because another node was running the same worker; tag {@code worker}. */
+  public static final String RETENTION_RUNS_SKIPPED = "conclave_retention_runs_skipped";
   /** Agent events dropped instead of applied; tag {@code reason}. */
   public static final String GATEWAY_EVENTS_DROPPED = "conclave_gateway_events_dropped";
   /** Agent and gateway events appended to conversation ledgers. */

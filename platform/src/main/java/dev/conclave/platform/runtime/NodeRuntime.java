@@ -175,6 +175,9 @@ public final class NodeRuntime {
       AuditLog audit = new AuditLog(pool, config.nodeId(), metrics.registry());
       audit.start(vertx, config.auditRetention(), new FailedLogins.Limits(config.get(NodeSettings.AUTH_FAILURE_WINDOW),
         config.get(NodeSettings.AUTH_FAILURE_SOURCES)));
+      new dev.conclave.platform.retention.RetentionWorker(vertx, pool, "auth",
+        List.of(dev.conclave.platform.retention.TokenRetention.rule(config.get(NodeSettings.TOKEN_RETENTION))),
+        dev.conclave.platform.retention.RetentionSettings.from(config), metrics.registry()).start();
       AgentAccess access = new AgentAccess(pool);
       LiveAccess liveAccess = new LiveAccess(vertx, access, metrics.registry());
       await(liveAccess.start(), "listen for access changes");

@@ -1,0 +1,73 @@
+-- Retention of conversations (ConversationRetention): ledger events and finished requests past their
+-- window. Each statement deletes one batch and returns the deleted rows as JSON, for the archive and
+-- for a restore (ConversationRestore).
+
+-- name: DeleteEvents
+-- events older than the window, except each conversation's latest :keep (by seq, from the conversation's
+-- counter) and the events of requests not finished yet (queued or dispatched), which they still need
+WITH doomed AS (
+  SELECT e.conversation_key, e.seq FROM gateway.events e
+  JOIN gateway.conversations c ON c.conversation_key = e.conversation_key
+  WHERE e.created_at < now() - :window_s * interval '1 second'
+    AND e.seq <= c.last_seq - :keep
+    AND NOT EXISTS (SELECT 1 FROM gateway.requests r WHERE r.id = e.request_id AND r.state IN ('queued', 'dispatched'))
+  LIMIT :limit
+  FOR UPDATE OF e SKIP LOCKED)
+DELETE FROM gateway.events e USING doomed d WHERE e.conversation_key = d.conversation_key AND e.seq = d.seq
+RETURNING 'events' AS kind, to_jsonb(e)::text AS line;
+
+-- name: DeleteRequests
+-- finished requests older than the window whose events are all gone (a request a kept event names stays),
+-- with what the agent reported about them: approvals, tool-call states, questions
+WITH doomed AS (
+  SELECT r.id FROM gateway.requests r
+  WHERE r.state IN ('done', 'error', 'cancelled')
+    AND r.finished_at < now() - :window_s * interval '1 second'
+    AND NOT EXISTS (SELECT 1 FROM gateway.events e WHERE e.request_id = r.id)
+  LIMIT :limit
+  FOR UPDATE SKIP LOCKED),
+gone AS (
+  DELETE FROM gateway.requests r USING doomed d WHERE r.id = d.id RETURNING r.*),
+approvals AS (
+  DELETE FROM gateway.approvals a USING gone g WHERE a.request_id = g.id RETURNING a.*),
+tool_calls AS (
+  DELETE FROM gateway.tool_calls t USING gone g WHERE t.request_id = g.id RETURNING t.*),
+questions AS (
+  DELETE FROM gateway.questions q USING gone g WHERE q.request_id = g.id RETURNING q.*)
+SELECT 'requests' AS kind, to_jsonb(g)::text AS line FROM gone g
+UNION ALL SELECT 'approvals', to_jsonb(a)::text FROM approvals a
+UNION ALL SELECT 'request-tool-calls', to_jsonb(t)::text FROM tool_calls t
+UNION ALL SELECT 'questions', to_jsonb(q)::text FROM questions q;
+
+-- name: RestoreRequests
+-- archived requests (ConversationRestore); one already there (same id or idempotency key) is left as it is
+INSERT INTO gateway.requests
+SELECT * FROM jsonb_populate_recordset(NULL::gateway.requests, :rows::text::jsonb)
+ON CONFLICT DO NOTHING;
+
+-- name: RestoreApprovals
+INSERT INTO gateway.approvals
+SELECT * FROM jsonb_populate_recordset(NULL::gateway.approvals, :rows::text::jsonb)
+ON CONFLICT DO NOTHING;
+
+-- name: RestoreToolCalls
+INSERT INTO gateway.tool_calls
+SELECT * FROM jsonb_populate_recordset(NULL::gateway.tool_calls, :rows::text::jsonb)
+ON CONFLICT DO NOTHING;
+
+-- name: RestoreQuestions
+INSERT INTO gateway.questions
+SELECT * FROM jsonb_populate_recordset(NULL::gateway.questions, :rows::text::jsonb)
+ON CONFLICT DO NOTHING;
+
+-- name: RestoreEvents
+-- archived events, with their own seq; one already there is left as it is, so a second restore adds nothing
+INSERT INTO gateway.events
+SELECT * FROM jsonb_populate_recordset(NULL::gateway.events, :rows::text::jsonb)
+ON CONFLICT DO NOTHING;
+
+-- name: RestoreConversation
+-- the conversation's counter never falls below a restored seq (it normally is above already: the row is never deleted)
+INSERT INTO gateway.conversations (conversation_key, agent_id, last_seq)
+SELECT :conversation_key::text, :agent_id::text, :last_seq::bigint WHERE :agent_id::text IS NOT NULL
+ON CONFLICT (conversation_key) DO UPDATE SET last_seq = greatest(gateway.conversations.last_seq, EXCLUDED.last_seq);
