@@ -108,6 +108,39 @@ class ConversationExportTest {
     }
   }
 
+  @Test
+  void aPageThatCannotBeReadCutsTheConnectionSoThePartialExportNeverLooksComplete() throws Exception {
+    AtomicInteger pagesRead = new AtomicInteger();
+    ConversationExport export = new ConversationExport((k, after, limit) -> pagesRead.incrementAndGet() == 3
+      ? io.vertx.core.Future.failedFuture(new IllegalStateException("the database went away"))
+      : ledger.after(k, after, limit), PAGE);
+    HttpServer server = await(vertx.createHttpServer().requestHandler(req -> export.stream(req.response(), key, 0))
+      .listen(0, "127.0.0.1"));
+    HttpClient client = vertx.createHttpClient();
+    try {
+      Promise<Void> ended = Promise.promise();
+      Buffer body = Buffer.buffer();
+      await(client.request(HttpMethod.GET, server.actualPort(), "127.0.0.1", "/").compose(req -> req.send()).map(r -> {
+        r.handler(body::appendBuffer);
+        r.endHandler(v -> ended.tryComplete());
+        r.exceptionHandler(ended::tryFail);
+        return r;
+      }));
+      Throwable cut = ended.future().toCompletionStage().toCompletableFuture().handle((v, e) -> e).get(15, TimeUnit.SECONDS);
+      assertThat(cut).as("the response did not end cleanly after %s bytes", body.length()).isNotNull();
+      String whole = body.toString().substring(0, body.toString().lastIndexOf('\n') + 1);
+      List<Long> seqs = new ArrayList<>();
+      for (String line : whole.isEmpty() ? new String[0] : whole.split("\n")) {
+        seqs.add(new io.vertx.core.json.JsonObject(line).getLong("seq"));
+      }
+      assertThat(seqs).as("the whole lines before the cut: the two pages read, in order, where the client resumes from")
+        .isEqualTo(LongStream.rangeClosed(1, seqs.size()).boxed().toList()).hasSizeLessThanOrEqualTo(2 * PAGE);
+    } finally {
+      await(client.close());
+      await(server.close());
+    }
+  }
+
   /** The count once it has not moved for a second (or after 30 s, whatever it is then). */
   private static int awaitSettled(AtomicInteger count) throws InterruptedException {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
