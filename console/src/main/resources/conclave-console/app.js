@@ -16,6 +16,7 @@ import { Agents } from './views/Agents.js';
 import { Cluster } from './views/Cluster.js';
 import { Conversation } from './views/Conversation.js';
 import { Login } from './views/Login.js';
+import { Schedules } from './views/Schedules.js';
 import { SwarmBoard } from './views/Swarm.js';
 import { TaskDetail } from './views/TaskDetail.js';
 
@@ -25,6 +26,7 @@ function View({ current, admin }) {
     case 'conversation': return html`<${Conversation} key=${current.agentId} agentId=${current.agentId} />`;
     case 'swarm': return admin ? html`<${SwarmBoard} />` : html`<${AdminOnly} what="The swarm's task board" />`;
     case 'task': return admin ? html`<${TaskDetail} key=${current.taskId} taskId=${current.taskId} />` : html`<${AdminOnly} what="Swarm tasks" />`;
+    case 'schedules': return admin ? html`<${Schedules} />` : html`<${AdminOnly} what="Schedules (periodic swarm tasks)" />`;
     case 'admin': return admin ? html`<${Admin} />` : html`<${AdminOnly} what="Administration" />`;
     default: return html`<${Cluster} />`;
   }

@@ -9,6 +9,7 @@ const NAV = [
   ['cluster', 'Cluster', links.cluster()],
   ['agents', 'Agents', links.agents()],
   ['swarm', 'Swarm', links.swarm()],
+  ['schedules', 'Schedules', links.schedules()],
   ['admin', 'Admin', links.admin()],
 ];
 

@@ -116,5 +116,8 @@ export const api = {
   reviewTask: (id, decision, reason) => post(`/api/v1/tasks/${seg(id)}/review`, { decision, reason }),
   swarmAgents: () => get('/api/v1/agents'),
   command: (agentId, command) => post(`/api/v1/agents/${seg(agentId)}/commands`, command),
+  schedules: () => get('/api/v1/schedules'),
+  createSchedule: (schedule) => post('/api/v1/schedules', schedule),
+  deleteSchedule: (name) => del(`/api/v1/schedules/${seg(name)}`),
   learnings: (q, limit = 5) => get('/api/v1/learnings', { q, limit }),
 };

@@ -1,4 +1,4 @@
-// Hash routing: #/cluster, #/agents, #/conversation/<agentId>, #/swarm, #/swarm/task/<id>, #/admin.
+// Hash routing: #/cluster, #/agents, #/conversation/<agentId>, #/swarm, #/swarm/task/<id>, #/schedules, #/admin.
 import { createStore } from './store.js';
 
 export const DEFAULT_ROUTE = '#/cluster';
@@ -16,6 +16,7 @@ export function parseHash(hash) {
   switch (parts[0]) {
     case 'cluster':
     case 'agents':
+    case 'schedules':
     case 'admin':
       return { view: parts[0] };
     case 'conversation':
@@ -34,6 +35,7 @@ export const links = {
   conversation: (agentId) => `#/conversation/${encodeURIComponent(agentId)}`,
   swarm: () => '#/swarm',
   task: (id) => `#/swarm/task/${encodeURIComponent(id)}`,
+  schedules: () => '#/schedules',
   admin: () => '#/admin',
 };
 

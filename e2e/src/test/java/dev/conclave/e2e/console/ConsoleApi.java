@@ -39,6 +39,10 @@ final class ConsoleApi {
     return call("GET", path, null, 200);
   }
 
+  JsonObject get(String path, int expected) {
+    return call("GET", path, null, expected);
+  }
+
   JsonObject post(String path, JsonObject body, int expected) {
     return call("POST", path, body, expected);
   }

@@ -317,6 +317,44 @@ class ConsoleBrowserIT {
   }
 
   @Test
+  @Order(56)
+  @DisplayName("the schedules view creates a schedule, lists it with its next run, and deletes it")
+  void theSchedulesViewCreatesListsAndDeletesASchedule() {
+    Browser b = adminPage().browser();
+    page.go("#/schedules");
+    b.await("#schedule-create-form", LIVE, "the schedules view");
+    b.type("#schedule-name", "nightly-report");
+    // once a year, and for skills no agent here has: the schedule makes no task during the run
+    b.type("#schedule-rule", "0 3 1 1 *");
+    b.type("#schedule-timezone", "Europe/Berlin");
+    b.type("#schedule-title", "Nightly report");
+    b.type("#schedule-description", "What the swarm did today");
+    b.type("#schedule-requiredSkills", "reports, year-end");
+    b.js("const s = document.querySelector('#schedule-priority'); s.value = 'high';"
+      + " s.dispatchEvent(new Event('change', {bubbles: true}));");
+    b.click("[data-testid=schedule-create]", SHORT, "Create schedule");
+
+    String row = "[data-testid=schedule-row][data-schedule=\"nightly-report\"]";
+    b.await(row, SHORT, "the new schedule in the list");
+    assertThat(b.text(row + " [data-testid=schedule-rule]")).isEqualTo("cron 0 3 1 1 * (Europe/Berlin)");
+    assertThat(b.text(row + " [data-testid=schedule-next]")).as("its next run, to come").startsWith("in ");
+    assertThat(b.text(row + " [data-testid=schedule-missed]")).isEqualTo("0");
+    JsonObject stored = admin.get("/api/v1/schedules/nightly-report");
+    assertThat(stored.getString("cron")).isEqualTo("0 3 1 1 *");
+    assertThat(stored.getString("timezone")).isEqualTo("Europe/Berlin");
+    assertThat(stored.getJsonObject("task").getString("title")).isEqualTo("Nightly report");
+    assertThat(stored.getJsonObject("task").getString("priority")).isEqualTo("high");
+    assertThat(stored.getJsonObject("task").getJsonArray("requiredSkills")).containsExactly("reports", "year-end");
+    page.screenshot("schedules");
+
+    // the page asks before deleting: this browser says yes
+    b.js("window.confirm = () => true;");
+    b.click(row + " [data-testid=schedule-delete]", SHORT, "Delete");
+    b.awaitTrue(SHORT, "the schedule gone from the list", () -> !b.present(row));
+    admin.get("/api/v1/schedules/nightly-report", 404);
+  }
+
+  @Test
   @Order(57)
   @DisplayName("5b. an agent program's swarm task: the board links it to its live conversation, where its tool is approved")
   void aSwarmTaskIsALiveConversationWhoseToolIsApprovedThere() throws Exception {

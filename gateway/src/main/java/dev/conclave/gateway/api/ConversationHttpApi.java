@@ -4,21 +4,26 @@ import dev.conclave.gateway.GatewayErrors;
 import dev.conclave.gateway.control.Approvals;
 import dev.conclave.gateway.control.Questions;
 import dev.conclave.gateway.directory.ConversationAccess;
+import dev.conclave.gateway.export.ConversationExport;
+import dev.conclave.gateway.export.LedgerLines;
 import dev.conclave.gateway.ledger.LedgerEvent;
-import dev.conclave.gateway.ledger.LedgerViews;
 import dev.conclave.gateway.mailbox.Mailbox;
 import dev.conclave.gateway.store.LedgerStore;
-import dev.conclave.gateway.streaming.DashboardEvents;
 import dev.conclave.platform.access.AgentAccess;
 import dev.conclave.platform.access.Audience;
 import dev.conclave.platform.access.Resource;
+import dev.conclave.platform.server.HttpAuthHandler;
 import dev.conclave.platform.server.HttpRoutes;
+import dev.conclave.platform.server.Problems;
 import dev.conclave.proto.coven.AnswerQuestionRequest;
 import dev.conclave.proto.coven.ApproveToolRequest;
 import dev.conclave.proto.coven.ClientSendMessageRequest;
+import io.vertx.core.http.HttpMethod;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.RoutingContext;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import java.util.List;
 import java.util.Optional;
@@ -26,10 +31,13 @@ import java.util.UUID;
 
 /**
  * Conversations over HTTP, for the console and other web clients: send a message, page through the
- * ledger (forwards to catch up, backwards to scroll back), decide tool approvals, answer questions.
+ * ledger (forwards to catch up, backwards to scroll back) or export all of it, decide tool approvals,
+ * answer questions.
  * The same rules as ClientService apply (docs/dashboard.md).
  */
 public final class ConversationHttpApi {
+
+  private static final Logger LOG = LoggerFactory.getLogger(ConversationHttpApi.class);
 
   static final int DEFAULT_LIMIT = 200;
   static final int MAX_LIMIT = 500;
@@ -40,6 +48,7 @@ public final class ConversationHttpApi {
   private final Questions questions;
   private final ConversationAccess conversations;
   private final AgentAccess access;
+  private final ConversationExport export;
 
   public ConversationHttpApi(Mailbox mailbox, LedgerStore ledger, Approvals approvals, Questions questions, ConversationAccess conversations) {
     this.mailbox = mailbox;
@@ -48,6 +57,7 @@ public final class ConversationHttpApi {
     this.questions = questions;
     this.conversations = conversations;
     this.access = conversations.agents();
+    this.export = new ConversationExport(ledger::after, DEFAULT_LIMIT);
   }
 
   public void mount(HttpRoutes routes) {
@@ -77,6 +87,27 @@ public final class ConversationHttpApi {
       return conversations.require(caller, key).compose(v -> after.isPresent()
         ? ledger.after(key, after.get(), limit + 1).map(events -> page(events, limit, false))
         : ledger.before(key, before, limit + 1).map(events -> page(events, limit, true)));
+    });
+    // the whole history as NDJSON, streamed; audited like a change: it hands out a conversation at once
+    routes.raw(HttpMethod.GET, base + "/conversations/:key/export", Audience.MEMBERS, Resource.AGENT, true, ctx -> {
+      String key = ctx.pathParam("key");
+      long after;
+      try {
+        after = seq(ctx, "after").orElse(0L);
+      } catch (RuntimeException e) {
+        Problems.send(ctx, e);
+        return;
+      }
+      conversations.require(HttpAuthHandler.caller(ctx), key)
+        .compose(v -> export.stream(ctx.response(), key, after))
+        .onFailure(e -> {
+          if (!ctx.response().headWritten()) {
+            ctx.response().setChunked(false);
+            Problems.send(ctx, e);
+          } else {
+            LOG.warn("export of conversation '{}' cut after it started (the client resumes with after=): {}", key, e.toString());
+          }
+        });
     });
     routes.post(base + "/approvals", Audience.MEMBERS, Resource.AGENT, 200, (caller, ctx) -> {
       JsonObject body = GatewayHttpApi.body(ctx);
@@ -116,7 +147,7 @@ public final class ConversationHttpApi {
     boolean more = events.size() > limit;
     List<LedgerEvent> shown = !more ? events : backwards ? events.subList(1, events.size()) : events.subList(0, limit);
     JsonArray out = new JsonArray();
-    shown.forEach(e -> out.add(DashboardEvents.json(e.seq(), LedgerViews.streamEvent(e))));
+    shown.forEach(e -> out.add(LedgerLines.json(e)));
     return new JsonObject().put("events", out).put("hasMore", more);
   }
 

@@ -28,6 +28,11 @@ public final class StoreFixture implements AutoCloseable {
     return new StoreFixture(gateway, vertx, PgPools.create(vertx, gateway.node().database(), size, 1000));
   }
 
+  /** The gateway whose database this is, for tests that also call its APIs. */
+  public GatewayFixture gateway() {
+    return gateway;
+  }
+
   public Vertx vertx() {
     return vertx;
   }

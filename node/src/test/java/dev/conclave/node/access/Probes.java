@@ -289,6 +289,8 @@ final class Probes {
       GW + "/conversations/" + AGENT_ID + "/messages", new JsonObject().put("content", "hello").put("idempotencyKey", f.unique("k")), who));
     http("GET", GW + "/conversations/:key/events", Who.OWNER_OR_ADMIN, (f, who) ->
       f.http(HttpMethod.GET, GW + "/conversations/" + AGENT_ID + "/events?limit=5", null, who));
+    http("GET", GW + "/conversations/:key/export", Who.OWNER_OR_ADMIN, (f, who) ->
+      f.http(HttpMethod.GET, GW + "/conversations/" + AGENT_ID + "/export", null, who));
     http("POST", GW + "/approvals", Who.OWNER_OR_ADMIN, (f, who) -> f.http(HttpMethod.POST, GW + "/approvals",
       new JsonObject().put("agentId", AGENT_ID).put("toolId", "no-such-tool").put("approved", true), who));
     http("POST", GW + "/questions/:questionId/answer", Who.OWNER_OR_ADMIN, (f, who) -> f.http(HttpMethod.POST,
