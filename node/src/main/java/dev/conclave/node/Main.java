@@ -6,6 +6,8 @@ import dev.conclave.platform.runtime.JvmTuning;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
+import java.util.Set;
+
 /**
  * The {@code conclave-node} executable. Without a subcommand it runs {@code serve}; {@code agent}
  * runs an AI agent against a node (module agent-runtime); {@code session} drives an agent through the
@@ -19,19 +21,34 @@ import picocli.CommandLine.Command;
   subcommands = {ServeCommand.class, PostgresCommand.class, TokenCommand.class, RestoreCommand.class, DevCertsCommand.class})
 public final class Main implements Runnable {
 
+  /**
+   * The commands of the node itself, which run without the others built: picocli builds every
+   * subcommand it is given (the agent's options from its settings, a dozen client commands), which a
+   * node's start or a token paid for in class loading without using any of it (issue 45).
+   */
+  static final Set<String> NODE_COMMANDS = Set.of("serve", "postgres", "token", "dev-certs");
+
   public static void main(String[] args) {
     JvmTuning.apply();
-    CommandLine cli = new CommandLine(new Main());
-    cli.addSubcommand("agent", AgentCommand.commandLine());
-    cli.addSubcommand("session", new dev.conclave.node.session.SessionCommand());
-    ClientCommands.install(cli);
-    if (args.length > 0 && ClientCommands.names().contains(args[0])) {
-      CliLogs.quietClient(System.getenv());
-    }
-    int code = cli.execute(args);
+    int code = commandLine(args).execute(args);
     if (code != 0) {
       System.exit(code);
     }
+  }
+
+  /** The command line for {@code args}: the node's own commands alone when one of them runs, else all of them. */
+  static CommandLine commandLine(String[] args) {
+    CommandLine cli = new CommandLine(new Main());
+    if (args.length == 0 || NODE_COMMANDS.contains(args[0])) {
+      return cli;
+    }
+    cli.addSubcommand("agent", AgentCommand.commandLine());
+    cli.addSubcommand("session", new dev.conclave.node.session.SessionCommand());
+    ClientCommands.install(cli);
+    if (ClientCommands.names().contains(args[0])) {
+      CliLogs.quietClient(System.getenv());
+    }
+    return cli;
   }
 
   @Override

@@ -42,6 +42,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -125,9 +126,11 @@ final class TokenCommand implements Callable<Integer> {
     if (target.rotateKey || target.retireKey != null) {
       return keys(config);
     }
+    // with no node running, the data dir's PostgreSQL starts on a thread of its own while Vert.x starts here (issue 45)
+    CompletableFuture<EmbeddedPostgresServer> starting = null;
     EmbeddedPostgresServer started = null;
     DataDirOwner owner = null;
-    PgUrl url;
+    PgUrl url = null;
     if (config.pgUrl().isPresent()) {
       url = config.pgUrl().get();
     } else {
@@ -155,12 +158,15 @@ final class TokenCommand implements Callable<Integer> {
         }
         owner = ((DataDirOwner.Acquired) attempt).owner();
         System.err.println("token: starting the embedded PostgreSQL of " + config.dataDir() + " (no node is running on it)");
-        started = EmbeddedPostgresServer.start(config.embeddedPgDir(), 0, Map.of());
-        url = started.url();
+        starting = startPostgres(config);
       }
     }
     Vertx vertx = Vertx.vertx();
     try {
+      if (starting != null) {
+        started = awaitStart(starting);
+        url = started.url();
+      }
       Migrations.apply(url, List.of(new SchemaMigration("auth")));
       Pool pool = PgPools.create(vertx, url, 2, 16);
       PrincipalStore principals = new PrincipalStore(pool);
@@ -184,10 +190,39 @@ final class TokenCommand implements Callable<Integer> {
       await(vertx.close());
       if (started != null) {
         started.close();
+      } else if (starting != null) {
+        // failing before PostgreSQL was awaited (it may still be starting): stop it once it has
+        starting.thenAccept(EmbeddedPostgresServer::close).exceptionally(e -> null).join();
       }
       if (owner != null) {
         owner.close();
       }
+    }
+  }
+
+  private static CompletableFuture<EmbeddedPostgresServer> startPostgres(ConclaveConfig config) {
+    CompletableFuture<EmbeddedPostgresServer> starting = new CompletableFuture<>();
+    Thread thread = new Thread(() -> {
+      try {
+        starting.complete(EmbeddedPostgresServer.start(config.embeddedPgDir(), 0, Map.of()));
+      } catch (Throwable e) {
+        starting.completeExceptionally(e);
+      }
+    }, "conclave-token-postgres");
+    thread.setDaemon(true);
+    thread.start();
+    return starting;
+  }
+
+  /** The started server, or what its start threw, as it was thrown. */
+  private static EmbeddedPostgresServer awaitStart(CompletableFuture<EmbeddedPostgresServer> starting) {
+    try {
+      return starting.join();
+    } catch (java.util.concurrent.CompletionException e) {
+      if (e.getCause() instanceof RuntimeException failure) {
+        throw failure;
+      }
+      throw new IllegalStateException(e.getCause().getMessage(), e.getCause());
     }
   }
 

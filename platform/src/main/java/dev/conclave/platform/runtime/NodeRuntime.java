@@ -59,8 +59,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.stream.Collectors;
 
 /**
- * Boots and stops one node: database, migrations, Vert.x, the shared pool, auth, the roles and the
- * network edge, in that order, printing a progress line for each step. Blocking by design: it runs
+ * Boots and stops one node: the database (on a thread of its own, while Vert.x starts), migrations,
+ * the shared pool, auth, the roles and the network edge, printing a progress line for each step. Blocking by design: it runs
  * in {@code main}, the CLI and tests, never on an event loop.
  */
 public final class NodeRuntime {
@@ -114,33 +114,45 @@ public final class NodeRuntime {
     Optional<ClusterTls> clusterTls = config.clustered() ? ClusterTls.resolve(config) : Optional.empty();
     Optional<AdminTokenFile> adminTokenFile = AdminTokenFile.resolve(config);
     DataDirOwner owner = holdDataDir(config);
+    // PostgreSQL starts (another process's work, mostly) while this thread creates Vert.x and joins the cluster
+    DatabaseStart databaseStart = DatabaseStart.begin(config);
     SecretsKey.Resolved secretsKey;
-    NodeDatabase database;
     try {
       secretsKey = SecretsKey.resolve(config);
       phases.mark("setup");
-      database = NodeDatabase.open(config);
-      phases.mark("postgres");
     } catch (RuntimeException e) {
+      databaseStart.abandon();
       owner.close();
       throw e;
     }
     Vertx vertx = null;
     NodeTracing tracing = null;
     DatabaseClaim claim = null;
+    NodeDatabase database = null;
     try {
+      NodeMetrics metrics = new NodeMetrics();
+      tracing = NodeTracing.fromEnvironment(config.nodeId());
+      vertx = await(VertxBootstrap.create(config, metrics, clusterTls, tracing), "start Vert.x");
+      tracing.register(vertx);
+      phases.mark("cluster");
+      // "postgres" is what is left of PostgreSQL's start once Vert.x is up
+      database = databaseStart.await();
+      phases.mark("postgres");
+
+      Pool pool = PgPools.create(vertx, database.url(), config.pgPoolSize(), config.pgPoolWaitQueue());
+      // while this thread migrates (over JDBC), the event loop opens the pool's first connection (the
+      // PostgreSQL client's classes, the password exchange) and the database claim's own: work that
+      // was on the start's path after the migrations. Neither reads a schema.
+      pool.query("SELECT 1").execute();
+      Future<DatabaseClaim> claiming = modules.stream().anyMatch(RoleModule::oneClusterPerDatabase)
+        ? DatabaseClaim.take(vertx, database.url(), !vertx.isClustered(), config.nodeId(), DATABASE_CLAIM_PATIENCE)
+        : null;
       List<SchemaMigration> schemas = new ArrayList<>();
       schemas.add(new SchemaMigration("auth"));
       modules.forEach(m -> schemas.addAll(m.migrations()));
       Migrations.apply(database.url(), schemas);
       phases.mark("migrations");
 
-      NodeMetrics metrics = new NodeMetrics();
-      tracing = NodeTracing.fromEnvironment(config.nodeId());
-      vertx = await(VertxBootstrap.create(config, metrics, clusterTls, tracing), "start Vert.x");
-      tracing.register(vertx);
-      phases.mark("cluster");
-      Pool pool = PgPools.create(vertx, database.url(), config.pgPoolSize(), config.pgPoolWaitQueue());
       Secrets secrets = await(Secrets.start(pool, secretsKey), "check the secrets key");
       Readiness readiness = new Readiness();
       Vertx v = vertx;
@@ -166,9 +178,8 @@ public final class NodeRuntime {
       } else if (await(AdminBootstrap.ensureAdminToken(config.adminTokenFile(), principals, tokens), "write the admin token")) {
         LOG.info("auth: admin token written file={}", config.adminTokenFile());
       }
-      if (modules.stream().anyMatch(RoleModule::oneClusterPerDatabase)) {
-        DatabaseClaim held = await(DatabaseClaim.take(vertx, database.url(), !vertx.isClustered(), config.nodeId(),
-          DATABASE_CLAIM_PATIENCE), "take the database for this node");
+      if (claiming != null) {
+        DatabaseClaim held = await(claiming, "take the database for this node");
         health.register("database-claim", () -> Future.succeededFuture(held.held()));
         claim = held;
       }
@@ -192,10 +203,7 @@ public final class NodeRuntime {
       // coven agents sign their calls with SSH keys (x-ssh-* headers) instead of sending a token
       contributions.add(SshAgentCredentials.start(vertx, pool, principals, clock, UnknownKeyPolicy.of(config.sshUnknownKeys()),
         new SshAgentCredentials.UnknownKeyLimits(config.get(NodeSettings.SSH_PENDING_MAX), config.get(NodeSettings.SSH_NEW_KEYS_PER_HOUR))));
-      for (RoleModule module : modules) {
-        long roleStart = System.nanoTime();
-        RunningRole role = await(module.start(context), "start role " + module.role());
-        LOG.info("role {}: started took={}ms", module.role(), (System.nanoTime() - roleStart) / 1_000_000);
+      for (RunningRole role : RoleStarts.startAll(modules, NodeRuntime::await, context)) {
         running.add(role);
         contributions.addAll(role.contributions());
       }
@@ -244,7 +252,11 @@ public final class NodeRuntime {
       if (tracing != null) {
         tracing.close();
       }
-      database.close();
+      if (database != null) {
+        database.close();
+      } else {
+        databaseStart.abandon();
+      }
       owner.close();
       throw e;
     }
@@ -334,7 +346,7 @@ public final class NodeRuntime {
     return database;
   }
 
-  private static <T> T await(Future<T> future, String step) {
+  static <T> T await(Future<T> future, String step) {
     try {
       return future.toCompletionStage().toCompletableFuture().get(STEP_TIMEOUT_SECONDS, TimeUnit.SECONDS);
     } catch (java.util.concurrent.ExecutionException e) {

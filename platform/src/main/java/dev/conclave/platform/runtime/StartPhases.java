@@ -12,7 +12,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * migrations 180, cluster 30, auth 120, roles 390, listen 40)}. The phases are contiguous: each ends
  * where the next begins, so they add up to the total. {@code jvm} is the time from the JVM's start to
  * {@link NodeRuntime#start} (class loading, logging, the command line); a phase a node does not have
- * (embedded PostgreSQL on an external database) shows 0. Started and read by one thread.
+ * (embedded PostgreSQL on an external database) shows 0. Embedded PostgreSQL starts beside Vert.x, so
+ * {@code postgres} is the wait for it that is left once {@code cluster} is done (the phases are printed
+ * in this fixed order, not the order they ran in). Started and read by one thread.
  */
 public final class StartPhases {
 
