@@ -26,7 +26,7 @@ public final class Main implements Runnable {
    * subcommand it is given (the agent's options from its settings, a dozen client commands), which a
    * node's start or a token paid for in class loading without using any of it (issue 45).
    */
-  static final Set<String> NODE_COMMANDS = Set.of("serve", "postgres", "token", "dev-certs");
+  static final Set<String> NODE_COMMANDS = Set.of("serve", "postgres", "token", "restore", "dev-certs");
 
   public static void main(String[] args) {
     JvmTuning.apply();
