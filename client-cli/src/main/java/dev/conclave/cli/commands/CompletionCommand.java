@@ -15,7 +15,7 @@ import java.util.concurrent.Callable;
 @Command(name = "completion", mixinStandardHelpOptions = true,
   description = "Print a shell completion script for conclave (bash or zsh).",
   footer = {"", "Example:", "  source <(./conclave completion bash)      # or add it to ~/.bashrc",
-    "  ./conclave completion zsh > \"${fpath[1]}/_conclave\""})
+    "  ./conclave completion zsh > \"$${fpath[1]}/_conclave\""})
 public final class CompletionCommand implements Callable<Integer> {
 
   enum Shell { bash, zsh }

@@ -29,7 +29,7 @@ import java.util.concurrent.TimeoutException;
  * with capabilities, keeps its Welcome, heartbeats, and runs tools with {@code ExecutePackTool},
  * matching each {@code PackToolResult} to its call by request id. Blocking helpers; tests only.
  */
-final class ToolAgent implements AutoCloseable {
+public final class ToolAgent implements AutoCloseable {
 
   private final Vertx vertx;
   private final GrpcClientRequest<AgentMessage, ServerMessage> stream;
@@ -45,7 +45,7 @@ final class ToolAgent implements AutoCloseable {
   }
 
   /** Connects to a node, registers and waits for the Welcome; fails the test on anything else. */
-  static ToolAgent register(Vertx vertx, GrpcClient client, int grpcPort, String token, String agentId, List<String> capabilities) {
+  public static ToolAgent register(Vertx vertx, GrpcClient client, int grpcPort, String token, String agentId, List<String> capabilities) {
     GrpcClientRequest<AgentMessage, ServerMessage> req = await(client.request(SocketAddress.inetSocketAddress(grpcPort, "127.0.0.1"),
       CovenControlGrpcClient.AgentStream).toCompletionStage().toCompletableFuture(), Duration.ofSeconds(10), "open AgentStream");
     req.headers().set("authorization", "Bearer " + token);
@@ -94,12 +94,12 @@ final class ToolAgent implements AutoCloseable {
     return welcome;
   }
 
-  List<String> toolNames() {
+  public List<String> toolNames() {
     return welcome.getAvailableToolsList().stream().map(ToolDefinition::getName).sorted().toList();
   }
 
   /** Sends {@code ExecutePackTool}; the future completes with the one {@code PackToolResult}. */
-  CompletableFuture<PackToolResult> call(String tool, String inputJson) {
+  public CompletableFuture<PackToolResult> call(String tool, String inputJson) {
     String id = UUID.randomUUID().toString();
     CompletableFuture<PackToolResult> result = new CompletableFuture<>();
     if (end.isDone()) {
@@ -133,7 +133,7 @@ final class ToolAgent implements AutoCloseable {
     }
   }
 
-  static <T> T await(CompletableFuture<T> future, Duration limit, String what) {
+  public static <T> T await(CompletableFuture<T> future, Duration limit, String what) {
     try {
       return future.get(limit.toMillis(), TimeUnit.MILLISECONDS);
     } catch (TimeoutException e) {

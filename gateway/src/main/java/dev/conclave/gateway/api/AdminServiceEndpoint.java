@@ -2,7 +2,6 @@ package dev.conclave.gateway.api;
 
 import dev.conclave.gateway.GatewayErrors;
 import dev.conclave.gateway.store.BindingStore;
-import dev.conclave.platform.access.AccessChange;
 import dev.conclave.platform.access.Audience;
 import dev.conclave.platform.access.Resource;
 import dev.conclave.platform.auth.AuthErrors;
@@ -17,7 +16,6 @@ import dev.conclave.platform.errors.ConclaveException;
 import dev.conclave.platform.server.EdgeSecurity;
 import dev.conclave.platform.server.GrpcEndpoint;
 import dev.conclave.proto.coven.AdminServiceGrpcService;
-import dev.conclave.proto.coven.Binding;
 import dev.conclave.proto.coven.CreatePrincipalRequest;
 import dev.conclave.proto.coven.CreateTokenResponse;
 import dev.conclave.proto.coven.DeleteBindingResponse;
@@ -39,20 +37,22 @@ import java.util.regex.Pattern;
 
 /**
  * {@code coven.AdminService}: bindings, tokens and principals; every method needs the admin or owner
- * role. A binding created, moved or deleted changes who may read its conversation: the change is
- * announced ({@code LiveAccess}), and its followers that lost access end before the answer.
+ * role. A binding created, moved or deleted changes who may read its conversation: {@link BindingAdmin}
+ * announces the change, and its followers that lost access end before the answer.
  */
 public final class AdminServiceEndpoint {
 
   private static final Pattern FINGERPRINT = Pattern.compile("[0-9a-fA-F]{64}");
 
   private final BindingStore bindings;
+  private final BindingAdmin changes;
   private final PrincipalStore principals;
   private final TokenService tokens;
   private final EdgeSecurity edge;
 
   public AdminServiceEndpoint(BindingStore bindings, PrincipalStore principals, TokenService tokens, EdgeSecurity edge) {
     this.bindings = bindings;
+    this.changes = new BindingAdmin(bindings, edge.liveAccess());
     this.principals = principals;
     this.tokens = tokens;
     this.edge = edge;
@@ -64,19 +64,12 @@ public final class AdminServiceEndpoint {
           req.hasFrontend() ? Optional.of(req.getFrontend()) : Optional.empty(),
           req.hasAgentId() ? Optional.of(req.getAgentId()) : Optional.empty())
         .map(list -> ListBindingsResponse.newBuilder().addAllBindings(list).build())))
-      .unary(AdminServiceGrpcService.CreateBinding, Audience.ADMINS, Resource.NONE, admin((caller, req) -> {
-        BindingFields.check(req.getFrontend(), req.getChannelId(), req.getAgentId());
-        return bindings.create(req.getFrontend(), req.getChannelId(), req.getAgentId(), caller.principalId().toString())
-          .compose(this::announced);
-      }))
-      .unary(AdminServiceGrpcService.UpdateBinding, Audience.ADMINS, Resource.NONE, admin((caller, req) -> {
-        UUID id = uuid("id", req.getId());
-        BindingFields.checkAgent(req.getAgentId());
-        return bindings.updateAgent(id, req.getAgentId()).compose(this::announced);
-      }))
-      .unary(AdminServiceGrpcService.DeleteBinding, Audience.ADMINS, Resource.NONE, admin((caller, req) -> bindings.delete(uuid("id", req.getId()))
-        .compose(deleted -> deleted.isEmpty() ? Future.failedFuture(GatewayErrors.bindingNotFound(req.getId()))
-          : announced(deleted.get()).map(DeleteBindingResponse.getDefaultInstance()))))
+      .unary(AdminServiceGrpcService.CreateBinding, Audience.ADMINS, Resource.NONE, admin((caller, req) ->
+        changes.create(caller, req.getFrontend(), req.getChannelId(), req.getAgentId())))
+      .unary(AdminServiceGrpcService.UpdateBinding, Audience.ADMINS, Resource.NONE, admin((caller, req) ->
+        changes.moveTo(uuid("id", req.getId()), req.getAgentId())))
+      .unary(AdminServiceGrpcService.DeleteBinding, Audience.ADMINS, Resource.NONE, admin((caller, req) -> changes.delete(uuid("id", req.getId()))
+        .map(DeleteBindingResponse.getDefaultInstance())))
       .unary(AdminServiceGrpcService.CreateToken, Audience.ADMINS, Resource.NONE, admin((caller, req) -> {
         UUID id = uuid("principal_id", req.getPrincipalId());
         Duration ttl = req.getTtlSeconds() == 0 ? TokenService.DEFAULT_TTL : Duration.ofSeconds(req.getTtlSeconds());
@@ -117,11 +110,6 @@ public final class AdminServiceEndpoint {
     return principals.create(UUID.randomUUID(), type, req.getDisplayName(), PrincipalStatus.APPROVED, req.getRolesList(), fp, owner)
       .recover(err -> Future.failedFuture(dev.conclave.platform.db.PgErrors.uniqueViolation(err) ? GatewayErrors.fingerprintTaken() : err))
       .map(AdminServiceEndpoint::wire);
-  }
-
-  /** Announces that {@code binding}'s conversation routes elsewhere now; completes with it once its followers here were re-checked. */
-  private Future<Binding> announced(Binding binding) {
-    return edge.liveAccess().announce(AccessChange.conversation(binding.getFrontend() + ":" + binding.getChannelId())).map(binding);
   }
 
   /** Wraps a handler so that validation exceptions become failures (the audience already admitted only admins). */

@@ -3,8 +3,6 @@ package dev.conclave.gateway.api;
 import dev.conclave.gateway.presence.NodeRegistry;
 import dev.conclave.gateway.presence.Presence;
 import dev.conclave.gateway.presence.PresenceEntry;
-import dev.conclave.gateway.store.BindingStore;
-import dev.conclave.gateway.streaming.DashboardEvents;
 import dev.conclave.platform.access.Audience;
 import dev.conclave.platform.access.Resource;
 import dev.conclave.platform.server.HttpRoutes;
@@ -12,23 +10,19 @@ import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 
 import java.util.Map;
-import java.util.Optional;
 import java.util.TreeMap;
 
 /**
  * The cluster as the console shows it: the gateway nodes that are up and how many agents each holds
- * (members), and the bindings of frontends' channels to agents (admins).
+ * (members). (The bindings of frontends' channels to agents are {@link BindingHttpApi}'s.)
  */
 public final class ClusterHttpApi {
 
   private final NodeRegistry nodes;
   private final Presence presence;
-  private final BindingStore bindings;
-
-  public ClusterHttpApi(NodeRegistry nodes, Presence presence, BindingStore bindings) {
+  public ClusterHttpApi(NodeRegistry nodes, Presence presence) {
     this.nodes = nodes;
     this.presence = presence;
-    this.bindings = bindings;
   }
 
   public void mount(HttpRoutes routes) {
@@ -50,12 +44,5 @@ public final class ClusterHttpApi {
         });
         return new JsonObject().put("nodes", out);
       })));
-    routes.get(GatewayHttpApi.BASE + "/bindings", Audience.ADMINS, Resource.NONE, (caller, ctx) ->
-      bindings.list(Optional.ofNullable(ctx.queryParams().get("frontend")), Optional.ofNullable(ctx.queryParams().get("agentId")))
-        .map(list -> {
-          JsonArray out = new JsonArray();
-          list.forEach(b -> out.add(DashboardEvents.message(b)));
-          return new JsonObject().put("bindings", out);
-        }));
   }
 }

@@ -4,6 +4,7 @@ import dev.conclave.gateway.GatewaySettings;
 import dev.conclave.gateway.api.AdminServiceEndpoint;
 import dev.conclave.gateway.api.AgentStreamEndpoint;
 import dev.conclave.gateway.api.AuditHttpApi;
+import dev.conclave.gateway.api.BindingHttpApi;
 import dev.conclave.gateway.api.ClientServiceEndpoint;
 import dev.conclave.gateway.api.ClusterHttpApi;
 import dev.conclave.gateway.api.ConversationHttpApi;
@@ -171,7 +172,7 @@ public final class GatewayRole implements RoleModule {
     ClientServiceEndpoint client = new ClientServiceEndpoint(mailbox, ledger, approvals, questions, directory, conversations,
       ctx.principals(), ctx.edge(), streams);
     ConversationHttpApi conversationsHttp = new ConversationHttpApi(mailbox, ledger, approvals, questions, conversations);
-    ClusterHttpApi clusterHttp = new ClusterHttpApi(nodes, presence, bindings);
+    ClusterHttpApi clusterHttp = new ClusterHttpApi(nodes, presence);
     ConversationRelay relay = new ConversationRelay(vertx);
     AgentGrants grants = new AgentGrants(pool);
     GatewayToolsEndpoint tools = new GatewayToolsEndpoint(questions, new AgentTools(presence, agents, ledger, usage, ctx.access()),
@@ -211,6 +212,7 @@ public final class GatewayRole implements RoleModule {
         new SecretsHttpApi(ctx.secrets()).mount(routes);
         conversationsHttp.mount(routes);
         clusterHttp.mount(routes);
+        new BindingHttpApi(bindings, ctx.edge().liveAccess()).mount(routes);
         registryHttp.mount(routes);
         sessionSockets.mount(routes);
       }

@@ -283,6 +283,10 @@ final class Probes {
       return f.http(HttpMethod.POST, GW + "/agents/" + id + "/lifecycle", new JsonObject().put("to", "provisioning"), who);
     });
     http("GET", GW + "/bindings", Who.ADMIN_ONLY, (f, who) -> f.http(HttpMethod.GET, GW + "/bindings", null, who));
+    http("POST", GW + "/bindings", Who.ADMIN_ONLY, (f, who) -> f.http(HttpMethod.POST, GW + "/bindings",
+      new JsonObject().put("frontend", "matrix").put("channelId", f.unique("channel")).put("agentId", AGENT_ID), who));
+    http("DELETE", GW + "/bindings/:id", Who.ADMIN_ONLY, (f, who) ->
+      f.http(HttpMethod.DELETE, GW + "/bindings/" + newBinding(f).getId(), null, who));
     http("GET", GW + "/principals", Who.ADMIN_ONLY, (f, who) -> f.http(HttpMethod.GET, GW + "/principals", null, who));
     // the console's conversation routes: the same rules as ClientService
     http("POST", GW + "/conversations/:key/messages", Who.OWNER_OR_ADMIN, (f, who) -> f.http(HttpMethod.POST,
