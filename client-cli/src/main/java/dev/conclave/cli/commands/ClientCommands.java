@@ -19,7 +19,8 @@ public final class ClientCommands {
     return List.of(new ContextCommand(), new CompletionCommand(), new SendCommand(), new TailCommand(), new HistoryCommand(),
       new ApprovalCommand.Approve(), new ApprovalCommand.Deny(), new AnswerCommand(),
       new AgentsCommand(), new LifecycleCommand.Pause(), new LifecycleCommand.Resume(),
-      new LifecycleCommand.Retire());
+      new LifecycleCommand.Retire(),
+      new TasksCommand(), new SwarmCommand(), new SchedulesCommand(), new PacksCommand(), new ToolsCommand(), new AuditCommand());
   }
 
   /** The commands' names (the launcher passes exactly these to the jar). */
