@@ -16,6 +16,11 @@ public final class PackErrors {
       "this pack principal is " + status + "; an admin must approve it first");
   }
 
+  /** A tools query's {@code capabilities} parameter that names no capability list. */
+  public static ConclaveException capabilitiesInvalid(String why) {
+    return ConclaveException.invalid("capabilities_invalid", "capabilities: " + why);
+  }
+
   public static ConclaveException invalidManifest(String field, String rule) {
     return ConclaveException.invalid("manifest_invalid", field + " " + rule);
   }

@@ -21,7 +21,8 @@ public final class ClientCommands {
       new AgentsCommand(), new LifecycleCommand.Pause(), new LifecycleCommand.Resume(),
       new LifecycleCommand.Retire(),
       new PrincipalsCommand(), new PrincipalCommand(), new TokensCommand(), new GrantCommand.Grant(), new GrantCommand.Revoke(),
-      new BindingsCommand());
+      new BindingsCommand(),
+      new TasksCommand(), new SwarmCommand(), new SchedulesCommand(), new PacksCommand(), new ToolsCommand(), new AuditCommand());
   }
 
   /** The commands' names (the launcher passes exactly these to the jar). */

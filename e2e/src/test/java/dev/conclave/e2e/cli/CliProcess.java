@@ -60,6 +60,17 @@ final class CliProcess {
     return start(env, args).await(120);
   }
 
+  /** Runs a command to its end with {@code input} as its stdin. */
+  static Result runWithInput(Map<String, String> env, String input, String... args) {
+    CliProcess p = start(env, args);
+    try (var stdin = p.process.getOutputStream()) {
+      stdin.write(input.getBytes(StandardCharsets.UTF_8));
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    return p.await(120);
+  }
+
   Result await(long seconds) {
     try {
       if (!process.waitFor(seconds, TimeUnit.SECONDS)) {

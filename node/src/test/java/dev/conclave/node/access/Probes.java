@@ -224,6 +224,7 @@ final class Probes {
         .setOutputJson("{}").build(), who)));
     http("GET", "/api/v1/packs", Who.MEMBERS, (f, who) -> f.http(HttpMethod.GET, "/api/v1/packs", null, who));
     http("GET", "/api/v1/packs/calls/:agentId", Who.ADMIN_ONLY, (f, who) -> f.http(HttpMethod.GET, "/api/v1/packs/calls/" + AGENT_ID, null, who));
+    http("GET", "/api/v1/packs/tools", Who.ADMIN_ONLY, (f, who) -> f.http(HttpMethod.GET, "/api/v1/packs/tools?capabilities=notes", null, who));
     http("POST", "/mcp", Set.of(Who.MCP_TOKEN), (f, who) -> MatrixFixture.outcome(f.send(HttpMethod.POST, "/mcp", initialize(), who,
       Map.of("accept", "application/json, text/event-stream")).statusCode()));
     http("DELETE", "/mcp", Set.of(Who.MCP_TOKEN), (f, who) -> {

@@ -89,7 +89,7 @@ public final class PackHostRole implements RoleModule {
     McpHttpEndpoint mcp = new McpHttpEndpoint(ctx.tokens(), ctx.edge(), new McpSessions(vertx, ctx.access()), new McpProtocol(json, ctx.packTools(),
       new dev.conclave.packs.mcp.McpToolSpans(vertx, gateway)), json,
       ctx.metrics());
-    PacksHttpApi http = new PacksHttpApi(registry, builtins, calls);
+    PacksHttpApi http = new PacksHttpApi(registry, builtins, calls, ctx.packTools());
 
     EdgeContribution edge = new EdgeContribution() {
       @Override
