@@ -181,6 +181,17 @@ final class GatewayStream {
       end(GatewayStatusException.of(response.status(), StatusMessages.of(response), endpoint));
       return;
     }
+    if (session == null && registrationTimer != -1) {
+      // headers before the Welcome: the gateway has the registration in hand and it waits its turn
+      // there; keeping its place beats starting again at the back of another node's queue
+      cancelTimer(registrationTimer);
+      long budget = config.registrationQueueTimeout().toMillis();
+      LOG.debug("the gateway queued the registration {} waitingUpToMs={}", logContext, budget);
+      registrationTimer = vertx.setTimer(budget, id -> {
+        registrationTimer = -1;
+        end(new GatewayUnavailableException(endpoint, "no Welcome within " + budget + " ms of the gateway queueing the registration", null));
+      });
+    }
     response.handler(this::onMessage);
     response.errorHandler(error -> end(new GatewayUnavailableException(endpoint, "stream reset (" + error + ")", null)));
     response.exceptionHandler(this::end);
