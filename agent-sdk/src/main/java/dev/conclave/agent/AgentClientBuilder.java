@@ -130,10 +130,12 @@ public final class AgentClientBuilder {
   }
 
   /**
-   * How long the Welcome may take once the gateway answered the stream with its headers: a gateway
-   * does that when the registration must wait its turn (after a node was lost, its agents all register
-   * on the survivors at once), and waiting keeps the agent's place instead of starting again at the
-   * back of another node's queue; 120 s by default.
+   * How long the Welcome may take once the gateway answered the stream with its headers: it has the
+   * stream in hand (Conclave's gateway answers each stream at once) and registers agents in turn, so
+   * after a node is lost, when its agents all register on the survivors at once, a registration can
+   * wait its turn for a while. Waiting keeps the agent's place; giving up would start it again at the
+   * back of another node's queue, and the node's work on it would be wasted. 120 s by default;
+   * {@link #registrationTimeout} still bounds a gateway that never answers.
    */
   public AgentClientBuilder registrationQueueTimeout(Duration timeout) {
     this.registrationQueueTimeout = timeout;

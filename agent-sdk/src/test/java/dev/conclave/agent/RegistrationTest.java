@@ -200,8 +200,8 @@ class RegistrationTest extends ClientTestBase {
   }
 
   /**
-   * A gateway that answered with its headers has the registration in hand and is working through a
-   * queue of them (after a node was lost, its agents all register on the survivors at once): the agent
+   * A gateway that answered with its headers has the stream in hand and registers agents in turn
+   * (after a node was lost, its agents all register on the survivors at once): the agent
    * waits its turn for the longer queue budget instead of giving up at the registration timeout and
    * joining the back of another node's queue.
    */

@@ -84,7 +84,7 @@ public final class AgentConn {
     });
   }
 
-  /** Sends the response's headers alone, as a gateway does when the registration must wait its turn. */
+  /** Sends the response's headers alone, as Conclave's gateway does as soon as a stream opens. */
   public void headersOnly() {
     context.runOnContext(v -> request.response().writeHead());
   }

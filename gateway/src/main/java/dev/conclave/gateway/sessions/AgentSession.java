@@ -188,10 +188,7 @@ public final class AgentSession {
     state = State.REGISTERING;
     pauseInbound();
     String requestedId = message.getRegister().getAgentId();
-    // a registration that must wait its turn answers with the response's headers at once: the agent
-    // knows this node has its registration in hand, and (the agent SDK) waits for its turn instead of
-    // giving up and joining the back of another node's queue
-    registration.performInTurn(context, () -> state == State.CLOSED, this::headersNow, caller, message.getRegister()).onComplete(ar -> {
+    registration.performInTurn(context, () -> state == State.CLOSED, caller, message.getRegister()).onComplete(ar -> {
       if (state == State.CLOSED) {
         // the stream went away while registering: undo the presence claim
         if (ar.succeeded()) {
@@ -225,11 +222,6 @@ public final class AgentSession {
         dispatcher.poll();
       });
     });
-  }
-
-  private void headersNow() {
-    response.writeHead().onFailure(err -> LOG.debug("could not send the response headers early principal={} error={}",
-      caller.principalId(), err.getMessage()));
   }
 
   private void rejected(String requestedId, Throwable cause) {

@@ -91,14 +91,14 @@ final class Registration {
 
   /**
    * {@link #perform} when this registration's turn comes at the node's edge ({@link RegistrationGate}),
-   * on the session's {@code context}; skipped if the stream is {@code gone} by then, and
-   * {@code mustWait} runs when it has to wait. The turn ends with the registration's writes; the
+   * on the session's {@code context}; skipped if the stream is {@code gone} by then. The turn ends
+   * with the registration's writes; the
    * Welcome is put together outside it (holding the turn for it cut a 3,000-agent storm's
    * registrations to a few per second: it reads the cluster's tool map, slow while the cluster
    * repartitions after losing a node).
    */
-  Future<Admitted> performInTurn(Context context, BooleanSupplier gone, Runnable mustWait, Caller caller, RegisterAgent request) {
-    return gate.admit(context, gone, mustWait, () -> perform(caller, request));
+  Future<Admitted> performInTurn(Context context, BooleanSupplier gone, Caller caller, RegisterAgent request) {
+    return gate.admit(context, gone, () -> perform(caller, request));
   }
 
   /** Validation failures come back as ConclaveException; refusals as RegistrationRejected. */

@@ -5,7 +5,9 @@ import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 
+import java.time.Duration;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
@@ -27,7 +29,11 @@ import java.util.function.Supplier;
  */
 final class RegistrationGate {
 
+  /** How long a registration may hold its place; a turn takes milliseconds, seconds at worst in a storm. */
+  static final Duration LONGEST_TURN = Duration.ofSeconds(30);
+
   private final int inFlight;
+  private final Duration longestTurn;
   private final int queued;
   private final SessionMetrics metrics;
   private final ConcurrentLinkedQueue<Waiting<?>> queue = new ConcurrentLinkedQueue<>();
@@ -35,7 +41,12 @@ final class RegistrationGate {
   private final AtomicInteger waiting = new AtomicInteger();
 
   RegistrationGate(int inFlight, int queued, SessionMetrics metrics) {
+    this(inFlight, queued, LONGEST_TURN, metrics);
+  }
+
+  RegistrationGate(int inFlight, int queued, Duration longestTurn, SessionMetrics metrics) {
     this.inFlight = inFlight;
+    this.longestTurn = longestTurn;
     this.queued = queued;
     this.metrics = metrics;
     metrics.registrationsWaiting(waiting::get);
@@ -44,10 +55,11 @@ final class RegistrationGate {
   /**
    * Runs {@code registration} on {@code context} when its turn comes; its place is free again once
    * the future it returns completes. Refused at once when {@code queued} registrations already wait.
-   * Called on {@code context}; when the registration cannot start at once, {@code mustWait} runs first,
-   * there and then.
+   * A turn that has not ended after the longest turn ({@link #LONGEST_TURN}) gives its place up (the
+   * registration goes on): a registration stuck on something never takes the node's registrations
+   * down with it.
    */
-  <T> Future<T> admit(Context context, BooleanSupplier gone, Runnable mustWait, Supplier<Future<T>> registration) {
+  <T> Future<T> admit(Context context, BooleanSupplier gone, Supplier<Future<T>> registration) {
     if (waiting.incrementAndGet() > queued) {
       waiting.decrementAndGet();
       metrics.registrationRefused();
@@ -57,9 +69,6 @@ final class RegistrationGate {
     Waiting<T> turn = new Waiting<>(context, gone, registration, result, System.nanoTime());
     queue.add(turn);
     drain();
-    if (!turn.taken) {
-      mustWait.run();
-    }
     return result.future();
   }
 
@@ -87,7 +96,6 @@ final class RegistrationGate {
         continue;
       }
       waiting.decrementAndGet();
-      next.taken = true;
       next.context.runOnContext(v -> start(next));
     }
   }
@@ -99,6 +107,13 @@ final class RegistrationGate {
       turn.result.fail(GatewayErrors.streamClosedWhileWaiting());
       return;
     }
+    AtomicBoolean held = new AtomicBoolean(true);
+    long timer = turn.context.owner().setTimer(longestTurn.toMillis(), id -> {
+      if (held.compareAndSet(true, false)) {
+        metrics.registrationOverran(longestTurn);
+        free();
+      }
+    });
     Future<T> done;
     try {
       done = turn.registration.get();
@@ -106,7 +121,10 @@ final class RegistrationGate {
       done = Future.failedFuture(e);
     }
     done.onComplete(ar -> {
-      free();
+      turn.context.owner().cancelTimer(timer);
+      if (held.compareAndSet(true, false)) {
+        free();
+      }
       turn.result.handle(ar);
     });
   }
@@ -116,21 +134,6 @@ final class RegistrationGate {
     drain();
   }
 
-  private static final class Waiting<T> {
-    final Context context;
-    final BooleanSupplier gone;
-    final Supplier<Future<T>> registration;
-    final Promise<T> result;
-    final long since;
-    /** Its turn came (set by whichever thread gave it the place). */
-    volatile boolean taken;
-
-    Waiting(Context context, BooleanSupplier gone, Supplier<Future<T>> registration, Promise<T> result, long since) {
-      this.context = context;
-      this.gone = gone;
-      this.registration = registration;
-      this.result = result;
-      this.since = since;
-    }
+  private record Waiting<T>(Context context, BooleanSupplier gone, Supplier<Future<T>> registration, Promise<T> result, long since) {
   }
 }

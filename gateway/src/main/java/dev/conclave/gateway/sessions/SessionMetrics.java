@@ -8,6 +8,7 @@ import io.micrometer.core.instrument.Timer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
@@ -70,6 +71,11 @@ public final class SessionMetrics {
   /** A registration's wait for its turn at the edge ended (it runs now, or its stream had gone). */
   void registrationWaited(long nanos) {
     registrationWait.record(nanos, TimeUnit.NANOSECONDS);
+  }
+
+  /** A registration held its place at the edge past the longest turn and gave it up (it went on). */
+  void registrationOverran(Duration turn) {
+    LOG.warn("agent registration: a registration held its turn for {} ms; its place goes to the next", turn.toMillis());
   }
 
   /** A registration was refused: the edge's queue was full. */

@@ -43,7 +43,7 @@ class RegistrationGateTest {
     Context context = vertx.getOrCreateContext();
     for (int i = 0; i < 6; i++) {
       int n = i;
-      results.add(onContext(context, () -> gate.admit(context, () -> false, () -> { }, () -> {
+      results.add(onContext(context, () -> gate.admit(context, () -> false, () -> {
         started.add(n);
         Promise<String> p = Promise.promise();
         running.add(p);
@@ -68,35 +68,18 @@ class RegistrationGateTest {
   }
 
   @Test
-  void onlyARegistrationThatMustWaitIsToldSo() throws Exception {
-    RegistrationGate gate = new RegistrationGate(1, 100, new SessionMetrics(registry));
-    Context context = vertx.getOrCreateContext();
-    Promise<String> hold = Promise.promise();
-    AtomicInteger firstWaited = new AtomicInteger();
-    AtomicInteger secondWaited = new AtomicInteger();
-    onContext(context, () -> gate.admit(context, () -> false, firstWaited::incrementAndGet, hold::future));
-    Future<String> second = onContext(context, () -> gate.admit(context, () -> false, secondWaited::incrementAndGet,
-      () -> Future.succeededFuture("second")));
-    await(() -> gate.waiting() == 1);
-    context.runOnContext(v -> hold.complete("first"));
-    assertThat(second.toCompletionStage().toCompletableFuture().get(5, TimeUnit.SECONDS)).isEqualTo("second");
-    assertThat(firstWaited).hasValue(0);
-    assertThat(secondWaited).hasValue(1);
-  }
-
-  @Test
   void aQueuedRegistrationWhoseStreamWentAwayNeverRuns() throws Exception {
     RegistrationGate gate = new RegistrationGate(1, 100, new SessionMetrics(registry));
     Context context = vertx.getOrCreateContext();
     Promise<String> first = Promise.promise();
     AtomicBoolean gone = new AtomicBoolean();
     AtomicInteger ranSecond = new AtomicInteger();
-    Future<String> a = onContext(context, () -> gate.admit(context, () -> false, () -> { }, first::future));
-    Future<String> b = onContext(context, () -> gate.admit(context, gone::get, () -> { }, () -> {
+    Future<String> a = onContext(context, () -> gate.admit(context, () -> false, first::future));
+    Future<String> b = onContext(context, () -> gate.admit(context, gone::get, () -> {
       ranSecond.incrementAndGet();
       return Future.succeededFuture("b");
     }));
-    Future<String> c = onContext(context, () -> gate.admit(context, () -> false, () -> { }, () -> Future.succeededFuture("c")));
+    Future<String> c = onContext(context, () -> gate.admit(context, () -> false, () -> Future.succeededFuture("c")));
     await(() -> gate.waiting() == 2);
     gone.set(true);
     context.runOnContext(v -> first.complete("a"));
@@ -111,10 +94,10 @@ class RegistrationGateTest {
     RegistrationGate gate = new RegistrationGate(1, 2, new SessionMetrics(registry));
     Context context = vertx.getOrCreateContext();
     Promise<String> hold = Promise.promise();
-    onContext(context, () -> gate.admit(context, () -> false, () -> { }, hold::future));
-    onContext(context, () -> gate.admit(context, () -> false, () -> { }, () -> Future.succeededFuture("x")));
-    onContext(context, () -> gate.admit(context, () -> false, () -> { }, () -> Future.succeededFuture("y")));
-    Future<String> refused = onContext(context, () -> gate.admit(context, () -> false, () -> { }, () -> Future.succeededFuture("z")));
+    onContext(context, () -> gate.admit(context, () -> false, hold::future));
+    onContext(context, () -> gate.admit(context, () -> false, () -> Future.succeededFuture("x")));
+    onContext(context, () -> gate.admit(context, () -> false, () -> Future.succeededFuture("y")));
+    Future<String> refused = onContext(context, () -> gate.admit(context, () -> false, () -> Future.succeededFuture("z")));
     await(refused::isComplete);
     assertThat(refused.failed()).isTrue();
     assertThat(refused.cause()).isInstanceOf(ConclaveException.class);
@@ -122,11 +105,27 @@ class RegistrationGateTest {
   }
 
   @Test
+  void aRegistrationStuckPastTheLongestTurnGivesItsPlaceUp() throws Exception {
+    RegistrationGate gate = new RegistrationGate(1, 100, java.time.Duration.ofMillis(300), new SessionMetrics(registry));
+    Context context = vertx.getOrCreateContext();
+    Promise<String> stuck = Promise.promise();
+    Future<String> first = onContext(context, () -> gate.admit(context, () -> false, stuck::future));
+    Future<String> next = onContext(context, () -> gate.admit(context, () -> false, () -> Future.succeededFuture("next")));
+    assertThat(next.toCompletionStage().toCompletableFuture().get(5, TimeUnit.SECONDS)).isEqualTo("next");
+    assertThat(first.isComplete()).isFalse();
+    context.runOnContext(v -> stuck.complete("late"));
+    assertThat(first.toCompletionStage().toCompletableFuture().get(5, TimeUnit.SECONDS)).isEqualTo("late");
+    Future<String> after = onContext(context, () -> gate.admit(context, () -> false, () -> Future.succeededFuture("after")));
+    assertThat(after.toCompletionStage().toCompletableFuture().get(5, TimeUnit.SECONDS)).isEqualTo("after");
+    assertThat(gate.waiting()).isZero();
+  }
+
+  @Test
   void aFailedRegistrationFreesItsPlace() throws Exception {
     RegistrationGate gate = new RegistrationGate(1, 100, new SessionMetrics(registry));
     Context context = vertx.getOrCreateContext();
-    Future<String> failed = onContext(context, () -> gate.admit(context, () -> false, () -> { }, () -> Future.failedFuture("boom")));
-    Future<String> next = onContext(context, () -> gate.admit(context, () -> false, () -> { }, () -> Future.succeededFuture("next")));
+    Future<String> failed = onContext(context, () -> gate.admit(context, () -> false, () -> Future.failedFuture("boom")));
+    Future<String> next = onContext(context, () -> gate.admit(context, () -> false, () -> Future.succeededFuture("next")));
     assertThat(next.toCompletionStage().toCompletableFuture().get(5, TimeUnit.SECONDS)).isEqualTo("next");
     assertThat(failed.failed()).isTrue();
   }
@@ -142,7 +141,7 @@ class RegistrationGateTest {
       Context context = vertx.getOrCreateContext();
       Thread thread = new Thread(() -> {
         for (int i = 0; i < 250; i++) {
-          all.add(onContext(context, () -> gate.admit(context, () -> false, () -> { }, () -> {
+          all.add(onContext(context, () -> gate.admit(context, () -> false, () -> {
             most.accumulateAndGet(now.incrementAndGet(), Math::max);
             Promise<String> p = Promise.promise();
             vertx.setTimer(1, id -> {
