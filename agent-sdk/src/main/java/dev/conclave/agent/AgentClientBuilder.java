@@ -31,6 +31,7 @@ public final class AgentClientBuilder {
   private ShutdownPolicy shutdownPolicy = ShutdownPolicy.RECONNECT;
   private Duration connectTimeout = Duration.ofSeconds(5);
   private Duration registrationTimeout = Duration.ofSeconds(10);
+  private Duration registrationQueueTimeout = Duration.ofSeconds(120);
   private Duration closeGrace = Duration.ofSeconds(5);
   private Duration packToolTimeout = Duration.ofSeconds(30);
   private int maxQueuedWrites = 256;
@@ -129,6 +130,19 @@ public final class AgentClientBuilder {
   }
 
   /**
+   * How long the Welcome may take once the gateway answered the stream with its headers: it has the
+   * stream in hand (Conclave's gateway answers each stream at once) and registers agents in turn, so
+   * after a node is lost, when its agents all register on the survivors at once, a registration can
+   * wait its turn for a while. Waiting keeps the agent's place; giving up would start it again at the
+   * back of another node's queue, and the node's work on it would be wasted. 120 s by default;
+   * {@link #registrationTimeout} still bounds a gateway that never answers.
+   */
+  public AgentClientBuilder registrationQueueTimeout(Duration timeout) {
+    this.registrationQueueTimeout = timeout;
+    return this;
+  }
+
+  /**
    * How long closing waits: for the gateway to end a half-closed stream, and in {@link AgentClient#stop()}
    * for the handler to finish after cancellation; 5 s by default.
    */
@@ -190,6 +204,7 @@ public final class AgentClientBuilder {
     positive(heartbeatInterval, "heartbeatInterval");
     positive(connectTimeout, "connectTimeout");
     positive(registrationTimeout, "registrationTimeout");
+    positive(registrationQueueTimeout, "registrationQueueTimeout");
     positive(closeGrace, "closeGrace");
     positive(packToolTimeout, "packToolTimeout");
     if (maxQueuedWrites < 1 || maxQueuedMessages < 0 || alreadyExistsRetries < 0) {
@@ -198,7 +213,7 @@ public final class AgentClientBuilder {
     String displayName = name == null || name.isBlank() ? agentId : name;
     return new AgentClient(new ClientConfig(vertx, endpoints, token, agentId, displayName, capabilities, features,
       environment, handler, listeners, heartbeatInterval, backoff, shutdownPolicy, connectTimeout, registrationTimeout,
-      closeGrace, packToolTimeout, maxQueuedWrites, maxQueuedMessages, alreadyExistsRetries, transport()));
+      registrationQueueTimeout, closeGrace, packToolTimeout, maxQueuedWrites, maxQueuedMessages, alreadyExistsRetries, transport()));
   }
 
   /** The transport options with TLS applied, on a copy of what {@link #httpClientOptions} was given. */

@@ -199,6 +199,45 @@ class RegistrationTest extends ClientTestBase {
     assertThat(first.awaitEnd(FakeGateway.WAIT)).isNotEmpty();
   }
 
+  /**
+   * A gateway that answered with its headers has the stream in hand and registers agents in turn
+   * (after a node was lost, its agents all register on the survivors at once): the agent
+   * waits its turn for the longer queue budget instead of giving up at the registration timeout and
+   * joining the back of another node's queue.
+   */
+  @Test
+  void aRegistrationTheGatewayAnsweredWithHeadersWaitsItsTurnPastTheRegistrationTimeout() {
+    FakeGateway gw = gateway("node-a").onRegister((conn, reg) -> {
+      conn.headersOnly();
+      vertx.setTimer(2_500, id -> conn.welcome());
+    });
+    AgentClient client = client(builder(gw.endpoint()).connectTimeout(Duration.ofMillis(500))
+      .registrationTimeout(Duration.ofMillis(500)).registrationQueueTimeout(Duration.ofSeconds(20)));
+
+    Wait.result(client.start());
+
+    assertThat(gw.connections()).hasSize(1);
+  }
+
+  @Test
+  void aQueuedRegistrationStillEndsAtTheQueueBudget() {
+    AtomicInteger calls = new AtomicInteger();
+    FakeGateway gw = gateway("node-a").onRegister((conn, reg) -> {
+      if (calls.incrementAndGet() == 1) {
+        conn.headersOnly();
+      } else {
+        conn.welcome();
+      }
+    });
+    AgentClient client = client(builder(gw.endpoint()).registrationTimeout(Duration.ofMillis(500))
+      .registrationQueueTimeout(Duration.ofSeconds(1)));
+
+    Wait.result(client.start());
+
+    assertThat(calls.get()).isGreaterThanOrEqualTo(2);
+    assertThat(gw.connections().get(0).awaitEnd(FakeGateway.WAIT)).isNotEmpty();
+  }
+
   @Test
   void stopBeforeRegistrationFailsStart() {
     int dead = FakeGateway.deadPort();

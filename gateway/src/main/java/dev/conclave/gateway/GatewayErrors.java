@@ -76,6 +76,17 @@ public final class GatewayErrors {
     return new ConclaveException(ErrorKind.UNAVAILABLE, "node_stopping", "this node is shutting down; reconnect");
   }
 
+  /** More agents wait to register here than the node queues: the agent should try another node. */
+  public static ConclaveException nodeBusy(int queued) {
+    return new ConclaveException(ErrorKind.UNAVAILABLE, "node_busy",
+      queued + " agents already wait to register on this node; try another node or retry shortly");
+  }
+
+  /** The agent's stream closed while its registration waited for its turn (nobody is left to tell). */
+  public static ConclaveException streamClosedWhileWaiting() {
+    return new ConclaveException(ErrorKind.UNAVAILABLE, "stream_closed", "the stream closed before its registration's turn");
+  }
+
   public static ConclaveException required(String field) {
     return ConclaveException.invalid("field_required", field + " is required");
   }

@@ -23,7 +23,9 @@ public record GatewaySettings(
   Duration cancelGrace,
   Duration idleRedispatch,
   Duration commandTimeout,
-  String mcpEndpoint) {
+  String mcpEndpoint,
+  int registrationsInFlight,
+  int registrationsQueued) {
 
   public static final Setting<Duration> REGISTER_TIMEOUT = Setting.define("CONCLAVE_AGENT_REGISTER_TIMEOUT_SECONDS", Parsers.SECONDS)
     .readBy(Reader.GATEWAY).describedAs("time a new stream has to send RegisterAgent")
@@ -37,6 +39,18 @@ public record GatewaySettings(
   public static final Setting<Duration> CANCEL_GRACE = Setting.define("CONCLAVE_CANCEL_GRACE_SECONDS", Parsers.SECONDS)
     .readBy(Reader.GATEWAY).describedAs("how long an agent has to confirm a cancel")
     .byDefault("30");
+  /**
+   * Admission at the edge: after a node is lost, its agents all register on the survivors at once; a
+   * few at a time finish fast, all at once each wait behind the rest for the pool (docs/operations.md).
+   */
+  public static final Setting<Integer> REGISTRATIONS_IN_FLIGHT = Setting.define("CONCLAVE_AGENT_REGISTRATIONS_IN_FLIGHT", Parsers.POSITIVE)
+    .readBy(Reader.GATEWAY).describedAs("agent registrations a node runs at once; the rest wait their turn in arrival order")
+    .byDefault("16");
+  public static final Setting<Integer> REGISTRATIONS_QUEUED = Setting.define("CONCLAVE_AGENT_REGISTRATIONS_QUEUED", Parsers.POSITIVE)
+    .readBy(Reader.GATEWAY)
+    .describedAs("agent registrations a node lets wait for their turn; past that it refuses them at once (`node_busy`, UNAVAILABLE) "
+      + "so the agent tries another node")
+    .byDefault("10000");
   /** Where agents reach MCP; set it when the pack host runs elsewhere (its own pods on Kubernetes). */
   public static final Setting<String> MCP_ENDPOINT = Setting.define("CONCLAVE_MCP_ENDPOINT", GatewaySettings::url)
     .readBy(Reader.GATEWAY)
@@ -64,7 +78,9 @@ public record GatewaySettings(
       config.get(CANCEL_GRACE),
       Duration.ofSeconds(10),
       Duration.ofSeconds(5),
-      config.find(MCP_ENDPOINT).orElse(config.httpScheme() + "://" + config.advertisedHost() + ":" + config.httpPort() + "/mcp"));
+      config.find(MCP_ENDPOINT).orElse(config.httpScheme() + "://" + config.advertisedHost() + ":" + config.httpPort() + "/mcp"),
+      config.get(REGISTRATIONS_IN_FLIGHT),
+      config.get(REGISTRATIONS_QUEUED));
   }
 
   private static Duration pingSeconds(String variable, String text) {

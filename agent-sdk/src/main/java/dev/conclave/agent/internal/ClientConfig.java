@@ -31,6 +31,7 @@ public record ClientConfig(
   ShutdownPolicy shutdownPolicy,
   Duration connectTimeout,
   Duration registrationTimeout,
+  Duration registrationQueueTimeout,
   Duration closeGrace,
   Duration packToolTimeout,
   int maxQueuedWrites,

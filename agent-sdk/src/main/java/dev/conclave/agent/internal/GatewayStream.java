@@ -181,6 +181,18 @@ final class GatewayStream {
       end(GatewayStatusException.of(response.status(), StatusMessages.of(response), endpoint));
       return;
     }
+    if (session == null && registrationTimer != -1) {
+      // headers before the Welcome: the gateway has the stream in hand and registers agents in turn;
+      // after a node is lost the turn can take a while, and keeping the agent's place beats starting
+      // again at the back of another node's queue
+      cancelTimer(registrationTimer);
+      long budget = config.registrationQueueTimeout().toMillis();
+      LOG.debug("the gateway answered the stream; waiting for its Welcome {} upToMs={}", logContext, budget);
+      registrationTimer = vertx.setTimer(budget, id -> {
+        registrationTimer = -1;
+        end(new GatewayUnavailableException(endpoint, "no Welcome within " + budget + " ms of the gateway answering the stream", null));
+      });
+    }
     response.handler(this::onMessage);
     response.errorHandler(error -> end(new GatewayUnavailableException(endpoint, "stream reset (" + error + ")", null)));
     response.exceptionHandler(this::end);

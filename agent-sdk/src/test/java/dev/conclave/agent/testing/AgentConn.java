@@ -84,6 +84,11 @@ public final class AgentConn {
     });
   }
 
+  /** Sends the response's headers alone, as Conclave's gateway does as soon as a stream opens. */
+  public void headersOnly() {
+    context.runOnContext(v -> request.response().writeHead());
+  }
+
   public static Welcome.Builder defaultWelcome(String serverId, String agentId) {
     return Welcome.newBuilder()
       .setServerId(serverId).setAgentId(agentId).setInstanceId("inst-" + agentId.substring(0, Math.min(4, agentId.length())))

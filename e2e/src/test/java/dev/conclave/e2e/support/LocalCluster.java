@@ -53,6 +53,12 @@ public class LocalCluster implements AutoCloseable {
     processes = new NodeProcess[n];
   }
 
+  /**
+   * How long a member may take to be ready: 120 s, or {@code -Dconclave.cluster.readySeconds} (a
+   * benchmark on a loaded machine, where three nodes joining on shared cores take longer).
+   */
+  private static final Duration READY_LIMIT = Duration.ofSeconds(Long.getLong("conclave.cluster.readySeconds", 120));
+
   /** Starts every member at once and waits until all are ready. */
   public void startAll() {
     for (int i = 0; i < members.size(); i++) {
@@ -60,7 +66,7 @@ public class LocalCluster implements AutoCloseable {
     }
     List<CompletableFuture<Duration>> ready = new ArrayList<>();
     for (NodeProcess p : processes) {
-      ready.add(CompletableFuture.supplyAsync(() -> p.awaitReady(Duration.ofSeconds(120))));
+      ready.add(CompletableFuture.supplyAsync(() -> p.awaitReady(READY_LIMIT)));
     }
     ready.forEach(CompletableFuture::join);
   }
@@ -68,7 +74,7 @@ public class LocalCluster implements AutoCloseable {
   /** (Re)starts member {@code i} and waits until it is ready. */
   public NodeProcess start(int i) {
     processes[i] = launch(i);
-    processes[i].awaitReady(Duration.ofSeconds(120));
+    processes[i].awaitReady(READY_LIMIT);
     return processes[i];
   }
 

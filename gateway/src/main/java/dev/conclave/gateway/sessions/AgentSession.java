@@ -188,7 +188,7 @@ public final class AgentSession {
     state = State.REGISTERING;
     pauseInbound();
     String requestedId = message.getRegister().getAgentId();
-    registration.perform(caller, message.getRegister()).onComplete(ar -> {
+    registration.performInTurn(context, () -> state == State.CLOSED, caller, message.getRegister()).onComplete(ar -> {
       if (state == State.CLOSED) {
         // the stream went away while registering: undo the presence claim
         if (ar.succeeded()) {

@@ -61,7 +61,8 @@ public final class AgentSessions {
     this.lifecycle = lifecycle;
     Welcomes welcomes = new Welcomes(tokens, packTools, secrets, nodeId, settings.mcpEndpoint());
     this.registration = new Registration(stores.principals(), stores.agents(), lifecycle, presence, router, terminations, sessions,
-      welcomes, nodeId, clock, edge.liveAccess());
+      welcomes, nodeId, clock, edge.liveAccess(),
+      new RegistrationGate(settings.registrationsInFlight(), settings.registrationsQueued(), metrics));
   }
 
   /** The session of one {@code AgentStream} call on {@code context}; {@link AgentSession#start} wires it. */

@@ -22,6 +22,7 @@ import dev.conclave.platform.errors.ConclaveException;
 import dev.conclave.platform.validation.TextRules;
 import dev.conclave.proto.coven.RegisterAgent;
 import dev.conclave.proto.coven.ServerMessage;
+import io.vertx.core.Context;
 import io.vertx.core.Future;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -31,6 +32,7 @@ import java.time.Clock;
 import java.util.HexFormat;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.BooleanSupplier;
 
 /**
  * Registers an agent: checks the request and the principal, refuses an id that another principal
@@ -68,10 +70,13 @@ final class Registration {
   private final String nodeId;
   private final Clock clock;
   private final LiveAccess access;
+  private final RegistrationGate gate;
 
   Registration(PrincipalStore principals, AgentStore agents, Lifecycle lifecycle, Presence presence, AgentRouter router,
-               Terminations terminations, LocalSessions sessions, Welcomes welcomes, String nodeId, Clock clock, LiveAccess access) {
+               Terminations terminations, LocalSessions sessions, Welcomes welcomes, String nodeId, Clock clock, LiveAccess access,
+               RegistrationGate gate) {
     this.access = access;
+    this.gate = gate;
     this.principals = principals;
     this.agents = agents;
     this.lifecycle = lifecycle;
@@ -82,6 +87,18 @@ final class Registration {
     this.welcomes = welcomes;
     this.nodeId = nodeId;
     this.clock = clock;
+  }
+
+  /**
+   * {@link #perform} when this registration's turn comes at the node's edge ({@link RegistrationGate}),
+   * on the session's {@code context}; skipped if the stream is {@code gone} by then. The turn ends
+   * with the registration's writes; the
+   * Welcome is put together outside it (holding the turn for it cut a 3,000-agent storm's
+   * registrations to a few per second: it reads the cluster's tool map, slow while the cluster
+   * repartitions after losing a node).
+   */
+  Future<Admitted> performInTurn(Context context, BooleanSupplier gone, Caller caller, RegisterAgent request) {
+    return gate.admit(context, gone, () -> perform(caller, request));
   }
 
   /** Validation failures come back as ConclaveException; refusals as RegistrationRejected. */

@@ -54,6 +54,12 @@ public final class MetricNames {
   public static final String GATEWAY_REQUESTS_OLDEST_WAITING = "conclave_gateway_requests_oldest_waiting_seconds";
   /** Agent registrations accepted (a counter): its rate against the agents connected shows agents flapping. */
   public static final String GATEWAY_AGENT_REGISTRATIONS = "conclave_gateway_agent_registrations";
+  /** Agent registrations waiting for their turn at this node's edge (a gauge; at most CONCLAVE_AGENT_REGISTRATIONS_QUEUED). */
+  public static final String GATEWAY_REGISTRATIONS_WAITING = "conclave_gateway_registrations_waiting";
+  /** How long agent registrations waited for their turn at this node's edge (a timer). */
+  public static final String GATEWAY_REGISTRATION_WAIT = "conclave_gateway_registration_wait_seconds";
+  /** Agent registrations refused because the node's registration queue was full (a counter; the agent tries another node). */
+  public static final String GATEWAY_REGISTRATIONS_REFUSED = "conclave_gateway_registrations_refused";
   /** 1 when this node takes traffic (started, not draining), else 0 (a gauge). */
   public static final String NODE_READY = "conclave_node_ready";
   /** 1 when the readiness check named by tag {@code check} (database, verticles, cluster) passed at its last periodic run, else 0. */
