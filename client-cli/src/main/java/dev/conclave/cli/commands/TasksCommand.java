@@ -37,6 +37,8 @@ public final class TasksCommand {
     List<String> priority;
     @Option(names = "--type", paramLabel = "TYPE", description = "code, test, browser_test, documentation, review or custom (repeat, or commas).")
     List<String> type;
+    @Option(names = "--skill", description = "Only tasks that require this skill.")
+    String skill;
     @Option(names = "--agent", description = "Only tasks assigned to this swarm agent.")
     String agent;
     @Option(names = "--branch", description = "Only tasks on this branch.")
@@ -56,6 +58,7 @@ public final class TasksCommand {
       param(query, "status", TaskFields.list(status));
       param(query, "priority", TaskFields.list(priority));
       param(query, "type", TaskFields.list(type));
+      param(query, "skill", skill);
       param(query, "assignedAgent", agent);
       param(query, "branch", branch);
       param(query, "after", after);

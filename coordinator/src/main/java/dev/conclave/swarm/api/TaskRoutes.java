@@ -112,17 +112,27 @@ final class TaskRoutes {
     }
   }
 
-  /** status, priority, type (each comma-separated), assignedAgent, branch, limit (1-500), after. */
+  /** status, priority, type (each comma-separated), skill (one of the task's requiredSkills), assignedAgent, branch, limit (1-500), after. */
   private static TaskQuery query(MultiMap params) {
     return new TaskQuery(
       listParam(params, "status", Vocabulary.TASK_STATUSES),
       listParam(params, "priority", Vocabulary.PRIORITIES),
       listParam(params, "type", Vocabulary.TASK_TYPES),
+      skill(params.get("skill")),
       params.get("assignedAgent"),
       params.get("branch"),
       number(params, "after", 0, Long.MAX_VALUE, 0),
       (int) number(params, "limit", 1, 500, 100));
   }
+
+  private static String skill(String skill) {
+    if (skill != null && (skill.isBlank() || skill.length() > MAX_SKILL)) {
+      throw SwarmErrors.invalidField("skill", "must be a skill name of 1 to " + MAX_SKILL + " characters");
+    }
+    return skill;
+  }
+
+  static final int MAX_SKILL = 100;
 
   private static List<String> listParam(MultiMap params, String name, List<String> allowed) {
     List<String> values = params.getAll(name).stream().flatMap(v -> Arrays.stream(v.split(",")))

@@ -17,7 +17,7 @@ import java.util.Optional;
 public final class TaskStore {
 
   /** A page of the task list; null members do not filter. {@code after} is a previous page's cursor. */
-  public record TaskQuery(List<String> statuses, List<String> priorities, List<String> types, String assignedAgent,
+  public record TaskQuery(List<String> statuses, List<String> priorities, List<String> types, String skill, String assignedAgent,
                           String branch, long after, int limit) {
   }
 
@@ -61,7 +61,7 @@ public final class TaskStore {
   /** {tasks: [...], nextCursor: "<seq>" | absent} in creation order. */
   public Future<JsonObject> list(TaskQuery q) {
     return SQL.get("List").with("statuses", array(q.statuses())).with("priorities", array(q.priorities())).with("types", array(q.types()))
-      .with("assigned_agent", q.assignedAgent()).with("branch", q.branch()).with("after", q.after()).with("limit", q.limit() + 1)
+      .with("skill", q.skill()).with("assigned_agent", q.assignedAgent()).with("branch", q.branch()).with("after", q.after()).with("limit", q.limit() + 1)
       .execute(pool)
       .map(rows -> {
         JsonArray tasks = new JsonArray();

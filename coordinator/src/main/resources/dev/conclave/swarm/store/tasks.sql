@@ -20,6 +20,7 @@ SELECT t.seq, swarm.task_json(t) || jsonb_strip_nulls(jsonb_build_object('conver
  WHERE (:statuses::text[] IS NULL OR t.status = ANY (:statuses))
    AND (:priorities::text[] IS NULL OR t.priority = ANY (:priorities))
    AND (:types::text[] IS NULL OR t.type = ANY (:types))
+   AND (:skill::text IS NULL OR t.required_skills @> ARRAY[:skill::text])
    AND (:assigned_agent::text IS NULL OR t.assigned_agent = :assigned_agent)
    AND (:branch::text IS NULL OR t.branch = :branch)
    AND t.seq > :after

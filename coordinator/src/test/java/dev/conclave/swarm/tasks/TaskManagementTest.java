@@ -154,7 +154,16 @@ class TaskManagementTest {
     } while (cursor != null);
     assertThat(seen).containsExactly(branch + "-0", branch + "-1", branch + "-2", branch + "-3", branch + "-4");
 
+
+    String skill = branch + "-skill";
+    api.post("/api/v1/tasks", new JsonObject().put("id", branch + "-skilled").put("title", "needs a skill").put("branch", branch)
+      .put("requiredSkills", new JsonArray().add(skill).add("nobody-has-this")));
+    JsonObject skilled = api.get("/api/v1/tasks?branch=" + branch + "&skill=" + skill).json();
+    assertThat(skilled.getJsonArray("tasks")).hasSize(1);
+    assertThat(skilled.getJsonArray("tasks").getJsonObject(0).getString("id")).isEqualTo(branch + "-skilled");
+
     assertThat(api.get("/api/v1/tasks?status=ready,finished").json().getString("field")).isEqualTo("status");
+    assertThat(api.get("/api/v1/tasks?skill=" + "x".repeat(200)).json().getString("field")).isEqualTo("skill");
     assertThat(api.get("/api/v1/tasks?limit=0").status()).isEqualTo(400);
     assertThat(api.get("/api/v1/tasks/no-such-task").code()).isEqualTo("task_not_found");
   }
