@@ -112,8 +112,7 @@ class JsonStyleTest {
       Set<String> userKeyed = USER_KEYED.getOrDefault(key, Map.of()).keySet();
       Set<String> specIds = SPEC_IDS.getOrDefault(key, Map.of()).keySet();
       Set<String> metHere = new TreeSet<>();
-      for (String problem : JsonStyle.check(e.status(), e.contentType(), e.body(), userKeyed, OTHER_TIME_NAMES.keySet(), ids, specIds,
-        metHere)) {
+      for (String problem : checkAnswer(e, userKeyed, ids, specIds, metHere)) {
         wrong.add(key + " (" + e.status() + "): " + problem);
       }
       metHere.forEach(place -> met.add(key + " " + place));
@@ -125,6 +124,24 @@ class JsonStyleTest {
     SPEC_IDS.forEach((route, places) -> places.keySet().forEach(place -> declared.add(route + " " + place)));
     assertThat(met).as("the user-keyed places and spec-named ids declared here that the answers had (a declaration nothing needs goes)")
       .isEqualTo(declared);
+  }
+
+  /**
+   * The answer's problems with the style. A conversation's export answers NDJSON (one event a line,
+   * docs/gateway.md): each of its lines is held to the style as a JSON answer of its own.
+   */
+  private static List<String> checkAnswer(MatrixFixture.Exchange e, Set<String> userKeyed, Map<String, String> ids, Set<String> specIds,
+                                          Set<String> metHere) {
+    if (e.status() == 200 && e.contentType() != null && e.contentType().startsWith("application/x-ndjson")) {
+      List<String> problems = new ArrayList<>();
+      for (String line : e.body().split("\n")) {
+        if (!line.isEmpty()) {
+          problems.addAll(JsonStyle.check(200, "application/json", line, userKeyed, OTHER_TIME_NAMES.keySet(), ids, specIds, metHere));
+        }
+      }
+      return problems;
+    }
+    return JsonStyle.check(e.status(), e.contentType(), e.body(), userKeyed, OTHER_TIME_NAMES.keySet(), ids, specIds, metHere);
   }
 
   /** Who a probe calls with: one caller it admits (an admin where it may), nobody, and one it refuses. */
