@@ -5,7 +5,7 @@ import org.junit.jupiter.api.Test;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The node's own commands (serve, token, postgres, dev-certs) run without the agent and client
+ * The node's own commands (serve, token, postgres, restore, dev-certs) run without the agent and client
  * commands built (issue 45: building them was class loading a start and a token paid for); every
  * other invocation, the top-level help included, gets all of them.
  */
@@ -13,9 +13,9 @@ class MainCommandsTest {
 
   @Test
   void theNodesOwnCommandsRunWithoutTheOthersBuilt() {
-    for (String[] args : new String[][] {{}, {"serve"}, {"token", "--admin"}, {"postgres"}, {"dev-certs", "--help"}}) {
+    for (String[] args : new String[][] {{}, {"serve"}, {"token", "--admin"}, {"postgres"}, {"restore", "--help"}, {"dev-certs", "--help"}}) {
       assertThat(Main.commandLine(args).getSubcommands().keySet()).as("commands built for %s", String.join(" ", args))
-        .containsExactlyInAnyOrder("serve", "postgres", "token", "dev-certs");
+        .containsExactlyInAnyOrder("serve", "postgres", "token", "restore", "dev-certs");
     }
   }
 
