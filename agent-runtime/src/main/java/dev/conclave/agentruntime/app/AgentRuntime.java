@@ -11,7 +11,7 @@ import dev.conclave.agent.backend.BackendHandler;
 import dev.conclave.agentruntime.backend.BackendContext;
 import dev.conclave.agentruntime.backend.InjectionQueue;
 import dev.conclave.agentruntime.backend.RuntimeHandler;
-import dev.conclave.agentruntime.cli.RuntimeConfig;
+import dev.conclave.agentruntime.config.RuntimeConfig;
 import dev.conclave.agentruntime.env.GitProbe;
 import dev.conclave.agentruntime.gate.PlanMode;
 import dev.conclave.agentruntime.gate.ToolGate;
