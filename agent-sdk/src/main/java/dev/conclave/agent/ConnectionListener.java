@@ -25,7 +25,7 @@ public interface ConnectionListener {
   default void onRetryScheduled(Endpoint next, Duration delay, int attempt, Throwable lastFailure) {
   }
 
-  /** The client stopped for good: {@link AgentClient#stop()}, a permanent rejection, or a Shutdown under {@link ShutdownPolicy#STOP}. */
+  /** The client stopped for good: {@link dev.conclave.agent.client.AgentClient#stop()}, a permanent rejection, or a Shutdown under {@link ShutdownPolicy#STOP}. */
   default void onStopped(Throwable cause) {
   }
 }

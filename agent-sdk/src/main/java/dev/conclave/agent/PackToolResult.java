@@ -3,7 +3,7 @@ package dev.conclave.agent;
 import java.util.Optional;
 
 /**
- * Outcome of {@link AgentClient#executePackTool}: exactly one of {@code outputJson} and {@code error} is present.
+ * Outcome of {@link dev.conclave.agent.client.AgentClient#executePackTool}: exactly one of {@code outputJson} and {@code error} is present.
  *
  * @param requestId the correlation id the SDK generated for the call
  * @param toolName the tool that ran

@@ -13,7 +13,7 @@ import java.util.Optional;
  * @param agentId the agent id the gateway confirmed
  * @param instanceId short code humans use to refer to this agent
  * @param principalId the principal the bearer token belongs to
- * @param availableTools pack tools this agent may call through {@link AgentClient#executePackTool}
+ * @param availableTools pack tools this agent may call through {@link dev.conclave.agent.client.AgentClient#executePackTool}
  * @param mcpToken bearer token for the MCP endpoint
  * @param mcpEndpoint base URL of the MCP endpoint
  * @param secrets environment values the gateway resolved for this agent

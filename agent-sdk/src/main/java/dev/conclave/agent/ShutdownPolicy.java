@@ -7,6 +7,6 @@ public enum ShutdownPolicy {
    * hands its agents to the other nodes, so it is the default.
    */
   RECONNECT,
-  /** Stop the client: no further connection attempts; {@link AgentClient#stopped()} completes. */
+  /** Stop the client: no further connection attempts; {@link dev.conclave.agent.client.AgentClient#stopped()} completes. */
   STOP
 }

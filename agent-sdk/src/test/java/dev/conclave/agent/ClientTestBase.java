@@ -1,5 +1,7 @@
 package dev.conclave.agent;
 
+import dev.conclave.agent.client.AgentClient;
+import dev.conclave.agent.client.AgentClientBuilder;
 import dev.conclave.agent.testing.FakeGateway;
 import dev.conclave.agent.testing.Wait;
 import io.vertx.core.Vertx;

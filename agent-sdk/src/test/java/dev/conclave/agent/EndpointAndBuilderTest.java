@@ -1,5 +1,6 @@
 package dev.conclave.agent;
 
+import dev.conclave.agent.client.AgentClient;
 import io.vertx.core.Vertx;
 import io.vertx.junit5.VertxExtension;
 import org.junit.jupiter.api.Test;

@@ -4,6 +4,7 @@ import dev.conclave.agent.GatewayStatusException.AgentAlreadyConnectedException;
 import dev.conclave.agent.GatewayStatusException.AuthenticationFailedException;
 import dev.conclave.agent.GatewayStatusException.InvalidRegistrationException;
 import dev.conclave.agent.GatewayStatusException.PermissionDeniedException;
+import dev.conclave.agent.client.AgentClient;
 import dev.conclave.agent.testing.AgentConn;
 import dev.conclave.agent.testing.FakeGateway;
 import dev.conclave.agent.testing.Wait;

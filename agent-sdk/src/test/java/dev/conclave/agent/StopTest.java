@@ -1,5 +1,6 @@
 package dev.conclave.agent;
 
+import dev.conclave.agent.client.AgentClient;
 import dev.conclave.agent.testing.AgentConn;
 import dev.conclave.agent.testing.FakeGateway;
 import dev.conclave.agent.testing.Wait;

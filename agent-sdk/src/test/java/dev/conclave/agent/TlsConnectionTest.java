@@ -18,7 +18,7 @@ import java.util.List;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * {@link AgentClientBuilder#tls}: the client speaks TLS with the gateway it trusts (by a CA file), checks
+ * {@link dev.conclave.agent.client.AgentClientBuilder#tls}: the client speaks TLS with the gateway it trusts (by a CA file), checks
  * its host name, presents a client certificate when given one, and never connects to a gateway whose
  * certificate it does not trust. Certificates from openssl, into a temp dir.
  */

@@ -1,17 +1,17 @@
 package dev.conclave.agentruntime.app;
 
-import dev.conclave.agent.AgentClient;
-import dev.conclave.agent.AgentHandler;
 import dev.conclave.agent.AgentEnvironment;
+import dev.conclave.agent.AgentHandler;
 import dev.conclave.agent.ConnectionListener;
 import dev.conclave.agent.Disconnect;
 import dev.conclave.agent.Session;
 import dev.conclave.agent.backend.AgentBackend;
 import dev.conclave.agent.backend.BackendHandler;
+import dev.conclave.agent.client.AgentClient;
 import dev.conclave.agentruntime.backend.BackendContext;
 import dev.conclave.agentruntime.backend.InjectionQueue;
 import dev.conclave.agentruntime.backend.RuntimeHandler;
-import dev.conclave.agentruntime.cli.RuntimeConfig;
+import dev.conclave.agentruntime.config.RuntimeConfig;
 import dev.conclave.agentruntime.env.GitProbe;
 import dev.conclave.agentruntime.gate.PlanMode;
 import dev.conclave.agentruntime.gate.ToolGate;

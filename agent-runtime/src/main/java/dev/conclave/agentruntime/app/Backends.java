@@ -8,7 +8,7 @@ import dev.conclave.agentruntime.backend.codex.CodexCliBackend;
 import dev.conclave.agentruntime.backend.echo.EchoBackend;
 import dev.conclave.agentruntime.backend.openai.OpenAiBackend;
 import dev.conclave.agentruntime.backend.openai.OpenAiSettings;
-import dev.conclave.agentruntime.cli.RuntimeConfig;
+import dev.conclave.agentruntime.config.RuntimeConfig;
 
 import java.time.Duration;
 import java.util.Map;

@@ -1,9 +1,9 @@
 package dev.conclave.agentruntime.app;
 
-import dev.conclave.agent.AgentClient;
 import dev.conclave.agent.PackToolInfo;
 import dev.conclave.agent.PackToolResult;
 import dev.conclave.agent.Session;
+import dev.conclave.agent.client.AgentClient;
 import dev.conclave.agentruntime.backend.PackTools;
 import io.vertx.core.Future;
 

@@ -1,6 +1,10 @@
 package dev.conclave.agentruntime.cli;
 
 import dev.conclave.agentruntime.app.AgentRuntime;
+import dev.conclave.agentruntime.config.AgentSettings;
+import dev.conclave.agentruntime.config.RuntimeConfig;
+import dev.conclave.agentruntime.config.SettingValues;
+import dev.conclave.agentruntime.config.SwarmOptions;
 import dev.conclave.agentruntime.swarm.SwarmConfig;
 import dev.conclave.settings.Setting;
 import picocli.CommandLine;

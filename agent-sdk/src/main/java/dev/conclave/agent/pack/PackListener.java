@@ -43,9 +43,9 @@ public interface PackListener {
   }
 
   /**
-   * The client stopped for good. {@code cause} is null after {@link PackClient#close()}; otherwise
+   * The client stopped for good. {@code cause} is null after {@link dev.conclave.agent.client.PackClient#close()}; otherwise
    * it is the permanent failure that stopped it (a {@link PackStatusException}). Not called for a
-   * client closed before {@link PackClient#start()}.
+   * client closed before {@link dev.conclave.agent.client.PackClient#start()}.
    */
   default void onStopped(Throwable cause) {
   }

@@ -1,14 +1,14 @@
 package dev.conclave.agent.backend;
 
-import dev.conclave.agent.AgentClient;
 import dev.conclave.agent.ClientTestBase;
 import dev.conclave.agent.Feature;
 import dev.conclave.agent.TokenUsage;
+import dev.conclave.agent.client.AgentClient;
 import dev.conclave.agent.testing.AgentConn;
 import dev.conclave.agent.testing.FakeGateway;
 import dev.conclave.agent.testing.Wait;
-import dev.conclave.proto.coven.MessageResponse;
 import dev.conclave.proto.coven.MessageResponse.EventCase;
+import dev.conclave.proto.coven.MessageResponse;
 import dev.conclave.proto.coven.ToolState;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;

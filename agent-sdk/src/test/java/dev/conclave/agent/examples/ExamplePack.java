@@ -1,7 +1,7 @@
 package dev.conclave.agent.examples;
 
 // The pack example of the SDK README, verbatim from the first import on: PackReadmeExampleTest checks and runs it.
-import dev.conclave.agent.pack.PackClient;
+import dev.conclave.agent.client.PackClient;
 import dev.conclave.agent.pack.PackListener;
 import dev.conclave.agent.pack.PackRegistration;
 import dev.conclave.agent.pack.PackTool;

@@ -1,13 +1,13 @@
 package dev.conclave.agent.examples;
 
 // The example of the SDK README, verbatim: ReadmeExamplesTest runs it.
-import dev.conclave.agent.AgentClient;
 import dev.conclave.agent.AgentEnvironment;
 import dev.conclave.agent.AgentHandler;
 import dev.conclave.agent.Feature;
 import dev.conclave.agent.IncomingMessage;
 import dev.conclave.agent.ResponseStream;
 import dev.conclave.agent.TokenUsage;
+import dev.conclave.agent.client.AgentClient;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 

@@ -1,8 +1,10 @@
 package dev.conclave.agent.pack;
 
+import dev.conclave.agent.client.PackClient;
+import dev.conclave.agent.client.PackClientBuilder;
 import dev.conclave.agent.testing.Wait;
-import dev.conclave.proto.coven.ExecuteToolResponse;
 import dev.conclave.proto.coven.ExecuteToolResponse.ResultCase;
+import dev.conclave.proto.coven.ExecuteToolResponse;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.json.JsonObject;

@@ -1,5 +1,7 @@
 package dev.conclave.agent.pack;
 
+import dev.conclave.agent.client.PackClient;
+import dev.conclave.agent.client.PackClientBuilder;
 import io.vertx.core.Future;
 import org.junit.jupiter.api.Test;
 

@@ -1,5 +1,6 @@
 package dev.conclave.agent.pack;
 
+import dev.conclave.agent.client.PackClient;
 import dev.conclave.agent.examples.ExamplePack;
 import dev.conclave.agent.testing.Wait;
 import dev.conclave.proto.coven.ExecuteToolResponse;
@@ -27,7 +28,7 @@ class PackReadmeExampleTest extends PackTestBase {
     String block = section.substring(start, section.indexOf("\n```", start));
 
     String source = Files.readString(Path.of("src/test/java/dev/conclave/agent/examples/ExamplePack.java"));
-    String fromImports = source.substring(source.indexOf("import ")).stripTrailing();
+    String fromImports = source.substring(source.indexOf("\nimport ") + 1).stripTrailing();
 
     assertThat(block).isEqualTo(fromImports);
   }

@@ -1,5 +1,6 @@
 package dev.conclave.agent.pack;
 
+import dev.conclave.agent.client.PackClient;
 import dev.conclave.agent.testing.Wait;
 import dev.conclave.proto.coven.ExecuteToolResponse;
 import io.vertx.core.Promise;

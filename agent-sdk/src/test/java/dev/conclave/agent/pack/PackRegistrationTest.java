@@ -2,6 +2,7 @@ package dev.conclave.agent.pack;
 
 import dev.conclave.agent.ClientStoppedException;
 import dev.conclave.agent.Endpoint;
+import dev.conclave.agent.client.PackClient;
 import dev.conclave.agent.testing.Wait;
 import dev.conclave.proto.coven.PackManifest;
 import dev.conclave.proto.coven.ToolDefinition;

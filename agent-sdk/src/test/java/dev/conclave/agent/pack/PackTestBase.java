@@ -2,6 +2,8 @@ package dev.conclave.agent.pack;
 
 import dev.conclave.agent.Backoff;
 import dev.conclave.agent.Endpoint;
+import dev.conclave.agent.client.PackClient;
+import dev.conclave.agent.client.PackClientBuilder;
 import dev.conclave.agent.testing.Wait;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;

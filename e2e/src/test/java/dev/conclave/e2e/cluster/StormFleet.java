@@ -1,9 +1,9 @@
 package dev.conclave.e2e.cluster;
 
-import dev.conclave.agent.AgentClient;
 import dev.conclave.agent.ConnectionListener;
 import dev.conclave.agent.Endpoint;
 import dev.conclave.agent.Session;
+import dev.conclave.agent.client.AgentClient;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpClientOptions;

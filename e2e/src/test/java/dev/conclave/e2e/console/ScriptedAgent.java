@@ -1,12 +1,12 @@
 package dev.conclave.e2e.console;
 
-import dev.conclave.agent.AgentClient;
 import dev.conclave.agent.AgentEnvironment;
 import dev.conclave.agent.ApprovalDecision;
 import dev.conclave.agent.Feature;
 import dev.conclave.agent.IncomingMessage;
 import dev.conclave.agent.ResponseStream;
 import dev.conclave.agent.ToolState;
+import dev.conclave.agent.client.AgentClient;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;

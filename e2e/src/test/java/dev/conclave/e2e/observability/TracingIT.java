@@ -1,6 +1,6 @@
 package dev.conclave.e2e.observability;
 
-import dev.conclave.agent.pack.PackClient;
+import dev.conclave.agent.client.PackClient;
 import dev.conclave.agent.pack.PackTool;
 import dev.conclave.e2e.cluster.ResilientClient;
 import dev.conclave.e2e.support.LocalCluster;

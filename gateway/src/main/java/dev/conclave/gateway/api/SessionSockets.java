@@ -1,12 +1,12 @@
 package dev.conclave.gateway.api;
 
-import dev.conclave.platform.server.ConnectionGuard;
 import dev.conclave.gateway.clientsession.ClientSession;
 import dev.conclave.gateway.streaming.Followers;
 import dev.conclave.platform.access.AccessTarget;
 import dev.conclave.platform.access.Audience;
 import dev.conclave.platform.access.LiveAccess;
 import dev.conclave.platform.access.Resource;
+import dev.conclave.platform.admission.ConnectionGuard;
 import dev.conclave.platform.auth.Caller;
 import dev.conclave.platform.auth.LiveCredentials;
 import dev.conclave.platform.server.HttpAuthHandler;

@@ -139,7 +139,7 @@ public final class GatewayRole implements RoleModule {
     InjectionStore injectionStore = new InjectionStore(pool);
     UsageStore usage = new UsageStore(pool);
     BindingStore bindings = new BindingStore(pool);
-    Presence presence = new Presence(vertx);
+    Presence presence = new Presence(vertx, ctx.config().clustered());
     NodeRegistry nodes = new NodeRegistry(vertx);
     AgentRouter router = new AgentRouter(vertx, presence, settings.commandTimeout());
     LedgerWriter writer = new LedgerWriter(pool, ledger, new LiveEvents(vertx), LEDGER_LANES);

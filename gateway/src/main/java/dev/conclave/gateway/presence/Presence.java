@@ -29,9 +29,13 @@ public final class Presence {
   private final boolean clustered;
   private final Future<AsyncMap<String, Object>> map;
 
-  public Presence(Vertx vertx) {
+  /**
+   * @param clustered whether the node runs clustered ({@code ConclaveConfig.clustered()}): its shared
+   *     data then reaches the other nodes, and entries are stored as JSON
+   */
+  public Presence(Vertx vertx, boolean clustered) {
     this.vertx = vertx;
-    this.clustered = vertx.isClustered();
+    this.clustered = clustered;
     this.map = vertx.sharedData().<String, Object>getAsyncMap(Addresses.PRESENCE_MAP);
   }
 

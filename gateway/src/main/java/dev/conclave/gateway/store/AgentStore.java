@@ -3,6 +3,7 @@ package dev.conclave.gateway.store;
 import com.google.protobuf.InvalidProtocolBufferException;
 import dev.conclave.gateway.model.AgentRecord;
 import dev.conclave.platform.db.PgErrors;
+import dev.conclave.platform.db.sql.Rows;
 import dev.conclave.proto.coven.AgentMetadata;
 import dev.conclave.proto.coven.RegisterAgent;
 import io.vertx.core.Future;

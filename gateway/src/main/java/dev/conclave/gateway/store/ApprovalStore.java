@@ -1,5 +1,6 @@
 package dev.conclave.gateway.store;
 
+import dev.conclave.platform.db.sql.Rows;
 import dev.conclave.proto.coven.ClientToolApprovalRequest;
 import io.vertx.core.Future;
 import io.vertx.sqlclient.Pool;

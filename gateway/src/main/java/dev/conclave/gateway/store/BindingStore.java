@@ -1,6 +1,7 @@
 package dev.conclave.gateway.store;
 
 import dev.conclave.gateway.GatewayErrors;
+import dev.conclave.platform.db.sql.Rows;
 import dev.conclave.platform.db.sql.SqlFile;
 import dev.conclave.proto.coven.Binding;
 import io.vertx.core.Future;

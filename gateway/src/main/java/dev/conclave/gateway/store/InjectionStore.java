@@ -1,5 +1,6 @@
 package dev.conclave.gateway.store;
 
+import dev.conclave.platform.db.sql.Rows;
 import io.vertx.core.Future;
 import io.vertx.core.json.JsonObject;
 import io.vertx.sqlclient.Pool;
@@ -47,7 +48,7 @@ public final class InjectionStore {
           .put("createdAt", DateTimeFormatter.ISO_INSTANT.format(r.getOffsetDateTime("created_at").toInstant()));
         Optional.ofNullable(r.getString("source")).ifPresent(s -> json.put("source", s));
         Optional.ofNullable(r.getString("reason")).ifPresent(s -> json.put("reason", s));
-        Rows.instant(r, "acked_at").ifPresent(t -> json.put("ackedAt", DateTimeFormatter.ISO_INSTANT.format(t)));
+        Optional.ofNullable(Rows.instant(r, "acked_at")).ifPresent(t -> json.put("ackedAt", DateTimeFormatter.ISO_INSTANT.format(t)));
         return json;
       }));
   }

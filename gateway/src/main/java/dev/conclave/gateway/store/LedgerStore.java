@@ -7,6 +7,7 @@ import dev.conclave.gateway.ledger.LedgerEvent;
 import dev.conclave.gateway.model.RequestRecord;
 import dev.conclave.gateway.model.RequestState;
 import dev.conclave.platform.access.AgentAccess;
+import dev.conclave.platform.db.sql.Rows;
 import io.vertx.core.Future;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.sqlclient.Pool;

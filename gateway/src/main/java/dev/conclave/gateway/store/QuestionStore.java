@@ -1,6 +1,7 @@
 package dev.conclave.gateway.store;
 
 import com.google.protobuf.InvalidProtocolBufferException;
+import dev.conclave.platform.db.sql.Rows;
 import dev.conclave.proto.coven.UserQuestionRequest;
 import io.vertx.core.Future;
 import io.vertx.core.buffer.Buffer;

@@ -1,9 +1,10 @@
 package dev.conclave.gateway.store;
 
-import dev.conclave.gateway.model.LifecycleState;
 import dev.conclave.gateway.model.AgentQuery;
 import dev.conclave.gateway.model.Classification;
+import dev.conclave.gateway.model.LifecycleState;
 import dev.conclave.gateway.model.RegistryEntry;
+import dev.conclave.platform.db.sql.Rows;
 import io.vertx.core.Future;
 import io.vertx.sqlclient.Pool;
 import io.vertx.sqlclient.Row;

@@ -3,6 +3,7 @@ package dev.conclave.gateway.store;
 import dev.conclave.gateway.model.RequestRecord;
 import dev.conclave.gateway.model.RequestState;
 import dev.conclave.platform.db.PgErrors;
+import dev.conclave.platform.db.sql.Rows;
 import io.vertx.core.Future;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.sqlclient.Pool;
@@ -227,10 +228,10 @@ public final class RequestStore {
       Optional.ofNullable(attachments).map(Buffer::getBytes),
       RequestState.of(r.getString("state")),
       r.getOffsetDateTime("created_at").toInstant(),
-      Rows.instant(r, "dispatched_at"),
+      Optional.ofNullable(Rows.instant(r, "dispatched_at")),
       Optional.ofNullable(r.getLong("dispatch_epoch")),
       Optional.ofNullable(r.getString("dispatch_node")),
-      Rows.instant(r, "finished_at"),
+      Optional.ofNullable(Rows.instant(r, "finished_at")),
       Optional.ofNullable(r.getString("cancel_reason")),
       r.getBoolean("approve_all"),
       Optional.ofNullable(r.getString("trace_context")));

@@ -57,7 +57,7 @@ class MembershipWatcherTest {
   @Test
   void aNodeMissingAtTwoChecksIsCleanedUpAfter() {
     NodeRegistry nodes = new NodeRegistry(vertx);
-    Presence presence = new Presence(vertx);
+    Presence presence = new Presence(vertx, false);
     String gone = "gone-" + UUID.randomUUID();
     await(nodes.join("me", "member-me"));
     await(nodes.join(gone, "member-gone"));
@@ -76,7 +76,7 @@ class MembershipWatcherTest {
   @Test
   void aNodeBackWhileItsCleanUpRunsKeepsItsAgentsAndItsEntry() {
     NodeRegistry nodes = new NodeRegistry(vertx);
-    Presence presence = new Presence(vertx);
+    Presence presence = new Presence(vertx, false);
     String back = "back-" + UUID.randomUUID();
     await(nodes.join("me", "member-me"));
     await(nodes.join(back, "member-back"));

@@ -38,7 +38,7 @@ class PresenceClaimTest {
 
   @Test
   void aNewerSessionReplacesAnOlderOne() throws Exception {
-    Presence presence = new Presence(vertx);
+    Presence presence = new Presence(vertx, false);
     PresenceEntry older = entry("newer-wins", "node-a", 1);
     PresenceEntry newer = entry("newer-wins", "node-b", 2);
     await(presence.claim(older));
@@ -49,7 +49,7 @@ class PresenceClaimTest {
 
   @Test
   void anOlderSessionFinishingLateDoesNotReplaceANewerOne() throws Exception {
-    Presence presence = new Presence(vertx);
+    Presence presence = new Presence(vertx, false);
     PresenceEntry newer = entry("late-older", "node-b", 2);
     PresenceEntry older = entry("late-older", "node-a", 1);
     await(presence.claim(newer));

@@ -1,6 +1,5 @@
 package dev.conclave.gateway.sdk;
 
-import dev.conclave.agent.AgentClient;
 import dev.conclave.agent.AgentHandler;
 import dev.conclave.agent.Backoff;
 import dev.conclave.agent.EchoHandler;
@@ -10,6 +9,7 @@ import dev.conclave.agent.Injection;
 import dev.conclave.agent.InjectionDecision;
 import dev.conclave.agent.ResponseStream;
 import dev.conclave.agent.Session;
+import dev.conclave.agent.client.AgentClient;
 import dev.conclave.gateway.support.Clients;
 import dev.conclave.gateway.support.EventTap;
 import dev.conclave.gateway.support.GatewayFixture;

@@ -1,6 +1,6 @@
 package dev.conclave.node.swarm;
 
-import dev.conclave.agentruntime.cli.AgentSettings;
+import dev.conclave.agentruntime.config.AgentSettings;
 import dev.conclave.gateway.support.RawAgent;
 import dev.conclave.platform.testing.GrpcCalls;
 import io.vertx.core.Vertx;

@@ -1,6 +1,6 @@
 package dev.conclave.node.swarm;
 
-import dev.conclave.agentruntime.cli.AgentSettings;
+import dev.conclave.agentruntime.config.AgentSettings;
 import dev.conclave.contract.Addresses;
 import io.vertx.core.eventbus.MessageConsumer;
 import io.vertx.core.json.JsonArray;

@@ -1,10 +1,10 @@
 package dev.conclave.node.swarm;
 
 import dev.conclave.agentruntime.app.AgentRuntime;
-import dev.conclave.agentruntime.cli.AgentSettings;
-import dev.conclave.agentruntime.cli.RuntimeConfig;
-import dev.conclave.agentruntime.cli.SettingValues;
-import dev.conclave.agentruntime.cli.SwarmOptions;
+import dev.conclave.agentruntime.config.AgentSettings;
+import dev.conclave.agentruntime.config.RuntimeConfig;
+import dev.conclave.agentruntime.config.SettingValues;
+import dev.conclave.agentruntime.config.SwarmOptions;
 import dev.conclave.agentruntime.swarm.SwarmConfig;
 import dev.conclave.gateway.app.GatewayRole;
 import dev.conclave.packs.app.PackHostRole;

@@ -1,6 +1,6 @@
 package dev.conclave.node.swarm;
 
-import dev.conclave.agentruntime.cli.AgentSettings;
+import dev.conclave.agentruntime.config.AgentSettings;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import org.junit.jupiter.api.AfterAll;

@@ -1,5 +1,6 @@
 package dev.conclave.packs.store;
 
+import dev.conclave.platform.db.sql.Rows;
 import io.vertx.core.Future;
 import io.vertx.sqlclient.Pool;
 import io.vertx.sqlclient.Row;

@@ -1,6 +1,6 @@
 package dev.conclave.packs.sdk;
 
-import dev.conclave.agent.pack.PackClient;
+import dev.conclave.agent.client.PackClient;
 import dev.conclave.agent.pack.PackRegistration;
 import dev.conclave.agent.pack.PackTool;
 import dev.conclave.agent.pack.PackToolException;

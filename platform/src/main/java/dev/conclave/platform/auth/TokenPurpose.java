@@ -1,6 +1,7 @@
 package dev.conclave.platform.auth;
 
 import java.util.Arrays;
+import java.util.EnumSet;
 import java.util.Optional;
 
 /**
@@ -28,6 +29,14 @@ public enum TokenPurpose {
   /** The name in the token's {@code pur} claim and in {@code auth.tokens.purpose}. */
   public String wire() {
     return wire;
+  }
+
+  /**
+   * What a browser's session (the console's cookie) may be opened with, and what the event-bus bridge
+   * accepts in a frame: full API tokens, or read-only dashboard tokens.
+   */
+  public static EnumSet<TokenPurpose> browser() {
+    return EnumSet.of(API, BRIDGE);
   }
 
   public static Optional<TokenPurpose> of(String wire) {

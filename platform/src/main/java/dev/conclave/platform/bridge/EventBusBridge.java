@@ -1,18 +1,17 @@
 package dev.conclave.platform.bridge;
 
 import dev.conclave.platform.access.LiveAccess;
+import dev.conclave.platform.admission.ConnectionGuard;
 import dev.conclave.platform.auth.AuthErrors;
 import dev.conclave.platform.auth.Bearer;
 import dev.conclave.platform.auth.Caller;
 import dev.conclave.platform.auth.LiveCredentials;
+import dev.conclave.platform.auth.TokenPurpose;
 import dev.conclave.platform.auth.TokenService;
 import dev.conclave.platform.errors.ConclaveException;
 import dev.conclave.platform.errors.ErrorKind;
 import dev.conclave.platform.errors.Failures;
 import dev.conclave.platform.metrics.MetricNames;
-import dev.conclave.platform.server.ConnectionGuard;
-import dev.conclave.platform.server.CrossSite;
-import dev.conclave.platform.server.SessionCookie;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
@@ -65,8 +64,12 @@ public final class EventBusBridge {
   public static final short CLOSE_UNAUTHENTICATED = 4002;
   /** The session cookie's principal already holds {@code CONCLAVE_MAX_CONNECTIONS_PER_PRINCIPAL} connections or sockets. */
   public static final short CLOSE_TOO_MANY = 4029;
-  /** Where the session cookie's token waits on the routing context for the socket it opens. */
-  private static final String SESSION_TOKEN = "conclave.bridge.session";
+  /**
+   * Where the session cookie's token waits on the routing context for the socket it opens: the edge
+   * puts it there (server.SessionCookie#handOn, mounted on {@link #PATH} before the bridge), after its
+   * cross-site rule; without it a socket has no session and must authenticate in its frames.
+   */
+  public static final String SESSION_TOKEN = "conclave.bridge.session";
 
   private final Vertx vertx;
   private final TokenService tokens;
@@ -94,16 +97,6 @@ public final class EventBusBridge {
       .setMaxAddressLength(MAX_ADDRESS_LENGTH)
       .setMaxHandlersPerSocket(MAX_SUBSCRIPTIONS_PER_SOCKET);
     SockJSHandler sockJS = SockJSHandler.create(vertx, new SockJSHandlerOptions().setRegisterWriteHandler(false).setInsertJSESSIONID(false));
-    // SockJS strips cookies from the headers its sockets see (and, for its own transports, from the
-    // request); the session cookie is taken here first. A page of another origin must not ride on the
-    // user's cookie (cross-site WebSocket hijacking), so the cookie counts only on a request with the
-    // node's own Origin, as on every socket (CrossSite); otherwise it is ignored.
-    router.route(PATH + "/*").handler(ctx -> {
-      if (CrossSite.cookieRefused(ctx.request(), true).isEmpty()) {
-        SessionCookie.token(ctx.request().headers()).ifPresent(t -> ctx.put(SESSION_TOKEN, t));
-      }
-      ctx.next();
-    });
     // SockJS's XHR transports read their frames from the request body: bounded here (each frame by ScreenedSocket)
     router.post(PATH + "/*").handler(BodyHandler.create(false).setBodyLimit(MAX_XHR_BODY));
     // Vert.x's bridge, fed screened sockets (ScreenedSocket says why)
@@ -204,7 +197,7 @@ public final class EventBusBridge {
       : Optional.ofNullable(socket.routingContext().<String>get(SESSION_TOKEN));
     // complete at once unless the cookie's token is new to this node
     Future<Optional<Caller>> session = cookie.isEmpty() ? Future.succeededFuture(Optional.empty())
-      : SessionCookie.verify(tokens, cookie.get()).map(Optional::of).recover(err -> {
+      : tokens.authenticate(cookie.get(), TokenPurpose.browser()).map(Optional::of).recover(err -> {
         LOG.info("bridge socket with an unusable session cookie remote={} code={}", socket.remoteAddress(),
           Failures.classify(err).code());
         return Future.succeededFuture(Optional.empty());
@@ -319,7 +312,7 @@ public final class EventBusBridge {
     String authorization = headers != null && headers.getValue("authorization") instanceof String a ? a : null;
     if (authorization != null) {
       try {
-        return tokens.authenticate(Bearer.token(authorization), SessionCookie.PURPOSES);
+        return tokens.authenticate(Bearer.token(authorization), TokenPurpose.browser());
       } catch (ConclaveException e) {
         return Future.failedFuture(e);
       }

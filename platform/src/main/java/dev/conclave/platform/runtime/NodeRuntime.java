@@ -37,7 +37,7 @@ import dev.conclave.platform.secrets.Secrets;
 import dev.conclave.platform.secrets.SecretsKey;
 import dev.conclave.platform.server.EdgeContribution;
 import dev.conclave.platform.server.EdgeSecurity;
-import dev.conclave.platform.server.ConnectionGuard;
+import dev.conclave.platform.admission.ConnectionGuard;
 import dev.conclave.platform.server.EdgeVerticle;
 import dev.conclave.platform.tls.CertificateWatch;
 import dev.conclave.platform.tls.ClusterTls;

@@ -2,6 +2,7 @@ package dev.conclave.platform.server;
 
 import dev.conclave.platform.access.LiveAccess;
 import dev.conclave.platform.access.RouteTable;
+import dev.conclave.platform.admission.ConnectionGuard;
 import dev.conclave.platform.audit.AuditEvent;
 import dev.conclave.platform.audit.AuditLog;
 import dev.conclave.platform.auth.Caller;

@@ -74,6 +74,9 @@ public final class EdgeVerticle extends VerticleBase {
     router.route("/api/*").handler(new HttpAuthHandler(setup.tokens(), credentials, setup.edge()));
     setup.contributions().forEach(c -> c.bindHttp(router));
     new SessionEndpoint(setup.tokens(), setup.principals(), setup.edge(), setup.clock()).mount(router);
+    // SockJS strips cookies from the headers its sockets see (and, for its own transports, from the
+    // request): the session cookie's token is taken before the bridge, under the cross-site rule
+    router.route(EventBusBridge.PATH + "/*").handler(ctx -> SessionCookie.handOn(ctx, EventBusBridge.SESSION_TOKEN));
     new EventBusBridge(vertx, setup.tokens(), setup.contributions().stream().flatMap(c -> c.bridgeTopics().stream()).toList(),
       setup.metrics().registry(), setup.edge().guard(), setup.edge().liveAccess()).mount(router);
     ConsoleAssets.mount(router);

@@ -1,5 +1,6 @@
 package dev.conclave.platform.server;
 
+import dev.conclave.platform.admission.ConnectionGuard;
 import dev.conclave.platform.auth.Caller;
 import dev.conclave.platform.auth.TokenService;
 import dev.conclave.platform.errors.ConclaveException;

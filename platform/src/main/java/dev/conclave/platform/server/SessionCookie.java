@@ -7,10 +7,10 @@ import io.netty.handler.codec.http.cookie.Cookie;
 import io.netty.handler.codec.http.cookie.ServerCookieDecoder;
 import io.vertx.core.Future;
 import io.vertx.core.MultiMap;
+import io.vertx.ext.web.RoutingContext;
 
 import java.time.Duration;
 import java.time.Instant;
-import java.util.EnumSet;
 import java.util.Optional;
 
 /**
@@ -23,8 +23,6 @@ public final class SessionCookie {
 
   public static final String NAME = "conclave_session";
   public static final String CSRF_HEADER = "X-Conclave-Csrf";
-  /** What a session may be opened with: full API tokens, or read-only dashboard tokens. */
-  public static final EnumSet<TokenPurpose> PURPOSES = EnumSet.of(TokenPurpose.API, TokenPurpose.BRIDGE);
 
   private SessionCookie() {
   }
@@ -43,9 +41,23 @@ public final class SessionCookie {
     return Optional.empty();
   }
 
-  /** Verifies a session cookie's token; fails with the precise authentication failure. */
+  /** Verifies a session cookie's token ({@link TokenPurpose#browser()}); fails with the precise authentication failure. */
   public static Future<Caller> verify(TokenService tokens, String token) {
-    return tokens.authenticate(token, PURPOSES);
+    return tokens.authenticate(token, TokenPurpose.browser());
+  }
+
+  /**
+   * Puts the session cookie's token on the routing context under {@code key}, for a handler after it
+   * whose transport hides cookies (SockJS strips them from what its sockets see). A page of another
+   * origin must not ride on the user's cookie (cross-site WebSocket hijacking), so the cookie counts
+   * only on a request with the node's own Origin, as on every socket ({@link CrossSite}); otherwise it
+   * is left out.
+   */
+  public static void handOn(RoutingContext ctx, String key) {
+    if (CrossSite.cookieRefused(ctx.request(), true).isEmpty()) {
+      token(ctx.request().headers()).ifPresent(t -> ctx.put(key, t));
+    }
+    ctx.next();
   }
 
   /** The {@code Set-Cookie} value that opens a session until the token expires. */

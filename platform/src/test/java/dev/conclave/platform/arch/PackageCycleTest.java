@@ -33,19 +33,9 @@ class PackageCycleTest {
   /** module → the cycles (sorted package sets) it may still have. */
   private static final Map<String, Set<Set<String>>> KNOWN = Map.of(
     // found by this test (issue 16), no issue yet: auth.SigningKeys reads config, config.ConclaveConfig
-    // holds a db.PgUrl, db reads config and auth.PrivateFiles; server.EdgeVerticle mounts
-    // bridge.EventBusBridge, which uses server.ConnectionGuard and server.SessionCookie
+    // holds a db.PgUrl, db reads config and auth.PrivateFiles
     "platform", Set.of(
-      Set.of("dev.conclave.platform.auth", "dev.conclave.platform.config", "dev.conclave.platform.db"),
-      Set.of("dev.conclave.platform.bridge", "dev.conclave.platform.server")),
-    // found by this test (issue 16), no issue yet: the public API builds its implementation, which
-    // implements and returns public types (the API/internal split of STYLE.md, with a back edge)
-    "agent-sdk", Set.of(
-      Set.of("dev.conclave.agent", "dev.conclave.agent.internal"),
-      Set.of("dev.conclave.agent.pack", "dev.conclave.agent.internal.pack")),
-    // found by this test (issue 16), no issue yet: cli.AgentCommand runs app.AgentRuntime, which takes
-    // a cli.RuntimeConfig
-    "agent-runtime", Set.of(Set.of("dev.conclave.agentruntime.app", "dev.conclave.agentruntime.cli")));
+      Set.of("dev.conclave.platform.auth", "dev.conclave.platform.config", "dev.conclave.platform.db")));
 
   private static final Pattern PACKAGE = Pattern.compile("^\\s*package\\s+([\\w.]+)\\s*;", Pattern.MULTILINE);
 

@@ -1,9 +1,11 @@
-package dev.conclave.agent.pack;
+package dev.conclave.agent.client;
 
 import dev.conclave.agent.Backoff;
 import dev.conclave.agent.Endpoint;
 import dev.conclave.agent.GatewayTls;
 import dev.conclave.agent.internal.pack.PackConfig;
+import dev.conclave.agent.pack.PackListener;
+import dev.conclave.agent.pack.PackTool;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpClientOptions;
 

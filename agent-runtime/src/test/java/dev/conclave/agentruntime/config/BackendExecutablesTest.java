@@ -1,5 +1,6 @@
-package dev.conclave.agentruntime.cli;
+package dev.conclave.agentruntime.config;
 
+import dev.conclave.agentruntime.cli.AgentMain;
 import dev.conclave.settings.Setting;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;

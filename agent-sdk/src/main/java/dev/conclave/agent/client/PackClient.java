@@ -1,9 +1,13 @@
-package dev.conclave.agent.pack;
+package dev.conclave.agent.client;
 
 import dev.conclave.agent.AgentSdkException;
 import dev.conclave.agent.ClientStoppedException;
 import dev.conclave.agent.internal.pack.PackConfig;
 import dev.conclave.agent.internal.pack.PackSupervisor;
+import dev.conclave.agent.pack.PackRegistration;
+import dev.conclave.agent.pack.PackStatusException;
+import dev.conclave.agent.pack.PackSupersededException;
+import dev.conclave.agent.pack.PackTool;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 

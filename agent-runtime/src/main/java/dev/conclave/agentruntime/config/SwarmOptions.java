@@ -1,4 +1,4 @@
-package dev.conclave.agentruntime.cli;
+package dev.conclave.agentruntime.config;
 
 import dev.conclave.agentruntime.backend.BackendKind;
 import dev.conclave.agentruntime.swarm.SwarmConfig;

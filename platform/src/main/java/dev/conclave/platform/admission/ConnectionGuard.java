@@ -1,4 +1,4 @@
-package dev.conclave.platform.server;
+package dev.conclave.platform.admission;
 
 import dev.conclave.platform.auth.Caller;
 import dev.conclave.platform.config.ConclaveConfig;

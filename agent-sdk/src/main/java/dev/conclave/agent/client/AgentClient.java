@@ -1,5 +1,15 @@
-package dev.conclave.agent;
+package dev.conclave.agent.client;
 
+import dev.conclave.agent.AgentHandler;
+import dev.conclave.agent.ClientStoppedException;
+import dev.conclave.agent.ConnectionLostException;
+import dev.conclave.agent.GatewayStatusException;
+import dev.conclave.agent.NotConnectedException;
+import dev.conclave.agent.PackToolResult;
+import dev.conclave.agent.PackToolTimeoutException;
+import dev.conclave.agent.RegistrationRejectedException;
+import dev.conclave.agent.Session;
+import dev.conclave.agent.ShutdownPolicy;
 import dev.conclave.agent.internal.ClientConfig;
 import dev.conclave.agent.internal.ConnectionSupervisor;
 import io.vertx.core.Future;

@@ -1,4 +1,4 @@
-package dev.conclave.agentruntime.cli;
+package dev.conclave.agentruntime.config;
 
 import dev.conclave.agent.Endpoint;
 import dev.conclave.settings.Setting;

@@ -1,5 +1,13 @@
-package dev.conclave.agent;
+package dev.conclave.agent.client;
 
+import dev.conclave.agent.AgentEnvironment;
+import dev.conclave.agent.AgentHandler;
+import dev.conclave.agent.Backoff;
+import dev.conclave.agent.ConnectionListener;
+import dev.conclave.agent.Endpoint;
+import dev.conclave.agent.Feature;
+import dev.conclave.agent.GatewayTls;
+import dev.conclave.agent.ShutdownPolicy;
 import dev.conclave.agent.internal.ClientConfig;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpClientOptions;
