@@ -34,12 +34,19 @@ final class AppliedMigrations {
   /** The answer for one schema: up to date at {@code version}, or not, because of {@code difference}. */
   record Verdict(boolean upToDate, String version, String difference) {
 
+    private static final String NO_HISTORY = "no history yet";
+
     static Verdict current(String version) {
       return new Verdict(true, version, "");
     }
 
     static Verdict differs(String difference) {
       return new Verdict(false, "", difference);
+    }
+
+    /** The schema has no history table at all: Flyway has never run on it. */
+    boolean noHistory() {
+      return !upToDate && NO_HISTORY.equals(difference);
     }
   }
 
@@ -56,7 +63,7 @@ final class AppliedMigrations {
     try (Statement s = connection.createStatement()) {
       try (ResultSet present = s.executeQuery(SQL.get("HistoryExists").sql())) {
         if (!present.next() || !present.getBoolean(1)) {
-          return Verdict.differs("no history yet");
+          return Verdict.differs(Verdict.NO_HISTORY);
         }
       }
       List<Row> rows = new ArrayList<>();

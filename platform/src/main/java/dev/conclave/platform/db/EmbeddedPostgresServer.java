@@ -70,6 +70,9 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
         .setCleanDataDirectory(false)
         .setPort(port == 0 ? freePort() : port)
         .setPGStartupWait(Duration.ofSeconds(60))
+        // the binaries without reading the 15 MB archive on every start, once unpacked (issue 45)
+        .setPgBinaryResolver(BundledPostgres.DEFAULT)
+        .setOverrideWorkingDirectory(BundledPostgres.DEFAULT.workingDirectory().toFile())
         .setServerConfig("max_connections", "300")
         .setServerConfig("listen_addresses", "127.0.0.1")
         .setServerConfig("unix_socket_directories", access.ensureSocketDirectory().toString())
@@ -87,6 +90,7 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
       settings.forEach(builder::setServerConfig);
       EmbeddedPostgres postgres = builder.start();
       ZonkyHook.disarm(postgres);
+      BundledPostgres.DEFAULT.remember();
       if (trusting) {
         access.lock(postgres, password);
       }

@@ -23,19 +23,26 @@ import java.util.Optional;
 public final class Migrations {
 
   private static final Logger LOG = LoggerFactory.getLogger(Migrations.class);
+  /** Flyway operations run (each scans the scripts and reads the history), for the tests that count them. */
+  static final java.util.concurrent.atomic.AtomicInteger FLYWAY_OPERATIONS = new java.util.concurrent.atomic.AtomicInteger();
 
   private Migrations() {
   }
 
   public static void apply(PgUrl url, List<SchemaMigration> schemas) {
-    for (SchemaMigration schema : needingFlyway(url, schemas)) {
-      migrate(url, schema);
+    List<SchemaMigration> withoutHistory = new ArrayList<>();
+    for (SchemaMigration schema : needingFlyway(url, schemas, withoutHistory)) {
+      migrate(url, schema, withoutHistory.contains(schema));
     }
   }
 
-  private static void migrate(PgUrl url, SchemaMigration schema) {
+  private static void migrate(PgUrl url, SchemaMigration schema, boolean withoutHistory) {
     long t0 = System.nanoTime();
-    realignRewritten(url, schema);
+    if (!withoutHistory) {
+      // a schema with no history yet has nothing to realign (the check is a whole Flyway validation)
+      realignRewritten(url, schema);
+    }
+    FLYWAY_OPERATIONS.incrementAndGet();
     MigrateResult result = flyway(url, schema).migrate();
     LOG.info("migrations: schema={} applied={} version={} took={}ms", schema.schema(), result.migrationsExecuted,
       result.targetSchemaVersion == null ? currentVersion(url, schema) : result.targetSchemaVersion, (System.nanoTime() - t0) / 1_000_000);
@@ -48,6 +55,11 @@ public final class Migrations {
    * Flyway: the shortcut only ever skips a run that would have changed nothing.
    */
   static List<SchemaMigration> needingFlyway(PgUrl url, List<SchemaMigration> schemas) {
+    return needingFlyway(url, schemas, new ArrayList<>());
+  }
+
+  /** As {@link #needingFlyway(PgUrl, List)}, adding to {@code withoutHistory} the schemas found with no history table yet. */
+  static List<SchemaMigration> needingFlyway(PgUrl url, List<SchemaMigration> schemas, List<SchemaMigration> withoutHistory) {
     long t0 = System.nanoTime();
     List<SchemaMigration> needing = new ArrayList<>();
     try (Connection connection = DriverManager.getConnection(url.jdbcUrl(), url.user(), url.password().orElse(null))) {
@@ -65,6 +77,9 @@ public final class Migrations {
         } else {
           LOG.info("migrations: schema={} {}; Flyway validates and migrates", schema.schema(), verdict.difference());
           needing.add(schema);
+          if (verdict.noHistory()) {
+            withoutHistory.add(schema);
+          }
         }
       }
     } catch (SQLException e) {
@@ -87,6 +102,7 @@ public final class Migrations {
       return;
     }
     Flyway flyway = flyway(url, schema);
+    FLYWAY_OPERATIONS.incrementAndGet();
     ValidateResult result = flyway.validateWithResult();
     if (result.validationSuccessful || result.invalidMigrations == null) {
       return;
@@ -103,6 +119,7 @@ public final class Migrations {
       applied = true;
     }
     if (applied) {
+      FLYWAY_OPERATIONS.incrementAndGet();
       flyway.repair();
       LOG.info("migrations: schema={} history realigned with its rewritten migrations {}", schema.schema(),
         new java.util.TreeSet<>(schema.rewritten()));
@@ -117,6 +134,7 @@ public final class Migrations {
   }
 
   static String currentVersion(PgUrl url, SchemaMigration schema) {
+    FLYWAY_OPERATIONS.incrementAndGet();
     var current = flyway(url, schema).info().current();
     return current == null ? "none" : current.getVersion().getVersion();
   }

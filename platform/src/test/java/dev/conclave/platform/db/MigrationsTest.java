@@ -53,6 +53,22 @@ class MigrationsTest {
     assertThat(tables(db, "auth")).contains("principals", "tokens");
   }
 
+  /**
+   * Issue 45: a schema with no history yet has nothing to realign; checking for it cost a whole Flyway
+   * validation (its scan of the jar included) of every such schema on a node's first start.
+   */
+  @Test
+  void aSchemaWithNoHistoryYetIsMigratedWithOneFlywayOperation() throws Exception {
+    PgUrl db = TestDatabase.freshDatabase();
+    SchemaMigration rewrittenOnce = new SchemaMigration("auth", java.util.Set.of(1));
+    int before = Migrations.FLYWAY_OPERATIONS.get();
+
+    Migrations.apply(db, List.of(rewrittenOnce));
+
+    assertThat(Migrations.FLYWAY_OPERATIONS.get() - before).as("Flyway operations for a schema with no history").isEqualTo(1);
+    assertThat(Migrations.currentVersion(db, rewrittenOnce)).isEqualTo(newestScript("auth"));
+  }
+
   @Test
   void schemaNamesMustBeIdentifiers() {
     org.assertj.core.api.Assertions.assertThatThrownBy(() -> new SchemaMigration("Bad-Name"))
