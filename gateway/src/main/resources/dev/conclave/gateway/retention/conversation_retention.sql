@@ -26,10 +26,13 @@ by_setting AS (
     AND NOT EXISTS (SELECT 1 FROM gateway.requests r WHERE r.id = e.request_id AND r.state IN ('queued', 'dispatched'))
   LIMIT :limit::int - (SELECT count(*) FROM by_agent)
   FOR UPDATE OF e SKIP LOCKED),
-doomed AS (
-  SELECT * FROM by_agent UNION ALL SELECT * FROM by_setting)
-DELETE FROM gateway.events e USING doomed d WHERE e.conversation_key = d.conversation_key AND e.seq = d.seq
-RETURNING 'events' AS kind, to_jsonb(e)::text AS line;
+-- each set deleted by key on its own, so that the planner sees a small set to join, never a table scan
+gone_by_agent AS (
+  DELETE FROM gateway.events e USING by_agent d WHERE e.conversation_key = d.conversation_key AND e.seq = d.seq RETURNING e.*),
+gone_by_setting AS (
+  DELETE FROM gateway.events e USING by_setting d WHERE e.conversation_key = d.conversation_key AND e.seq = d.seq RETURNING e.*)
+SELECT 'events' AS kind, to_jsonb(g)::text AS line FROM gone_by_agent g
+UNION ALL SELECT 'events', to_jsonb(g)::text FROM gone_by_setting g;
 
 -- name: DeleteRequests
 -- finished requests older than the window whose events are all gone (a request a kept event names stays),
@@ -53,10 +56,13 @@ by_setting AS (
     AND NOT EXISTS (SELECT 1 FROM gateway.events e WHERE e.request_id = r.id)
   LIMIT :limit::int - (SELECT count(*) FROM by_agent)
   FOR UPDATE SKIP LOCKED),
-doomed AS (
-  SELECT id FROM by_agent UNION ALL SELECT id FROM by_setting),
+-- each set deleted by key on its own, as DeleteEvents does
+gone_by_agent AS (
+  DELETE FROM gateway.requests r USING by_agent d WHERE r.id = d.id RETURNING r.*),
+gone_by_setting AS (
+  DELETE FROM gateway.requests r USING by_setting d WHERE r.id = d.id RETURNING r.*),
 gone AS (
-  DELETE FROM gateway.requests r USING doomed d WHERE r.id = d.id RETURNING r.*),
+  SELECT * FROM gone_by_agent UNION ALL SELECT * FROM gone_by_setting),
 approvals AS (
   DELETE FROM gateway.approvals a USING gone g WHERE a.request_id = g.id RETURNING a.*),
 tool_calls AS (
