@@ -19,9 +19,9 @@ import java.util.concurrent.Callable;
  * ({@code GET /registry/agents}) the lifecycle; the JSON is ListAgents' document with each agent's
  * {@code lifecycle} added.
  */
-@Command(name = "agents", mixinStandardHelpOptions = true, subcommands = AgentCommand.Show.class,
+@Command(name = "agents", mixinStandardHelpOptions = true, subcommands = {AgentCommand.Show.class, AgentRetentionCommand.class},
   description = "List the agents you may act on: id, name, state, node, lifecycle, backend.",
-  footer = {"", "Example:", "  conclave agents", "  conclave agents -o json | jq -r '.agents[].agentId'", "  conclave agents show echo-1"})
+  footer = {"", "Example:", "  conclave agents", "  conclave agents -o json | jq -r '.agents[].agentId'", "  conclave agents show echo-1", "  conclave agents retention echo-1 --days 7"})
 public final class AgentsCommand implements Callable<Integer> {
 
   static final List<Column> COLUMNS = List.of(Column.field("ID", "agentId"), Column.field("NAME", "name"),

@@ -4,6 +4,7 @@ import dev.conclave.gateway.GatewaySettings;
 import dev.conclave.gateway.api.AdminServiceEndpoint;
 import dev.conclave.gateway.api.AgentStreamEndpoint;
 import dev.conclave.gateway.api.AuditHttpApi;
+import dev.conclave.gateway.api.AgentRetentionHttpApi;
 import dev.conclave.gateway.api.BindingHttpApi;
 import dev.conclave.gateway.api.ClientServiceEndpoint;
 import dev.conclave.gateway.api.ClusterHttpApi;
@@ -76,6 +77,7 @@ import dev.conclave.platform.runtime.RoleModule;
 import dev.conclave.platform.runtime.RunningRole;
 import dev.conclave.platform.retention.RetentionSettings;
 import dev.conclave.platform.retention.RetentionWorker;
+import dev.conclave.gateway.retention.AgentRetentionStore;
 import dev.conclave.gateway.retention.ConversationRetention;
 import dev.conclave.platform.server.EdgeContribution;
 import dev.conclave.platform.server.HttpRoutes;
@@ -213,6 +215,7 @@ public final class GatewayRole implements RoleModule {
         conversationsHttp.mount(routes);
         clusterHttp.mount(routes);
         new BindingHttpApi(bindings, ctx.edge().liveAccess()).mount(routes);
+        new AgentRetentionHttpApi(new AgentRetentionStore(pool), ctx.config()).mount(routes);
         registryHttp.mount(routes);
         sessionSockets.mount(routes);
       }

@@ -13,6 +13,8 @@ import java.util.List;
  * except each conversation's latest {@code CONCLAVE_CONVERSATION_KEEP_EVENTS} and those of requests
  * still queued or dispatched; then finished requests past {@code CONCLAVE_REQUEST_RETENTION_DAYS}
  * that no kept event names. Events go first, so that a request whose events went in this run goes too.
+ * An agent with an override ({@link AgentRetentionStore}) has its own window and kept events where
+ * set, and its requests follow its window; the statements apply both in the same batches.
  */
 public final class ConversationRetention {
 

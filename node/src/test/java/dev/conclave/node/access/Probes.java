@@ -283,6 +283,10 @@ final class Probes {
       f.setUp(HttpMethod.POST, GW + "/registry/agents", new JsonObject().put("agentId", id).put("lifecycle", "defined"), Who.ADMIN);
       return f.http(HttpMethod.POST, GW + "/agents/" + id + "/lifecycle", new JsonObject().put("to", "provisioning"), who);
     });
+    http("GET", GW + "/agents/:agentId/retention", Who.ADMIN_ONLY, (f, who) ->
+      f.http(HttpMethod.GET, GW + "/agents/" + AGENT_ID + "/retention", null, who));
+    http("PUT", GW + "/agents/:agentId/retention", Who.ADMIN_ONLY, (f, who) ->
+      f.http(HttpMethod.PUT, GW + "/agents/" + AGENT_ID + "/retention", new JsonObject(), who));
     http("GET", GW + "/bindings", Who.ADMIN_ONLY, (f, who) -> f.http(HttpMethod.GET, GW + "/bindings", null, who));
     http("POST", GW + "/bindings", Who.ADMIN_ONLY, (f, who) -> f.http(HttpMethod.POST, GW + "/bindings",
       new JsonObject().put("frontend", "matrix").put("channelId", f.unique("channel")).put("agentId", AGENT_ID), who));
