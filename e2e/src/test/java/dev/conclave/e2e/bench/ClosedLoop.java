@@ -14,8 +14,8 @@ abstract class ClosedLoop extends VerticleBase {
 
   static final long REQUEST_TIMEOUT_MS = 30_000;
 
-  protected final Recorder recorder;
-  private final Promise<Void> stopped = Promise.promise();
+  protected Recorder recorder;
+  private Promise<Void> stopped = Promise.promise();
   private long sequence;
   private long outstanding = -1;
   private long sentAt;
@@ -29,6 +29,20 @@ abstract class ClosedLoop extends VerticleBase {
   final Future<Void> run() {
     context.runOnContext(v -> next());
     return stopped.future();
+  }
+
+  /**
+   * Runs again, into {@code next}, after the previous run has stopped: the same connection and
+   * subscriptions measure one phase after another (RetentionBench).
+   */
+  final Future<Void> run(Recorder next) {
+    Promise<Void> promise = Promise.promise();
+    context.runOnContext(v -> {
+      recorder = next;
+      stopped = promise;
+      next();
+    });
+    return promise.future();
   }
 
   private void next() {

@@ -39,8 +39,6 @@ import java.util.concurrent.TimeUnit;
  */
 public final class GatewayBench {
 
-  private static final Duration DRAIN_LIMIT = Duration.ofSeconds(ClosedLoop.REQUEST_TIMEOUT_MS / 1000 + 5);
-
   private GatewayBench() {
   }
 
@@ -95,84 +93,17 @@ public final class GatewayBench {
    */
   static Recorder.Result gateway(Vertx vertx, BenchSettings s, Path data, Optional<EmbeddedPostgresServer> pg, Map<String, String> nodeEnv,
                                  Map<String, Double> cpu) {
-    Map<String, String> env = new java.util.HashMap<>(Map.of("CONCLAVE_NODE_ID", "bench-node"));
-    env.putAll(nodeEnv);
-    Optional<PgUrl> db = pg.map(p -> p.url().withDatabase("gateway_bench"));
-    db.ifPresent(url -> env.put("CONCLAVE_PG_URL", url.full()));
-    // e.g. -Dbench.nodeJavaOptions=-XX:StartFlightRecording=filename=/tmp/node.jfr,settings=profile to see where the node's time goes
-    String javaOptions = System.getProperty("bench.nodeJavaOptions", "");
-    if (!javaOptions.isBlank()) {
-      env.put("JAVA_TOOL_OPTIONS", javaOptions);
-    }
-    try (NodeProcess node = NodeProcess.start(data, env)) {
-      List<String> deployments = new ArrayList<>();
-      try {
-        Duration ready = node.awaitReady(Duration.ofSeconds(120));
-        System.out.println("bench: node ready in " + ready.toMillis() + " ms (pid " + node.pid() + ")");
-        Map<String, String> cli = new java.util.HashMap<>(Map.of("CONCLAVE_DATA_DIR", data.toString()));
-        db.ifPresent(url -> cli.put("CONCLAVE_PG_URL", url.full()));
-        // the admin follows every agent's conversation; with -Dbench.member=true a member who owns
-        // the agents does, so every message is checked against access control
-        String clientToken = MEMBER
-          ? NodeProcess.cli(cli, "token", "--new-client", "bench-member", "--ttl", "2h")
-          : NodeProcess.cli(cli, "token", "--admin", "--ttl", "2h");
-        String agentToken = MEMBER
-          ? NodeProcess.cli(cli, "token", "--new-agent", "bench-agents", "--owner", subject(clientToken), "--ttl", "2h")
-          : NodeProcess.cli(cli, "token", "--new-agent", "bench-agents", "--ttl", "2h");
-        SocketAddress address = SocketAddress.inetSocketAddress(node.grpcPort(), "127.0.0.1");
-
-        List<Future<String>> agents = new ArrayList<>();
-        for (int a = 0; a < s.agents(); a++) {
-          agents.add(vertx.deployVerticle(new BenchAgent(address, agentToken, "bench-" + a, s.chunks())));
-        }
-        agents.forEach(f -> deployments.add(await(f, Duration.ofSeconds(60), "agent registration")));
-        System.out.println("bench: " + s.agents() + " agents registered");
-
-        Recorder recorder = new Recorder();
-        List<GatewayClientLoop> clients = new ArrayList<>();
-        for (int c = 0; c < s.clients(); c++) {
-          List<String> owned = new ArrayList<>();
-          for (int a = c; a < s.agents(); a += s.clients()) {
-            owned.add("bench-" + a);
-          }
-          GatewayClientLoop client = new GatewayClientLoop(recorder, address, clientToken, "client-" + c, owned);
-          deployments.add(await(vertx.deployVerticle(client), Duration.ofSeconds(60), "client subscription"));
-          clients.add(client);
-        }
-        System.out.println("bench: " + s.clients() + " clients following their conversations");
-
-        ProcCpu processes = new ProcCpu().processByThread("node", node.pid());
-        ProcCpu.postmasterPid(pg.map(EmbeddedPostgresServer::directory).orElse(data.resolve("pg")))
-          .ifPresent(pid -> processes.processTree("PostgreSQL", pid));
-        processes.self("load generator");
-        Runnable atMeasureStart = () -> db.ifPresent(url -> sql(() -> PgFunctionTimes.reset(url, true)));
-        Recorder.Result result = measure("gateway round trip", recorder, clients.stream().map(ClosedLoop::run).toList(), s.warmup(), s.measure(),
-          processes, atMeasureStart, cpu);
-        db.ifPresent(url -> {
-          System.out.println("bench: PostgreSQL statements by execution time while measuring (pg_stat_statements, track = all; "
-            + "the last column is per round trip):");
-          sql(() -> PgFunctionTimes.printStatements(url, result.requests(), 15));
-        });
-        printNodeSide(node, data);
-        return result;
-      } finally {
-        for (String id : deployments) {
-          try {
-            await(vertx.undeploy(id), Duration.ofSeconds(30), "undeploy");
-          } catch (IllegalStateException e) {
-            System.err.println("bench: " + e.getMessage());
-          }
-        }
-        // a graceful stop, so the node's embedded PostgreSQL stops with it
-        if (node.alive()) {
-          int exit = node.terminate(Duration.ofSeconds(60));
-          System.out.println("bench: node stopped, exit code " + exit);
-        }
-        List<String> errors = node.logText().lines().filter(l -> l.contains(" ERROR ")).toList();
-        if (!errors.isEmpty()) {
-          System.out.println("bench: the node logged " + errors.size() + " ERROR lines; the first: " + errors.get(0));
-        }
-      }
+    try (GatewayRig rig = GatewayRig.start(vertx, s, data, pg, nodeEnv, MEMBER, () -> { })) {
+      Optional<PgUrl> db = rig.db();
+      Runnable atMeasureStart = () -> db.ifPresent(url -> sql(() -> PgFunctionTimes.reset(url, true)));
+      Recorder.Result result = rig.measure("gateway round trip", s.warmup(), s.measure(), atMeasureStart, cpu);
+      db.ifPresent(url -> {
+        System.out.println("bench: PostgreSQL statements by execution time while measuring (pg_stat_statements, track = all; "
+          + "the last column is per round trip):");
+        sql(() -> PgFunctionTimes.printStatements(url, result.requests(), 15));
+      });
+      printNodeSide(rig.node(), data);
+      return result;
     }
   }
 
@@ -211,45 +142,13 @@ public final class GatewayBench {
       clients.add(client);
     }
     String name = mode == BareEcho.Mode.UNARY ? "bare gRPC unary echo" : "bare gRPC stream echo";
-    Recorder.Result result = measure(name, recorder, clients.stream().map(ClosedLoop::run).toList(), s.bareWarmup(), s.bareMeasure(),
+    Recorder.Result result = GatewayRig.measure(name, recorder, clients.stream().map(ClosedLoop::run).toList(), s.bareWarmup(), s.bareMeasure(),
       new ProcCpu().self("load generator and echo server"), () -> { }, new java.util.HashMap<>());
     for (String id : deployments) {
       await(vertx.undeploy(id), Duration.ofSeconds(30), "undeploy");
     }
     await(vertx.undeploy(server), Duration.ofSeconds(30), "undeploy");
     return result;
-  }
-
-  /**
-   * Runs the loops through warm-up and measurement, then lets each finish its last request. Prints
-   * the cores each process kept busy while measuring, and its CPU time per request.
-   */
-  private static Recorder.Result measure(String scenario, Recorder recorder, List<Future<Void>> loops, Duration warmup, Duration measure,
-                                         ProcCpu cpu, Runnable atMeasureStart, Map<String, Double> cpuPerRequest) {
-    System.out.println("bench: " + scenario + ": warming up " + warmup.toSeconds() + " s, measuring " + measure.toSeconds() + " s");
-    sleep(warmup);
-    atMeasureStart.run();
-    recorder.startMeasuring();
-    ProcCpu.Sample before = cpu.sample();
-    sleep(measure);
-    ProcCpu.Sample after = cpu.sample();
-    recorder.stopMeasuring();
-    long measured = recorder.measuredSoFar();
-    StringBuilder split = new StringBuilder("bench: " + scenario + ": CPU while measuring (cores busy, CPU µs per request):");
-    Map<String, Double> perRequest = after.microsPerCall(before, measured);
-    cpuPerRequest.putAll(perRequest);
-    after.coresSince(before).forEach((part, cores) -> split.append(String.format(Locale.ROOT, " %s %.2f cores, %.0f µs;", part, cores,
-      perRequest.get(part))));
-    System.out.println(split);
-    after.threadSplitSince(before).forEach((part, shares) -> {
-      StringBuilder threads = new StringBuilder("bench: " + scenario + ": " + part + " CPU by thread group:");
-      shares.forEach((group, share) -> threads.append(String.format(Locale.ROOT, " %s %.0f%%;", group, 100 * share)));
-      System.out.println(threads);
-    });
-    await(Future.all(loops), DRAIN_LIMIT, scenario + ": loops finishing their last request");
-    Recorder.Result r = recorder.result(scenario);
-    System.out.println("bench: " + scenario + ": " + r.requests() + " requests, " + r.errors() + " errors");
-    return r;
   }
 
   private static void print(BenchSettings s, List<Recorder.Result> results) {
@@ -282,30 +181,6 @@ public final class GatewayBench {
   }
 
   private static <T> T await(Future<T> f, Duration limit, String what) {
-    try {
-      return f.toCompletionStage().toCompletableFuture().get(limit.toMillis(), TimeUnit.MILLISECONDS);
-    } catch (java.util.concurrent.TimeoutException e) {
-      throw new IllegalStateException(what + ": not done within " + limit.toSeconds() + " s", e);
-    } catch (java.util.concurrent.ExecutionException e) {
-      throw new IllegalStateException(what + ": " + e.getCause().getMessage(), e.getCause());
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException(what + ": interrupted", e);
-    }
-  }
-
-  private static void sleep(Duration d) {
-    try {
-      Thread.sleep(d.toMillis());
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException("interrupted", e);
-    }
-  }
-
-  /** The principal a token was issued to. */
-  private static String subject(String token) {
-    String payload = new String(java.util.Base64.getUrlDecoder().decode(token.split("\\.")[1]), java.nio.charset.StandardCharsets.UTF_8);
-    return new io.vertx.core.json.JsonObject(payload).getString("sub");
+    return GatewayRig.await(f, limit, what);
   }
 }
