@@ -49,6 +49,18 @@ class BenchMainTest {
     }
   }
 
+  /** Every round trip failed: errors counted, none completed. It must not exit 0 (issue 48). */
+  public static final class CompletesNothing {
+    public static void main(String[] args) {
+      BenchMain.run(CompletesNothing.class, () -> {
+        long completed = 0;
+        long errors = 40;
+        System.out.println("gateway round trip: " + completed + " requests, " + errors + " errors");
+        BenchMain.requireCompleted("gateway round trips", completed);
+      });
+    }
+  }
+
   /** A phase that never ends: abandoned at the deadline, exit 2, with where it was. */
   public static final class Hanging {
     public static void main(String[] args) {
@@ -104,6 +116,18 @@ class BenchMainTest {
     Run run = run(Succeeding.class);
     assertThat(run.code()).as(run.err()).isZero();
     assertThat(run.out()).contains("result: 42 req/s");
+  }
+
+  @Test
+  void aRunThatCompletedNothingExitsNonZero() throws Exception {
+    Run run = run(CompletesNothing.class);
+    assertThat(run.code()).as(run.out()).isEqualTo(BenchMain.FAILED);
+    assertThat(run.err()).contains("CompletesNothing: failed: java.lang.IllegalStateException: no gateway round trips completed");
+  }
+
+  @Test
+  void aCountOfCompletedOperationsAboveZeroPasses() {
+    assertThat(BenchMain.requireCompleted("claims", 3)).isEqualTo(3);
   }
 
   @Test
