@@ -249,6 +249,7 @@ public final class GatewayBench {
     await(Future.all(loops), DRAIN_LIMIT, scenario + ": loops finishing their last request");
     Recorder.Result r = recorder.result(scenario);
     System.out.println("bench: " + scenario + ": " + r.requests() + " requests, " + r.errors() + " errors");
+    BenchMain.requireCompleted(scenario + " requests (" + r.errors() + " failed)", r.requests());
     return r;
   }
 
