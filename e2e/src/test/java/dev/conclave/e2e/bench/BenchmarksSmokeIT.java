@@ -20,6 +20,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -36,17 +37,17 @@ import org.junit.jupiter.params.provider.MethodSource;
  * node processes and a hang cannot reach this JVM), and must exit 0 having completed operations: every
  * line its summary prints for a measured phase must count more than zero. A timing is never checked.
  *
- * <p>Adding a program is one line in {@link #programs()}: its class, how many summary lines it prints
- * in this configuration, the pattern of such a line (group 1: the operations it completed), and its
+ * <p>Adding a program is one line in {@link #programs()}: its class, the node processes it starts, how
+ * many summary lines it prints in this configuration, the pattern of such a line (group 1: the operations it completed), and its
  * smallest configuration as {@code -D} properties.
  */
 class BenchmarksSmokeIT {
 
-  /** One program's smoke run. */
-  record Smoke(Class<?> program, int lines, Pattern completed, List<String> properties) {
+  /** One program's smoke run; {@code nodes}: the node processes (or PostgreSQL servers) it runs at once. */
+  record Smoke(Class<?> program, int nodes, int lines, Pattern completed, List<String> properties) {
 
-    static Smoke of(Class<?> program, int lines, String completed, String... properties) {
-      return new Smoke(program, lines, Pattern.compile("(?m)^" + completed), List.of(properties));
+    static Smoke of(Class<?> program, int nodes, int lines, String completed, String... properties) {
+      return new Smoke(program, nodes, lines, Pattern.compile("(?m)^" + completed), List.of(properties));
     }
 
     @Override
@@ -64,28 +65,28 @@ class BenchmarksSmokeIT {
 
   static Stream<Smoke> programs() {
     return Stream.of(
-      Smoke.of(GatewayBench.class, 3, "bench: (?:gateway round trip|bare gRPC unary echo|bare gRPC stream echo): (\\d+) requests",
+      Smoke.of(GatewayBench.class, 1, 3, "bench: (?:gateway round trip|bare gRPC unary echo|bare gRPC stream echo): (\\d+) requests",
         "-Dbench.agents=2", "-Dbench.clients=1", "-Dbench.chunks=1", "-Dbench.warmup=2", "-Dbench.seconds=2", "-Dbench.bareWarmup=0",
         "-Dbench.bareSeconds=1"),
       // tracing on (off is GatewayBench's own run): the node exports every span to the bench's receiver
-      Smoke.of(TracingCostBench.class, 1, "bench: gateway round trip: (\\d+) requests",
+      Smoke.of(TracingCostBench.class, 1, 1, "bench: gateway round trip: (\\d+) requests",
         "-Dbench.shapes=1x1", "-Dbench.tracing=100", "-Dbench.rounds=1", "-Dbench.chunks=1", "-Dbench.warmup=2", "-Dbench.seconds=2"),
-      Smoke.of(PackBench.class, 3, "bench: (?:same node|across nodes|bare gRPC echo): warm-up \\d+ calls .*; measured (\\d+) calls",
+      Smoke.of(PackBench.class, 2, 3, "bench: (?:same node|across nodes|bare gRPC echo): warm-up \\d+ calls .*; measured (\\d+) calls",
         "-Dbench.agents=2", "-Dbench.jitWarmup=0", "-Dbench.warmup=1", "-Dbench.seconds=2"),
-      Smoke.of(StartupBench.class, 2, "startup-bench: (?:cold|token-alone) (\\d+): \\d+ ms",
+      Smoke.of(StartupBench.class, 1, 2, "startup-bench: (?:cold|token-alone) (\\d+): \\d+ ms",
         "-Dbench.runs=1", "-Dbench.kinds=cold,token-alone"),
-      Smoke.of(AgentMemoryBench.class, 1, "bench: (\\d+) of \\d+ agents served one request each",
+      Smoke.of(AgentMemoryBench.class, 1, 1, "bench: (\\d+) of \\d+ agents served one request each",
         "-Dbench.agents=30", "-Dbench.serve=5"),
-      Smoke.of(ClusterBench.class, 3, "(?:client and agent on node-1 |client on node-2, agent on node-1 |failover after kill -9 of node-1 \\()\\s*(\\d+)",
+      Smoke.of(ClusterBench.class, 3, 3, "(?:client and agent on node-1 |client on node-2, agent on node-1 |failover after kill -9 of node-1 \\()\\s*(\\d+)",
         "-Dbench.agents=3", "-Dbench.requests=5", "-Dbench.concurrency=2", "-Dbench.moveSeconds=120"),
-      Smoke.of(BridgeBench.class, 1, "messages sent: (\\d+)",
+      Smoke.of(BridgeBench.class, 3, 1, "messages sent: (\\d+)",
         "-Dbench.sockets=3", "-Dbench.conversations=2", "-Dbench.seconds=2"),
-      Smoke.of(ScaleBench.class, 2, "(?:scale: \\d+ agents, moved |steady load: \\d+ clients, )(\\d+)",
+      Smoke.of(ScaleBench.class, 3, 2, "(?:scale: \\d+ agents, moved |steady load: \\d+ clients, )(\\d+)",
         "-Dbench.agents=30", "-Dbench.clients=2", "-Dbench.before.seconds=1", "-Dbench.phase.seconds=120"),
-      Smoke.of(SwarmBench.class, 6, "(?:http claim\\+complete, \\d+ agents: |floor claim\\+complete, \\d+ agents, \\d+ event loops: "
+      Smoke.of(SwarmBench.class, 1, 6, "(?:http claim\\+complete, \\d+ agents: |floor claim\\+complete, \\d+ agents, \\d+ event loops: "
           + "|raw single-statement SKIP LOCKED claim, \\d+ connections \\((?:before|after)\\): )(\\d+) (?:tasks|claims) in",
         "-Dswarm.bench.tasks=40", "-Dswarm.bench.agents=4", "-Dswarm.bench.seconds=30", "-Dswarm.bench.warmup=0"),
-      Smoke.of(SwarmSqlBench.class, 2, "round 1: (?:claim\\+complete in batches of \\d+|raw single-statement claim): (\\d+) (?:tasks|claims)",
+      Smoke.of(SwarmSqlBench.class, 1, 2, "round 1: (?:claim\\+complete in batches of \\d+|raw single-statement claim): (\\d+) (?:tasks|claims)",
         "-Dswarm.sql.tasks=40", "-Dswarm.sql.batch=4", "-Dswarm.sql.rounds=1"));
   }
 
@@ -99,6 +100,13 @@ class BenchmarksSmokeIT {
    * case then waits for its own program and checks it.
    */
   private static final int LANES = Integer.getInteger("bench.smoke.lanes", 2);
+  /**
+   * Node processes running at once, at most: a 3-node program runs alone. Two 3-node clusters side by
+   * side would not fit a small CI machine's memory, and on 2 cores two programs starting nodes at once
+   * slowed each other past their own limits (PackBench's token command timed out waiting for PostgreSQL
+   * while StartupBench started its node, at a load average of 28).
+   */
+  private static final Semaphore NODES = new Semaphore(3, true);
   private static final Map<String, Future<Outcome>> RUNS = new ConcurrentHashMap<>();
   private static ExecutorService lanes;
 
@@ -144,6 +152,16 @@ class BenchmarksSmokeIT {
       "-Dconclave.node.jar=" + System.getProperty("conclave.node.jar"), "-Dbench.deadline=" + LIMIT.minusSeconds(30)));
     command.addAll(smoke.properties());
     command.addAll(List.of("-cp", System.getProperty("java.class.path"), smoke.program().getName()));
+    NODES.acquire(smoke.nodes());
+    try {
+      return run(smoke, command, out, err);
+    } finally {
+      NODES.release(smoke.nodes());
+    }
+  }
+
+  private static Outcome run(Smoke smoke, List<String> command, Path out, Path err) throws IOException, InterruptedException {
+    String name = smoke.toString();
     long start = System.nanoTime();
     Process p = new ProcessBuilder(command).redirectOutput(out.toFile()).redirectError(err.toFile()).start();
     boolean ended = false;
