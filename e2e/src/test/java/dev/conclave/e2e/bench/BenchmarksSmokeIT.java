@@ -149,7 +149,9 @@ class BenchmarksSmokeIT {
     Path out = OUTPUT.resolve(name + ".out");
     Path err = OUTPUT.resolve(name + ".err");
     List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx768m",
-      "-Dconclave.node.jar=" + System.getProperty("conclave.node.jar"), "-Dbench.deadline=" + LIMIT.minusSeconds(30)));
+      "-Dconclave.node.jar=" + System.getProperty("conclave.node.jar"), "-Dbench.deadline=" + LIMIT.minusSeconds(30),
+      // a cluster member's readiness bound (LocalCluster, 120 s by default): on 2 busy cores (load average 27) a node took longer
+      "-Dconclave.cluster.readySeconds=300"));
     command.addAll(smoke.properties());
     command.addAll(List.of("-cp", System.getProperty("java.class.path"), smoke.program().getName()));
     NODES.acquire(smoke.nodes());
