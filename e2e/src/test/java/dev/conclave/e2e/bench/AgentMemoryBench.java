@@ -80,6 +80,7 @@ public final class AgentMemoryBench {
     int streamsPerConnection = Integer.getInteger("bench.streamsPerConnection", 1);
     int serve = Integer.getInteger("bench.serve", 200);
     long stepSeconds = Long.getLong("bench.stepSeconds", 300);
+    BenchMain.requireCompleted("agents to connect (bench.agents)", agents);
     int connectionCount = (agents + streamsPerConnection - 1) / streamsPerConnection;
     FileLimit.require(connectionCount + 2_000, "the benchmark's and the node's connections");
     Path root = Files.createTempDirectory("conclave-membench");

@@ -1,5 +1,7 @@
 package dev.conclave.e2e.bench;
 
+import dev.conclave.e2e.support.BenchMain;
+
 import dev.conclave.e2e.support.NodeProcess;
 import dev.conclave.platform.db.EmbeddedPostgresServer;
 import dev.conclave.platform.db.PgUrl;
@@ -156,6 +158,7 @@ final class GatewayRig implements AutoCloseable {
     await(Future.all(loops), DRAIN_LIMIT, scenario + ": loops finishing their last request");
     Recorder.Result r = recorder.result(scenario);
     System.out.println("bench: " + scenario + ": " + r.requests() + " requests, " + r.errors() + " errors");
+    BenchMain.requireCompleted(scenario + " requests (" + r.errors() + " failed)", r.requests());
     return r;
   }
 

@@ -1,5 +1,6 @@
 package dev.conclave.e2e.bench;
 
+import dev.conclave.e2e.support.BenchMain;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.net.SocketAddress;
@@ -85,6 +86,7 @@ final class PackScenario {
       Recorder.Result measured = windows.measured().result(name);
       System.out.printf(java.util.Locale.ROOT, "bench: %s: warm-up %d calls (%.1f/s, %d errors); measured %d calls (%.1f/s, %d errors)%n",
         name, warm.requests(), warm.requestsPerSecond(), warm.errors(), measured.requests(), measured.requestsPerSecond(), measured.errors());
+      BenchMain.requireCompleted(name + ": calls in the measured window (" + measured.errors() + " failed)", measured.requests());
       return new Result(name, warm, measured, after.coresSince(before), after.microsPerCall(before, measured.requests()),
         after.threadSplitSince(before), agents.stream().mapToLong(ToolCallAgent::sent).sum(), describeSide(sideBefore, sideAfter));
     } finally {

@@ -95,6 +95,7 @@ public final class StartupBench {
     } finally {
       TestDatabase.deleteTree(root);
     }
+    BenchMain.requireCompleted("start-up runs", results.size());
     System.out.println();
     System.out.println("| run | median | best | worst | all (ms) |");
     System.out.println("|---|---|---|---|---|");

@@ -124,6 +124,9 @@ public final class BridgeBench {
       System.out.printf("%-40s %10s %8s %8s %8s%n", "follower", "events/s", "p50 ms", "p90 ms", "p99 ms");
       bridge.print("bridge sockets (" + sockets + ", 3 nodes)", elapsed);
       streams.print("gRPC StreamEvents (" + conversations + ", node-2)", elapsed);
+      BenchMain.requireCompleted("messages sent", sent.get());
+      BenchMain.requireCompleted("events delivered to bridge sockets while measuring", bridge.count());
+      BenchMain.requireCompleted("events delivered to StreamEvents followers while measuring", streams.count());
       agents.forEach(ResilientAgent::stop);
       grpc.close();
       vertx.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
@@ -152,6 +155,10 @@ public final class BridgeBench {
       Instant at = Instant.parse(timestamp);
       Instant now = Instant.now();
       micros.add((now.getEpochSecond() - at.getEpochSecond()) * 1_000_000 + (now.getNano() - at.getNano()) / 1000);
+    }
+
+    long count() {
+      return micros.size();
     }
 
     void print(String label, double elapsed) {

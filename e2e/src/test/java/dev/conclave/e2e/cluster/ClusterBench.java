@@ -44,6 +44,8 @@ public final class ClusterBench {
     int requests = Integer.getInteger("bench.requests", 400);
     int concurrency = Integer.getInteger("bench.concurrency", 8);
     int agentCount = Integer.getInteger("bench.agents", 20);
+    BenchMain.requireCompleted("round trips per case to send (bench.requests)", requests);
+    BenchMain.requireCompleted("agents to connect (bench.agents)", agentCount);
     System.out.printf("cluster bench: 3 nodes, %d agents on node-1, each on its own connection, %d requests per case, %d in flight%n",
       agentCount, requests, concurrency);
     // all agents share one token, and so one principal: let it hold them all (in the field each agent has its own)
@@ -77,7 +79,8 @@ public final class ClusterBench {
       long[] same = roundTrips(vertx, grpc, cluster.member(0).grpc(), admin, concurrency, requests, "same");
       long[] cross = roundTrips(vertx, grpc, cluster.member(1).grpc(), admin, concurrency, requests, "cross");
       System.out.println();
-      System.out.printf("%-34s %8s %8s %8s %8s %10s%n", "round trip (SendMessage→terminal)", "p50 ms", "p90 ms", "p99 ms", "max ms", "req/s");
+      System.out.printf("%-34s %9s %8s %8s %8s %8s %10s%n", "round trip (SendMessage→terminal)", "requests", "p50 ms", "p90 ms", "p99 ms",
+        "max ms", "req/s");
       print("client and agent on node-1", same);
       print("client on node-2, agent on node-1", cross);
 
@@ -118,8 +121,10 @@ public final class ClusterBench {
       req.response().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS).handler((ClientStreamEvent e) -> {
         if (e.hasDone() || e.hasError()) {
           Promise<Void> p = waiting.remove(key);
-          if (p != null) {
+          if (p != null && e.hasDone()) {
             p.tryComplete();
+          } else if (p != null) {
+            p.tryFail(new IllegalStateException(tag + " round trip on " + key + " ended with an error event: " + e.getError().getMessage()));
           }
         }
       });
@@ -166,7 +171,7 @@ public final class ClusterBench {
   private static void print(String label, long[] sortedWithElapsed) {
     int n = sortedWithElapsed.length - 1;
     long[] l = Arrays.copyOf(sortedWithElapsed, n);
-    System.out.printf("%-34s %8.2f %8.2f %8.2f %8.2f %10.1f%n", label, l[n / 2] / 1e6, l[(int) (n * 0.9)] / 1e6,
+    System.out.printf("%-34s %9d %8.2f %8.2f %8.2f %8.2f %10.1f%n", label, n, l[n / 2] / 1e6, l[(int) (n * 0.9)] / 1e6,
       l[Math.min(n - 1, (int) (n * 0.99))] / 1e6, l[n - 1] / 1e6, n / (sortedWithElapsed[n] / 1e9));
   }
 }

@@ -58,6 +58,9 @@ public final class ScaleBench {
       StormRun.Result r = new StormRun(new StormRun.Settings(agents, clients, before, phase, env), System.out).run();
       System.out.printf("machine load after the run: %s%n", loadAverage());
       System.out.println(r.lastLine());
+      BenchMain.requireCompleted("agents moved by the kill", r.moved());
+      BenchMain.requireCompleted("client round trips without an error",
+        r.before().requests() - r.before().errors() + r.storm().requests() - r.storm().errors());
     } catch (Throwable t) {
       System.out.flush();
       System.err.println("scale bench failed: " + t);

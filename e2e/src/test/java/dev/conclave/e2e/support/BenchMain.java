@@ -68,6 +68,18 @@ public final class BenchMain {
     exit(name, code);
   }
 
+  /**
+   * A benchmark that completed nothing measured nothing: a run in which every round trip failed (or
+   * none was sent) must not end as a success (issue 48: GatewayBench failed every round trip for days
+   * after access control, and exited 0). Returns {@code completed}; throws when it is below 1.
+   */
+  public static long requireCompleted(String what, long completed) {
+    if (completed < 1) {
+      throw new IllegalStateException("no " + what + " completed: a run that completed nothing measured nothing");
+    }
+    return completed;
+  }
+
   private static void exit(String name, int code) {
     stopChildren(name, System.err);
     System.out.flush();

@@ -204,6 +204,7 @@ public final class SwarmBench {
     long plansFrom = PLANS ? PgPlans.mark(pgLog(pgDir)) : 0;
     CpuSplit cpu = CpuSplit.start(pgDir, node.pid());
     HttpClaimers.Result result = http.run(ids, tasks, budget);
+    BenchMain.requireCompleted("tasks claimed and completed over HTTP", result.completed());
     cpu.print("claim+complete", result.completed(), http.threads());
     double[] batchesAfter = node.batches().get();
     double statements = batchesAfter[0] - batchesBefore[0];
@@ -264,6 +265,7 @@ public final class SwarmBench {
             result.took().toMillis(), result.perSecond());
           cpu.print(phase, result.completed(), client.threads());
         }
+        BenchMain.requireCompleted("tasks claimed and completed on the floor", result.completed());
         return result;
       } finally {
         client.close();
@@ -283,6 +285,7 @@ public final class SwarmBench {
       TestDatabase.execute(db, "VACUUM ANALYZE swarm.tasks");
       CpuSplit cpu = CpuSplit.start(pgDir, node.pid());
       RawClaims.Result raw = RawClaims.run(db, clients, tasks, budget);
+      BenchMain.requireCompleted("raw claims with " + clients + " connections (" + when + ")", raw.claims());
       raws.add(raw);
       System.out.printf(Locale.ROOT, "raw single-statement SKIP LOCKED claim, %d connections (%s): %d claims in %d ms = %.0f claims/s%n",
         clients, when, raw.claims(), raw.took().toMillis(), raw.perSecond());

@@ -80,7 +80,7 @@ public final class SwarmSqlBench {
           PgFunctionTimes.reset(db, statements);
           long cpu0 = ProcCpu.processNanos(pid, false);
           long t0 = System.nanoTime();
-          long done = claimComplete(c, agents, tasks);
+          long done = BenchMain.requireCompleted("claim+complete tasks in round " + round, claimComplete(c, agents, tasks));
           double wall = (System.nanoTime() - t0) / 1e3;
           double cpu = (ProcCpu.processNanos(pid, false) - cpu0) / 1e3;
           System.out.printf(Locale.ROOT, "round %d: claim+complete in batches of %d: %d tasks, backend CPU %.1f µs/task, wall %.1f µs/task%n",
@@ -94,7 +94,7 @@ public final class SwarmSqlBench {
           createTasks(c, "r" + round, tasks);
           cpu0 = ProcCpu.processNanos(pid, false);
           t0 = System.nanoTime();
-          long claims = rawClaims(c, tasks);
+          long claims = BenchMain.requireCompleted("raw claims in round " + round, rawClaims(c, tasks));
           wall = (System.nanoTime() - t0) / 1e3;
           cpu = (ProcCpu.processNanos(pid, false) - cpu0) / 1e3;
           System.out.printf(Locale.ROOT, "round %d: raw single-statement claim: %d claims, backend CPU %.1f µs/claim, wall %.1f µs/claim%n",
