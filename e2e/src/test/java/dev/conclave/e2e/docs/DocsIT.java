@@ -36,6 +36,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 class DocsIT {
 
   private static final Duration BLOCK_LIMIT = Duration.ofMinutes(5);
+  private static final String HISTORY = "benchmarks-history.md";
   /**
    * Pages whose walkthrough needs more than the README's node (their own node, agent programs with a
    * stand-in backend) and is run, as one script, by a test of its own.
@@ -209,12 +210,17 @@ class DocsIT {
     return result;
   }
 
-  /** README.md first, then docs/ by name, then the modules' READMEs the README links. */
+  /**
+   * README.md first, then docs/ by name, then the modules' READMEs the README links. Not the
+   * benchmarks' history (docs/benchmarks-history.md): a journal of past runs, whose commands are records
+   * of what was run then (benchmarks of many minutes, builds since changed), not examples to follow.
+   */
   static List<Path> pageFiles(Path root) throws IOException {
     List<Path> files = new ArrayList<>();
     files.add(root.resolve("README.md"));
     try (Stream<Path> docs = Files.list(root.resolve("docs"))) {
-      docs.filter(p -> p.getFileName().toString().endsWith(".md")).sorted().forEach(files::add);
+      docs.filter(p -> p.getFileName().toString().endsWith(".md")).filter(p -> !p.getFileName().toString().equals(HISTORY)).sorted()
+        .forEach(files::add);
     }
     files.add(root.resolve("agent-runtime/README.md"));
     files.add(root.resolve("console/README.md"));
