@@ -146,6 +146,19 @@ final class BundledPostgres implements PgBinaryResolver {
     }
   }
 
+  /** A program of the bundled PostgreSQL, once unpacked ({@code postgres}, {@code initdb}, {@code pg_ctl}). */
+  Path binary(String name) throws IOException {
+    Optional<String> description = describe(System.getProperty("os.name"), System.getProperty("os.arch"));
+    if (description.isEmpty()) {
+      throw new IOException("the bundled PostgreSQL is not the plain archive");
+    }
+    Path unpacked = directoryFor(description.get().getBytes(StandardCharsets.UTF_8));
+    if (!Files.exists(unpacked.resolve(UNPACKED))) {
+      throw new IOException("the bundled PostgreSQL is not unpacked yet in " + workingDirectory);
+    }
+    return unpacked.resolve("bin").resolve(name);
+  }
+
   private Path directoryFor(byte[] description) {
     return workingDirectory.resolve("PG-" + HexFormat.of().formatHex(md5().digest(description)));
   }

@@ -10,6 +10,7 @@ import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -27,17 +28,18 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
 
   private static final Logger LOG = LoggerFactory.getLogger(EmbeddedPostgresServer.class);
   private static final Duration ORPHAN_STOP_WAIT = Duration.ofSeconds(30);
+  private static final Duration STARTUP_WAIT = Duration.ofSeconds(60);
 
   /** PostgreSQL's own safe defaults, restored over zonky's test-oriented ones. */
   static final Map<String, String> DURABLE = Map.of("fsync", "on", "synchronous_commit", "on", "full_page_writes", "on");
 
-  private final EmbeddedPostgres postgres;
+  private final Running postgres;
   private final Path directory;
   private final String password;
   private final Path socketDirectory;
   private final AtomicBoolean closed = new AtomicBoolean();
 
-  private EmbeddedPostgresServer(EmbeddedPostgres postgres, Path directory, String password, Path socketDirectory) {
+  private EmbeddedPostgresServer(Running postgres, Path directory, String password, Path socketDirectory) {
     this.postgres = postgres;
     this.directory = directory;
     this.password = password;
@@ -51,6 +53,14 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
    * @param settings extra server settings (postgresql.conf names)
    */
   public static EmbeddedPostgresServer start(Path directory, int port, Map<String, String> settings) {
+    return start(directory, port, settings, Optional.empty());
+  }
+
+  /**
+   * As {@link #start(Path, int, Map)}; a cluster created on first use is copied from {@code template}
+   * (created and migrated once, see {@link ClusterTemplate}) when there is one, else made by initdb.
+   */
+  static EmbeddedPostgresServer start(Path directory, int port, Map<String, String> settings, Optional<ClusterTemplate> template) {
     try {
       Files.createDirectories(directory);
       stopOrphan(directory);
@@ -65,18 +75,30 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
         requireFree(port);
       }
       String password = access.ensurePassword();
+      if (fresh && template.isPresent() && template.get().copyInto(directory, password)) {
+        fresh = false;
+      }
+      int chosenPort = port == 0 ? freePort() : port;
+      Map<String, String> config = new LinkedHashMap<>();
+      config.put("max_connections", "300");
+      config.put("listen_addresses", "127.0.0.1");
+      config.put("unix_socket_directories", access.ensureSocketDirectory().toString());
+      config.put("password_encryption", "scram-sha-256");
+      config.put("timezone", "UTC");
+      config.putAll(DURABLE);
+      config.putAll(settings);
+      Optional<Running> direct = fresh || trusting ? Optional.empty() : startDirectly(directory, chosenPort, config);
+      if (direct.isPresent()) {
+        return new EmbeddedPostgresServer(direct.get(), directory, password, access.socketDirectory());
+      }
       EmbeddedPostgres.Builder builder = EmbeddedPostgres.builder()
         .setDataDirectory(directory)
         .setCleanDataDirectory(false)
-        .setPort(port == 0 ? freePort() : port)
-        .setPGStartupWait(Duration.ofSeconds(60))
+        .setPort(chosenPort)
+        .setPGStartupWait(STARTUP_WAIT)
         // the binaries without reading the 15 MB archive on every start, once unpacked (issue 45)
         .setPgBinaryResolver(BundledPostgres.DEFAULT)
         .setOverrideWorkingDirectory(BundledPostgres.DEFAULT.workingDirectory().toFile())
-        .setServerConfig("max_connections", "300")
-        .setServerConfig("listen_addresses", "127.0.0.1")
-        .setServerConfig("unix_socket_directories", access.ensureSocketDirectory().toString())
-        .setServerConfig("password_encryption", "scram-sha-256")
         // what zonky's own readiness check connects with
         .setConnectConfig("password", password);
       if (fresh) {
@@ -85,23 +107,68 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
       }
       // zonky is made for tests: it starts postgres with -F (fsync off) and synchronous_commit off.
       // This server holds users' data, so a commit must be on disk before it is acknowledged;
-      // these -c options come after -F on the command line and win.
-      DURABLE.forEach(builder::setServerConfig);
-      settings.forEach(builder::setServerConfig);
+      // these -c options (DURABLE among them) come after -F on the command line and win.
+      config.forEach(builder::setServerConfig);
       EmbeddedPostgres postgres = builder.start();
       ZonkyHook.disarm(postgres);
       BundledPostgres.DEFAULT.remember();
       if (trusting) {
         access.lock(postgres, password);
       }
-      return new EmbeddedPostgresServer(postgres, directory, password, access.socketDirectory());
+      return new EmbeddedPostgresServer(zonky(postgres), directory, password, access.socketDirectory());
     } catch (IOException e) {
       throw new UncheckedIOException("embedded PostgreSQL did not start in " + directory + ": " + e.getMessage(), e);
     }
   }
 
+  /**
+   * A cluster that exists and takes only its password starts without zonky ({@link Postmaster}), once
+   * the bundled binaries are unpacked; empty when they are not yet, and zonky starts it (and unpacks).
+   */
+  private static Optional<Running> startDirectly(Path directory, int port, Map<String, String> config) throws IOException {
+    try {
+      BundledPostgres.DEFAULT.binary("pg_ctl");
+    } catch (IOException notUnpacked) {
+      return Optional.empty();
+    }
+    Postmaster postmaster = Postmaster.start(directory, port, config, STARTUP_WAIT);
+    return Optional.of(new Running() {
+      @Override
+      public int port() {
+        return postmaster.port();
+      }
+
+      @Override
+      public void stop() throws IOException {
+        postmaster.stop();
+      }
+    });
+  }
+
+  private static Running zonky(EmbeddedPostgres postgres) {
+    return new Running() {
+      @Override
+      public int port() {
+        return postgres.getPort();
+      }
+
+      @Override
+      public void stop() throws IOException {
+        ZonkyHook.rearm(postgres);
+        postgres.close();
+      }
+    };
+  }
+
+  /** The server as started: by zonky (which created the cluster, or locked an old one) or by a {@link Postmaster}. */
+  private interface Running {
+    int port();
+
+    void stop() throws IOException;
+  }
+
   public int port() {
-    return postgres.getPort();
+    return postgres.port();
   }
 
   public Path directory() {
@@ -125,8 +192,7 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
       return;
     }
     try {
-      ZonkyHook.rearm(postgres);
-      postgres.close();
+      postgres.stop();
     } catch (IOException e) {
       LOG.warn("embedded PostgreSQL did not stop cleanly dir={} error={}", directory, e.getMessage());
     }

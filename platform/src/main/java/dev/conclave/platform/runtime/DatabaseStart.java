@@ -20,12 +20,12 @@ final class DatabaseStart {
   private DatabaseStart() {
   }
 
-  /** Starts opening the database now; the data dir must already be this node's. */
-  static DatabaseStart begin(ConclaveConfig config) {
+  /** Starts opening the database now; the data dir must already be this node's. A new cluster has {@code schemas} migrated if it can. */
+  static DatabaseStart begin(ConclaveConfig config, java.util.List<dev.conclave.platform.db.SchemaMigration> schemas) {
     DatabaseStart start = new DatabaseStart();
     Thread thread = new Thread(() -> {
       try {
-        start.opening.complete(NodeDatabase.open(config));
+        start.opening.complete(NodeDatabase.open(config, schemas));
       } catch (Throwable e) {
         start.opening.completeExceptionally(e);
       }

@@ -115,7 +115,10 @@ public final class NodeRuntime {
     Optional<AdminTokenFile> adminTokenFile = AdminTokenFile.resolve(config);
     DataDirOwner owner = holdDataDir(config);
     // PostgreSQL starts (another process's work, mostly) while this thread creates Vert.x and joins the cluster
-    DatabaseStart databaseStart = DatabaseStart.begin(config);
+    List<SchemaMigration> schemas = new ArrayList<>();
+    schemas.add(new SchemaMigration("auth"));
+    modules.forEach(m -> schemas.addAll(m.migrations()));
+    DatabaseStart databaseStart = DatabaseStart.begin(config, schemas);
     SecretsKey.Resolved secretsKey;
     try {
       secretsKey = SecretsKey.resolve(config);
@@ -147,13 +150,15 @@ public final class NodeRuntime {
       Future<DatabaseClaim> claiming = modules.stream().anyMatch(RoleModule::oneClusterPerDatabase)
         ? DatabaseClaim.take(vertx, database.url(), !vertx.isClustered(), config.nodeId(), DATABASE_CLAIM_PATIENCE)
         : null;
-      List<SchemaMigration> schemas = new ArrayList<>();
-      schemas.add(new SchemaMigration("auth"));
-      modules.forEach(m -> schemas.addAll(m.migrations()));
       Migrations.apply(database.url(), schemas);
       phases.mark("migrations");
 
-      Secrets secrets = await(Secrets.start(pool, secretsKey), "check the secrets key");
+      // the auth phase's reads run side by side (issue 45): the secrets key's check, the access feed and
+      // the revocation feed (in startAuth) each wait on the database, none on another
+      Future<Secrets> checkingSecrets = Secrets.start(pool, secretsKey);
+      AgentAccess access = new AgentAccess(pool);
+      LiveAccess liveAccess = new LiveAccess(vertx, access, metrics.registry());
+      Future<Void> listening = liveAccess.start();
       Readiness readiness = new Readiness();
       Vertx v = vertx;
       io.vertx.pgclient.PgConnectOptions direct = PgPools.connectOptions(vertx, database.url());
@@ -165,6 +170,7 @@ public final class NodeRuntime {
       ClusterMembership membership = ClusterMembership.of(vertx);
       dev.conclave.platform.health.HealthMetrics.register(vertx, health, membership, metrics.registry());
       TokenService tokens = startAuth(vertx, config, pool, clock, membership);
+      Secrets secrets = await(checkingSecrets, "check the secrets key");
       PrincipalStore principals = new PrincipalStore(pool);
       if (adminTokenFile.isPresent()) {
         AdminBootstrap.FromFile done = await(AdminBootstrap.ensureTokenFromFile(adminTokenFile.get(), pool, principals, tokens, clock),
@@ -189,9 +195,7 @@ public final class NodeRuntime {
       new dev.conclave.platform.retention.RetentionWorker(vertx, pool, "auth",
         List.of(dev.conclave.platform.retention.TokenRetention.rule(config.get(NodeSettings.TOKEN_RETENTION))),
         dev.conclave.platform.retention.RetentionSettings.from(config), metrics.registry()).start();
-      AgentAccess access = new AgentAccess(pool);
-      LiveAccess liveAccess = new LiveAccess(vertx, access, metrics.registry());
-      await(liveAccess.start(), "listen for access changes");
+      await(listening, "listen for access changes");
       NodeContext context = new NodeContext(vertx, config, pool, tokens, principals, metrics.registry(), health, clock,
         membership, new EventBusPackTools(vertx, membership, config.nodeId()),
         EdgeSecurity.create(audit, config.maxMessageBytes(), ConnectionGuard.of(vertx, config, metrics.registry()), liveAccess), access,

@@ -44,7 +44,7 @@ class DatabaseStartTest {
   void theDatabaseComesBackFromItsOwnThread(@TempDir Path data) {
     ConclaveConfig config = ConclaveConfig.from(Map.of("CONCLAVE_DATA_DIR", data.toString(),
       "CONCLAVE_PG_URL", dev.conclave.platform.testing.TestDatabase.freshDatabase().full()));
-    DatabaseStart start = DatabaseStart.begin(config);
+    DatabaseStart start = DatabaseStart.begin(config, java.util.List.of());
     try (NodeDatabase database = start.await()) {
       assertThat(database.embedded()).isFalse();
       assertThat(database.url().full()).isEqualTo(config.pgUrl().orElseThrow().full());
