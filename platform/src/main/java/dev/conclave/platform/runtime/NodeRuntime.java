@@ -23,7 +23,6 @@ import dev.conclave.platform.cluster.DatabaseClaim;
 import dev.conclave.platform.cluster.VertxBootstrap;
 import dev.conclave.platform.config.ConclaveConfig;
 import dev.conclave.platform.config.NodeSettings;
-import dev.conclave.platform.db.Migrations;
 import dev.conclave.platform.db.NodeDatabase;
 import dev.conclave.platform.db.PgPools;
 import dev.conclave.platform.db.SchemaMigration;
@@ -143,14 +142,15 @@ public final class NodeRuntime {
       phases.mark("postgres");
 
       Pool pool = PgPools.create(vertx, database.url(), config.pgPoolSize(), config.pgPoolWaitQueue());
-      // while this thread migrates (over JDBC), the event loop opens the pool's first connection (the
-      // PostgreSQL client's classes, the password exchange) and the database claim's own: work that
+      // while the database's thread migrates (over JDBC), the event loop opens the pool's first connection
+      // (the PostgreSQL client's classes, the password exchange) and the database claim's own: work that
       // was on the start's path after the migrations. Neither reads a schema.
       pool.query("SELECT 1").execute();
       Future<DatabaseClaim> claiming = modules.stream().anyMatch(RoleModule::oneClusterPerDatabase)
         ? DatabaseClaim.take(vertx, database.url(), !vertx.isClustered(), config.nodeId(), DATABASE_CLAIM_PATIENCE)
         : null;
-      Migrations.apply(database.url(), schemas);
+      // "migrations" is what is left of them: they began as soon as PostgreSQL was up
+      databaseStart.awaitMigrations();
       phases.mark("migrations");
 
       // the auth phase's reads run side by side (issue 45): the secrets key's check, the access feed and

@@ -50,4 +50,19 @@ class DatabaseStartTest {
       assertThat(database.url().full()).isEqualTo(config.pgUrl().orElseThrow().full());
     }
   }
+
+  @Test
+  void theSchemasAreMigratedOnTheDatabasesThreadBeforeTheNodeGoesOn(@TempDir Path data) throws Exception {
+    ConclaveConfig config = ConclaveConfig.from(Map.of("CONCLAVE_DATA_DIR", data.toString(),
+      "CONCLAVE_PG_URL", dev.conclave.platform.testing.TestDatabase.freshDatabase().full()));
+    DatabaseStart start = DatabaseStart.begin(config, List.of(new dev.conclave.platform.db.SchemaMigration("auth")));
+    try (NodeDatabase database = start.await()) {
+      start.awaitMigrations();
+      var url = database.url();
+      try (var c = java.sql.DriverManager.getConnection(url.jdbcUrl(), url.user(), url.password().orElse(null));
+           var rs = c.createStatement().executeQuery("SELECT count(*) FROM auth.principals")) {
+        assertThat(rs.next()).isTrue();
+      }
+    }
+  }
 }
