@@ -2,6 +2,7 @@ package dev.conclave.platform.auth;
 
 import dev.conclave.platform.config.ConclaveConfig;
 import dev.conclave.platform.config.NodeSettings;
+import dev.conclave.platform.files.PrivateFiles;
 import dev.conclave.settings.ConfigException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;

@@ -1,6 +1,5 @@
 package dev.conclave.platform.config;
 
-import dev.conclave.platform.db.PgUrl;
 import dev.conclave.settings.ConfigException;
 import dev.conclave.settings.Setting;
 

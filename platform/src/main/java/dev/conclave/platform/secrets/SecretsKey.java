@@ -1,8 +1,8 @@
 package dev.conclave.platform.secrets;
 
-import dev.conclave.platform.auth.PrivateFiles;
 import dev.conclave.platform.config.ConclaveConfig;
 import dev.conclave.platform.config.NodeSettings;
+import dev.conclave.platform.files.PrivateFiles;
 import dev.conclave.settings.ConfigException;
 import dev.conclave.settings.Values;
 import io.vertx.core.Future;

@@ -1,7 +1,7 @@
 package dev.conclave.platform.secrets;
 
 import dev.conclave.platform.config.ConclaveConfig;
-import dev.conclave.platform.db.PgUrl;
+import dev.conclave.platform.config.PgUrl;
 import dev.conclave.platform.testing.TestDatabase;
 import dev.conclave.platform.testing.TestNode;
 import dev.conclave.settings.ConfigException;
