@@ -56,7 +56,7 @@ public final class SecretsKey {
   }
 
   public static Resolved resolve(ConclaveConfig config) {
-    Optional<byte[]> configured = config.secretsKey();
+    Optional<byte[]> configured = config.find(NodeSettings.SECRETS_KEY);
     if (configured.isPresent()) {
       return new Resolved(configured.get(), Optional.empty(), false);
     }

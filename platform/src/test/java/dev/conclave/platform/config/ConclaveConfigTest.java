@@ -154,7 +154,7 @@ class ConclaveConfigTest {
 
   @Test
   void everyKeyHasADistinctConclaveName() {
-    java.util.List<Setting<?>> settings = new NodeSettings().settings();
+    java.util.List<Setting<?>> settings = new NodeSettings.Catalogue().settings();
     assertThat(settings.stream().map(Setting::name).distinct().count()).isEqualTo(settings.size());
     assertThat(settings).allSatisfy(k -> assertThat(k.name()).startsWith("CONCLAVE_"));
   }
