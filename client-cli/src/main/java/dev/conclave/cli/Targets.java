@@ -1,13 +1,10 @@
 package dev.conclave.cli;
 
-import dev.conclave.platform.config.NodeSettings;
-
 import java.io.IOException;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -25,25 +22,24 @@ public final class Targets {
   private Targets() {
   }
 
-  public static Target resolve(Flags flags, Map<String, String> env, ContextStore store) {
+  public static Target resolve(Flags flags, ClientSettings env, ContextStore store) {
     Optional<ContextStore.Context> context = context(flags.context(), store);
     List<URI> urls;
     if (flags.urls() != null && !flags.urls().isEmpty()) {
       urls = flags.urls();
     } else {
-      urls = List.of(ClientSettings.URL.find(env)
+      urls = List.of(env.url()
         .or(() -> context.map(c -> parseUrl(c.url())))
-        .orElseGet(() -> defaultUrl(env)));
+        .orElseGet(env::localNodeUrl));
     }
     String token;
     if (flags.tokenFile() != null) {
       token = readToken(flags.tokenFile());
     } else {
-      Optional<String> fromEnv = ClientSettings.TOKEN.find(env);
-      token = fromEnv.orElseGet(() -> readToken(context.map(c -> Path.of(c.tokenFile()))
-        .orElseGet(() -> NodeSettings.DATA_DIR.get(env).resolve("admin.token"))));
+      token = env.token().orElseGet(() -> readToken(context.map(c -> Path.of(c.tokenFile()))
+        .orElseGet(env::localAdminTokenFile)));
     }
-    Optional<Path> ca = Optional.ofNullable(flags.caFile()).or(() -> ClientSettings.CA_FILE.find(env))
+    Optional<Path> ca = Optional.ofNullable(flags.caFile()).or(env::caFile)
       .or(() -> context.flatMap(c -> Optional.ofNullable(c.caFile())).map(Path::of));
     return new Target(urls, token, ca);
   }
@@ -54,16 +50,6 @@ public final class Targets {
         + " in " + store.file() + " (conclave context list)")));
     }
     return store.current().flatMap(store::find);
-  }
-
-  /**
-   * The local node's HTTP URL, read from the same environment the node runs with: {@code https} on
-   * {@code localhost} (the name a certificate carries) when its TLS is on, else plain HTTP on 127.0.0.1.
-   */
-  public static URI defaultUrl(Map<String, String> env) {
-    int port = NodeSettings.HTTP_PORT.get(env);
-    boolean tls = NodeSettings.TLS.find(env).orElseGet(() -> NodeSettings.TLS_CERT_FILE.find(env).isPresent());
-    return URI.create(tls ? "https://localhost:" + port : "http://127.0.0.1:" + port);
   }
 
   /** An {@code http://} or {@code https://} URL with a host; anything else is a usage error. */

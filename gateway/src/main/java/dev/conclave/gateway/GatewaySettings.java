@@ -5,15 +5,17 @@ import dev.conclave.settings.ConfigException;
 import dev.conclave.settings.Parsers;
 import dev.conclave.settings.Setting;
 import dev.conclave.settings.Setting.Reader;
+import dev.conclave.settings.SettingCatalogue;
 import dev.conclave.settings.Values;
 
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.time.Duration;
+import java.util.List;
 
 /**
  * The gateway's own settings: each declared once below as a {@link Setting} (listed by
- * {@link GatewaySettingCatalogue}, documented in the README's configuration table), and their values
+ * {@link Catalogue}, documented in the README's configuration table), and their values
  * for one node.
  */
 public record GatewaySettings(
@@ -58,6 +60,19 @@ public record GatewaySettings(
       + "(the Kubernetes base points it at the `conclave-pack-host` Service)")
     .noDefault("this node's `http://<public host>:<http port>/mcp` (`https://` with `CONCLAVE_TLS` on)");
 
+  /**
+   * How often an idle agent's dispatcher looks at the queue on its own. New work wakes it at once; this
+   * slow poll only covers a wake-up that was lost (a node restarting, an event-bus message dropped), so
+   * such work waits at most this long. Not a setting: it bounds a rare delay, it tunes nothing.
+   */
+  public static final Duration IDLE_REDISPATCH = Duration.ofSeconds(10);
+  /**
+   * How long a command to the node holding an agent's stream (wake, cancel, discard, supersede) may go
+   * unanswered. That node answers from memory, so five seconds means it is gone or stuck: the caller
+   * gets a clear failure instead of a hang. Not a setting: no deployment needs another value.
+   */
+  public static final Duration COMMAND_TIMEOUT = Duration.ofSeconds(5);
+
   public static final Setting<Duration> CONVERSATION_RETENTION = Setting.define("CONCLAVE_CONVERSATION_RETENTION_DAYS", Parsers.DAYS)
     .readBy(Reader.GATEWAY).describedAs("conversation ledger events are deleted this long after they were written, except each "
       + "conversation's latest `CONCLAVE_CONVERSATION_KEEP_EVENTS` and those of requests not finished yet")
@@ -76,8 +91,8 @@ public record GatewaySettings(
       config.get(HEARTBEAT_TIMEOUT),
       config.get(PING_INTERVAL),
       config.get(CANCEL_GRACE),
-      Duration.ofSeconds(10),
-      Duration.ofSeconds(5),
+      IDLE_REDISPATCH,
+      COMMAND_TIMEOUT,
       config.find(MCP_ENDPOINT).orElse(config.httpScheme() + "://" + config.advertisedHost() + ":" + config.httpPort() + "/mcp"),
       config.get(REGISTRATIONS_IN_FLIGHT),
       config.get(REGISTRATIONS_QUEUED));
@@ -101,5 +116,18 @@ public record GatewaySettings(
       // reported below
     }
     throw new ConfigException(variable, "must be an http(s) URL such as http://packs:8080/mcp, got '" + value + "'");
+  }
+
+  /**
+   * This type's settings for the catalogue of every module's settings, found through ServiceLoader
+   * ({@code META-INF/services/dev.conclave.settings.SettingCatalogue}): every module registers its
+   * one settings type this way.
+   */
+  public static final class Catalogue implements SettingCatalogue {
+
+    @Override
+    public List<Setting<?>> settings() {
+      return SettingCatalogue.declaredIn(GatewaySettings.class);
+    }
   }
 }

@@ -1,8 +1,8 @@
 package dev.conclave.node;
 
 import dev.conclave.platform.config.NodeSettings;
+import dev.conclave.platform.config.PgUrl;
 import dev.conclave.platform.db.EmbeddedPostgresServer;
-import dev.conclave.platform.db.PgUrl;
 import dev.conclave.platform.runtime.DataDirOwner;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;

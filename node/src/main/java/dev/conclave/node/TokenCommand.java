@@ -20,7 +20,7 @@ import dev.conclave.platform.db.EmbeddedPostgresServer;
 import dev.conclave.platform.runtime.DataDirOwner;
 import dev.conclave.platform.db.Migrations;
 import dev.conclave.platform.db.PgPools;
-import dev.conclave.platform.db.PgUrl;
+import dev.conclave.platform.config.PgUrl;
 import dev.conclave.platform.db.SchemaMigration;
 import dev.conclave.settings.ConfigException;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;

@@ -4,12 +4,14 @@ import dev.conclave.platform.config.ConclaveConfig;
 import dev.conclave.settings.Parsers;
 import dev.conclave.settings.Setting;
 import dev.conclave.settings.Setting.Reader;
+import dev.conclave.settings.SettingCatalogue;
 
 import java.time.Duration;
+import java.util.List;
 
 /**
  * The pack host's own settings: each declared once below as a {@link Setting} (listed by
- * {@link PackSettingCatalogue}, documented in the README's configuration table and docs/packs.md),
+ * {@link Catalogue}, documented in the README's configuration table and docs/packs.md),
  * and their values for one node.
  */
 public record PackSettings(Duration askUserTimeout, Duration pingInterval) {
@@ -27,5 +29,18 @@ public record PackSettings(Duration askUserTimeout, Duration pingInterval) {
 
   public static PackSettings from(ConclaveConfig config) {
     return new PackSettings(config.get(ASK_USER_TIMEOUT), config.get(PACK_PING));
+  }
+
+  /**
+   * This type's settings for the catalogue of every module's settings, found through ServiceLoader
+   * ({@code META-INF/services/dev.conclave.settings.SettingCatalogue}): every module registers its
+   * one settings type this way.
+   */
+  public static final class Catalogue implements SettingCatalogue {
+
+    @Override
+    public List<Setting<?>> settings() {
+      return SettingCatalogue.declaredIn(PackSettings.class);
+    }
   }
 }

@@ -13,10 +13,11 @@ import java.util.function.Supplier;
  * program that also takes it as a command-line flag or from a config file (the agent program), the
  * flag and the file's key.
  *
- * <p>Every module declares its settings as {@code public static final Setting<…>} fields of one
- * class that implements {@link SettingCatalogue} and is listed in
- * {@code META-INF/services/dev.conclave.settings.SettingCatalogue} (platform's
- * {@code NodeSettings}, {@code GatewaySettings}, {@code PackSettings}, the node's CLI settings). The
+ * <p>Every module declares its settings as {@code public static final Setting<…>} fields of its one
+ * settings type (platform's {@code NodeSettings}, {@code GatewaySettings}, {@code SwarmSettings},
+ * {@code PackSettings}, the client commands' {@code ClientSettings}, the agent program's
+ * {@code AgentSettings}), whose nested {@code Catalogue} implements {@link SettingCatalogue} and is
+ * listed in {@code META-INF/services/dev.conclave.settings.SettingCatalogue}. The
  * README's configuration table is tested against all of them (the agent program's are in
  * agent-runtime/README.md: {@link SettingCatalogue#documentedIn}), and a test fails on a
  * {@code CONCLAVE_*} variable that code reads without a declaration.

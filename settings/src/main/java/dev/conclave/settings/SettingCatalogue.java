@@ -6,10 +6,12 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * A module's settings: the {@code public static final} {@link Setting} fields of the implementing
- * class, in declaration order. Each module has one, listed in
- * {@code META-INF/services/dev.conclave.settings.SettingCatalogue}, so that the README test
- * and the undeclared-variable test see every module's settings.
+ * A module's settings: the {@code public static final} {@link Setting} fields of its settings type, in
+ * declaration order. Each module registers it one way: a nested {@code Catalogue} class of its settings
+ * type ({@code GatewaySettings.Catalogue}, {@code NodeSettings.Catalogue} …) that returns
+ * {@link #declaredIn declaredIn(TheSettings.class)}, listed in
+ * {@code META-INF/services/dev.conclave.settings.SettingCatalogue}, so that the README test and the
+ * undeclared-variable test see every module's settings.
  */
 public interface SettingCatalogue {
 

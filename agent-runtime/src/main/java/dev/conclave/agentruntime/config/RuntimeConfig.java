@@ -13,7 +13,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -46,12 +45,12 @@ public record RuntimeConfig(List<Endpoint> endpoints, String token, String agent
     if (!Files.isDirectory(workdir)) {
       throw new IllegalArgumentException("--workdir " + workdir + " is not a directory");
     }
-    BackendKind backend = BackendKind.parse(v.require(AgentSettings.BACKEND, ""));
+    BackendKind backend = v.require(AgentSettings.BACKEND, "");
     Optional<String> name = v.get(AgentSettings.NAME);
     String agentId = v.get(AgentSettings.AGENT_ID).orElseGet(() -> "agent-" + UUID.nameUUIDFromBytes(
       (hostname + "\n" + name.orElse(backend.cliName()) + "\n" + workdir).getBytes(StandardCharsets.UTF_8)));
     ToolPolicy policy = v.get(AgentSettings.POLICY).map(p -> ToolPolicy.load(Path.of(p))).orElseGet(ToolPolicy::defaults);
-    Optional<GateMode> mode = v.get(AgentSettings.MODE).map(GateMode::parse);
+    Optional<GateMode> mode = v.get(AgentSettings.MODE);
     if (mode.isPresent()) {
       policy = policy.withMode(mode.get());
     }
@@ -61,14 +60,11 @@ public record RuntimeConfig(List<Endpoint> endpoints, String token, String agent
     }
     requireExecutables(backend, v.get(AgentSettings.COMMAND), workdir, v.environment("PATH").orElse(""));
     String baseUrl = v.require(AgentSettings.BASE_URL, "");
-    if (!baseUrl.startsWith("http://") && !baseUrl.startsWith("https://")) {
-      throw new IllegalArgumentException("--base-url must start with http:// or https://, got '" + baseUrl + "'");
-    }
-    return new RuntimeConfig(endpoints, token, agentId, name.orElse(agentId), list(v.require(AgentSettings.CAPABILITIES, "")),
-      v.get(AgentSettings.WORKSPACES).map(RuntimeConfig::list).orElse(List.of()), workdir, backend, baseUrl, model,
+    return new RuntimeConfig(endpoints, token, agentId, name.orElse(agentId), v.require(AgentSettings.CAPABILITIES, ""),
+      v.get(AgentSettings.WORKSPACES).orElse(List.of()), workdir, backend, baseUrl, model,
       v.require(AgentSettings.API_KEY_ENV, ""), v.get(AgentSettings.COMMAND), policy,
-      Duration.ofSeconds(positive(v, AgentSettings.APPROVAL_TIMEOUT)), v.get(AgentSettings.SYSTEM_PROMPT).orElse(""),
-      (int) positive(v, AgentSettings.MAX_TOOL_ROUNDS), tls(v));
+      v.require(AgentSettings.APPROVAL_TIMEOUT, ""), v.get(AgentSettings.SYSTEM_PROMPT).orElse(""),
+      (int) (long) v.require(AgentSettings.MAX_TOOL_ROUNDS, ""), tls(v));
   }
 
   /**
@@ -79,12 +75,7 @@ public record RuntimeConfig(List<Endpoint> endpoints, String token, String agent
     Optional<Path> ca = v.get(AgentSettings.TLS_CA_FILE).map(f -> readable(AgentSettings.TLS_CA_FILE, f));
     Optional<Path> cert = v.get(AgentSettings.TLS_CERT_FILE).map(f -> readable(AgentSettings.TLS_CERT_FILE, f));
     Optional<Path> key = v.get(AgentSettings.TLS_KEY_FILE).map(f -> readable(AgentSettings.TLS_KEY_FILE, f));
-    String toggle = v.get(AgentSettings.TLS).orElse(ca.isPresent() || cert.isPresent() ? "on" : "off");
-    boolean on = switch (toggle.toLowerCase(java.util.Locale.ROOT)) {
-      case "on", "true", "yes", "1" -> true;
-      case "off", "false", "no", "0" -> false;
-      default -> throw new IllegalArgumentException("--tls must be on or off, got '" + toggle + "'");
-    };
+    boolean on = v.get(AgentSettings.TLS).orElse(ca.isPresent() || cert.isPresent());
     if (!on) {
       if (ca.isPresent() || cert.isPresent() || key.isPresent()) {
         throw new IllegalArgumentException("--tls is off, but a --tls-* file is set: turn TLS on or remove it");
@@ -131,20 +122,6 @@ public record RuntimeConfig(List<Endpoint> endpoints, String token, String agent
     }
   }
 
-  private static long positive(SettingValues v, Setting<String> s) {
-    String raw = v.require(s, "");
-    try {
-      long n = Long.parseLong(raw);
-      if (n > 0) {
-        return n;
-      }
-    } catch (NumberFormatException ignored) {
-      // reported below
-    }
-    throw new IllegalArgumentException(
-      s.flag().map(Setting.Flag::name).orElse(s.name()) + " must be a positive whole number, got '" + raw + "'");
-  }
-
   private static String readToken(String file) {
     try {
       String t = Files.readString(Path.of(file)).strip();
@@ -158,7 +135,7 @@ public record RuntimeConfig(List<Endpoint> endpoints, String token, String agent
   }
 
   static List<String> list(String csv) {
-    return Arrays.stream(csv.split(",")).map(String::strip).filter(s -> !s.isEmpty()).toList();
+    return AgentSettings.list("", csv);
   }
 
   /** The API key for the openai backend: {@code Welcome.secrets} first, then the environment. */

@@ -76,8 +76,11 @@ public final class SettingValues {
     return o;
   }
 
-  /** The value, by precedence; empty when nowhere given and without default. */
-  public Optional<String> get(Setting<String> s) {
+  /**
+   * The value, by precedence, parsed by its setting (whose error names the flag); empty when nowhere
+   * given and without default.
+   */
+  public <T> Optional<T> get(Setting<T> s) {
     String v = flags.get(s);
     if (v == null) {
       v = env.get(s.name());
@@ -86,13 +89,13 @@ public final class SettingValues {
       v = file.getString(s.fileKey().get());
     }
     if (v == null || v.isBlank()) {
-      return s.defaultText();
+      return s.defaultValue();
     }
-    return Optional.of(v.strip());
+    return Optional.of(s.parse(v.strip()));
   }
 
   /** The value, or an error naming the flag and the variable. */
-  public String require(Setting<String> s, String why) {
+  public <T> T require(Setting<T> s, String why) {
     return get(s).orElseThrow(() -> new IllegalArgumentException(
       s.flag().map(f -> f.name() + " (or " + s.name() + ")").orElse(s.name()) + " is required " + why));
   }

@@ -1,6 +1,7 @@
 package dev.conclave.cli.commands;
 
 import dev.conclave.cli.Api;
+import dev.conclave.cli.ClientSettings;
 import dev.conclave.cli.ContextStore;
 import dev.conclave.cli.Target;
 import dev.conclave.cli.Targets;
@@ -30,7 +31,7 @@ public final class TargetOptions {
 
   Target target() {
     return Targets.resolve(new Targets.Flags(url == null ? null : List.of(Targets.parseUrl(url.toString())), tokenFile, caFile, context),
-      System.getenv(), ContextStore.forUser(System.getenv()));
+      ClientSettings.from(System.getenv()), ContextStore.forUser(System.getenv()));
   }
 
   Api api() {

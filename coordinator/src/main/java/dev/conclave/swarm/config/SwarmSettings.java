@@ -4,13 +4,15 @@ import dev.conclave.platform.config.ConclaveConfig;
 import dev.conclave.settings.Parsers;
 import dev.conclave.settings.Setting;
 import dev.conclave.settings.Setting.Reader;
+import dev.conclave.settings.SettingCatalogue;
 
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 
 /**
  * The coordinator's settings: each declared once below as a {@link Setting} (listed by
- * {@link SwarmSettingCatalogue}, documented in the README's configuration table), and their values for
+ * {@link Catalogue}, documented in the README's configuration table), and their values for
  * one node. A wrong value stops start-up naming the variable.
  */
 public record SwarmSettings(
@@ -98,5 +100,18 @@ public record SwarmSettings(
   /** Milliseconds between {@code min} and {@code max}, as a duration. */
   private static Setting.Parser<Duration> millis(int min, int max) {
     return (variable, text) -> Duration.ofMillis(Parsers.between(min, max).parse(variable, text));
+  }
+
+  /**
+   * This type's settings for the catalogue of every module's settings, found through ServiceLoader
+   * ({@code META-INF/services/dev.conclave.settings.SettingCatalogue}): every module registers its
+   * one settings type this way.
+   */
+  public static final class Catalogue implements SettingCatalogue {
+
+    @Override
+    public List<Setting<?>> settings() {
+      return SettingCatalogue.declaredIn(SwarmSettings.class);
+    }
   }
 }

@@ -1,6 +1,6 @@
 package dev.conclave.swarm.schedules;
 
-import dev.conclave.platform.db.PgUrl;
+import dev.conclave.platform.config.PgUrl;
 import dev.conclave.platform.testing.TestDatabase;
 import dev.conclave.swarm.support.MutableClock;
 import dev.conclave.swarm.support.Reply;

@@ -1,7 +1,7 @@
 package dev.conclave.swarm.store;
 
+import dev.conclave.platform.config.PgUrl;
 import dev.conclave.platform.db.Migrations;
-import dev.conclave.platform.db.PgUrl;
 import dev.conclave.platform.db.SchemaMigration;
 import dev.conclave.platform.testing.TestDatabase;
 import org.flywaydb.core.Flyway;

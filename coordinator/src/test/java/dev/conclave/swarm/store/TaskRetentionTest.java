@@ -1,8 +1,8 @@
 package dev.conclave.swarm.store;
 
+import dev.conclave.platform.config.PgUrl;
 import dev.conclave.platform.db.Migrations;
 import dev.conclave.platform.db.PgPools;
-import dev.conclave.platform.db.PgUrl;
 import dev.conclave.platform.retention.RetentionArchive;
 import dev.conclave.platform.retention.RetentionSettings;
 import dev.conclave.platform.retention.RetentionWorker;

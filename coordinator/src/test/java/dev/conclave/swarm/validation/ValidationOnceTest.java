@@ -1,6 +1,6 @@
 package dev.conclave.swarm.validation;
 
-import dev.conclave.platform.db.PgUrl;
+import dev.conclave.platform.config.PgUrl;
 import dev.conclave.swarm.errors.SwarmProblem;
 import dev.conclave.swarm.protocol.Operation;
 import dev.conclave.swarm.protocol.ProtocolRequests;

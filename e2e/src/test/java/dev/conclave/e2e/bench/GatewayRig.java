@@ -3,8 +3,8 @@ package dev.conclave.e2e.bench;
 import dev.conclave.e2e.support.BenchMain;
 
 import dev.conclave.e2e.support.NodeProcess;
+import dev.conclave.platform.config.PgUrl;
 import dev.conclave.platform.db.EmbeddedPostgresServer;
-import dev.conclave.platform.db.PgUrl;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.net.SocketAddress;

@@ -1,8 +1,8 @@
 package dev.conclave.e2e.bench;
 
 import dev.conclave.e2e.support.NodeProcess;
+import dev.conclave.platform.config.PgUrl;
 import dev.conclave.platform.db.EmbeddedPostgresServer;
-import dev.conclave.platform.db.PgUrl;
 import dev.conclave.platform.testing.FreePorts;
 import dev.conclave.platform.testing.TestDatabase;
 

@@ -1,7 +1,6 @@
 package dev.conclave.e2e.faults;
 
-import dev.conclave.platform.db.PgUrl;
-
+import dev.conclave.platform.config.PgUrl;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;

@@ -1,7 +1,7 @@
 package dev.conclave.e2e.faults;
 
 import com.google.protobuf.InvalidProtocolBufferException;
-import dev.conclave.platform.db.PgUrl;
+import dev.conclave.platform.config.PgUrl;
 import dev.conclave.proto.coven.ClientStreamEvent;
 
 import java.sql.Array;

@@ -1,6 +1,6 @@
 package dev.conclave.e2e.faults;
 
-import dev.conclave.platform.db.PgUrl;
+import dev.conclave.platform.config.PgUrl;
 import io.vertx.core.json.JsonObject;
 
 import java.sql.Connection;

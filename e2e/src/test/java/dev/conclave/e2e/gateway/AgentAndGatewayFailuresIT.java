@@ -2,7 +2,7 @@ package dev.conclave.e2e.gateway;
 
 import dev.conclave.e2e.support.AgentProcess;
 import dev.conclave.e2e.support.NodeProcess;
-import dev.conclave.platform.db.PgUrl;
+import dev.conclave.platform.config.PgUrl;
 import dev.conclave.platform.testing.GrpcCalls;
 import dev.conclave.platform.testing.TestDatabase;
 import dev.conclave.proto.coven.ClientSendMessageRequest;

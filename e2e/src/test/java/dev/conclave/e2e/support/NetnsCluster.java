@@ -1,6 +1,6 @@
 package dev.conclave.e2e.support;
 
-import dev.conclave.platform.db.PgUrl;
+import dev.conclave.platform.config.PgUrl;
 import dev.conclave.platform.testing.TestDatabase;
 import org.junit.jupiter.api.Assumptions;
 

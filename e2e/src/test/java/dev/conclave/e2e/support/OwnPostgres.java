@@ -1,7 +1,7 @@
 package dev.conclave.e2e.support;
 
+import dev.conclave.platform.config.PgUrl;
 import dev.conclave.platform.db.EmbeddedPostgresServer;
-import dev.conclave.platform.db.PgUrl;
 import dev.conclave.platform.testing.TestDatabase;
 
 import java.io.IOException;

@@ -1,6 +1,6 @@
 package dev.conclave.e2e.swarm;
 
-import dev.conclave.platform.db.PgUrl;
+import dev.conclave.platform.config.PgUrl;
 import io.vertx.core.DeploymentOptions;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;

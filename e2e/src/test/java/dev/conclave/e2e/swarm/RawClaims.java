@@ -1,7 +1,6 @@
 package dev.conclave.e2e.swarm;
 
-import dev.conclave.platform.db.PgUrl;
-
+import dev.conclave.platform.config.PgUrl;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;

@@ -2,9 +2,9 @@ package dev.conclave.e2e.swarm;
 
 import dev.conclave.e2e.bench.ProcCpu;
 import dev.conclave.e2e.support.BenchMain;
+import dev.conclave.platform.config.PgUrl;
 import dev.conclave.platform.db.EmbeddedPostgresServer;
 import dev.conclave.platform.db.Migrations;
-import dev.conclave.platform.db.PgUrl;
 import dev.conclave.platform.db.SchemaMigration;
 import dev.conclave.platform.testing.TestDatabase;
 import dev.conclave.swarm.store.ProtocolStore;

@@ -24,7 +24,7 @@ import dev.conclave.platform.auth.PrincipalStatus;
 import dev.conclave.platform.auth.PrincipalStore;
 import dev.conclave.platform.auth.PrincipalType;
 import dev.conclave.platform.auth.Roles;
-import dev.conclave.platform.config.ConclaveConfig;
+import dev.conclave.platform.config.NodeSettings;
 import dev.conclave.platform.errors.ConclaveException;
 import dev.conclave.platform.server.EdgeSecurity;
 import dev.conclave.platform.server.GrpcEndpoint;
@@ -58,7 +58,7 @@ public final class ClientServiceEndpoint {
   private static final int DEFAULT_LIMIT = 50;
   private static final int MAX_LIMIT = 500;
   /** A GetEvents page also stops at this many bytes; with events no larger, a page stays under the 4 MiB gRPC clients accept. */
-  static final int MAX_PAGE_BYTES = ConclaveConfig.MAX_EVENT_BYTES_CEILING;
+  static final int MAX_PAGE_BYTES = NodeSettings.MAX_EVENT_BYTES_CEILING;
 
   private final Mailbox mailbox;
   private final LedgerStore ledger;

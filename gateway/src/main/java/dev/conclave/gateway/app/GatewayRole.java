@@ -69,6 +69,7 @@ import dev.conclave.gateway.streaming.LiveEvents;
 import dev.conclave.platform.access.AgentGrants;
 import dev.conclave.platform.audit.AuditQuery;
 import dev.conclave.platform.bridge.BridgeTopic;
+import dev.conclave.platform.config.NodeSettings;
 import dev.conclave.platform.config.RoleName;
 import dev.conclave.platform.db.SchemaMigration;
 import dev.conclave.platform.metrics.MetricNames;
@@ -136,7 +137,7 @@ public final class GatewayRole implements RoleModule {
     GatewaySettings settings = GatewaySettings.from(ctx.config());
     AgentStore agents = new AgentStore(pool);
     RequestStore requests = new RequestStore(pool);
-    LedgerStore ledger = new LedgerStore(pool, ctx.config().maxEventBytes());
+    LedgerStore ledger = new LedgerStore(pool, ctx.config().get(NodeSettings.MAX_EVENT_BYTES));
     ApprovalStore approvalStore = new ApprovalStore(pool);
     InjectionStore injectionStore = new InjectionStore(pool);
     UsageStore usage = new UsageStore(pool);

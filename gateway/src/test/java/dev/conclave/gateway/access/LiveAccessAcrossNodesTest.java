@@ -9,7 +9,7 @@ import dev.conclave.gateway.support.HttpJson;
 import dev.conclave.gateway.support.RawAgent;
 import dev.conclave.gateway.support.SessionSocket;
 import dev.conclave.platform.auth.Principal;
-import dev.conclave.platform.db.PgUrl;
+import dev.conclave.platform.config.PgUrl;
 import dev.conclave.platform.testing.FreePorts;
 import dev.conclave.platform.testing.TestDatabase;
 import dev.conclave.platform.testing.TestNode;

@@ -3,7 +3,7 @@ package dev.conclave.gateway.conformance;
 import dev.conclave.gateway.support.EventTap;
 import dev.conclave.gateway.support.GatewayFixture;
 import dev.conclave.gateway.support.RawAgent;
-import dev.conclave.platform.db.PgUrl;
+import dev.conclave.platform.config.PgUrl;
 import dev.conclave.platform.testing.TestDatabase;
 import dev.conclave.platform.testing.TestNode;
 import dev.conclave.proto.coven.ClientStreamEvent;

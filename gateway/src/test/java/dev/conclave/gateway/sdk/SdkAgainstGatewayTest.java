@@ -13,7 +13,7 @@ import dev.conclave.agent.client.AgentClient;
 import dev.conclave.gateway.support.Clients;
 import dev.conclave.gateway.support.EventTap;
 import dev.conclave.gateway.support.GatewayFixture;
-import dev.conclave.platform.db.PgUrl;
+import dev.conclave.platform.config.PgUrl;
 import dev.conclave.platform.testing.FreePorts;
 import dev.conclave.platform.testing.TestDatabase;
 import dev.conclave.platform.testing.TestNode;

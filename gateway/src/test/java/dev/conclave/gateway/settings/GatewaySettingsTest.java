@@ -5,6 +5,7 @@ import dev.conclave.platform.config.ConclaveConfig;
 import dev.conclave.settings.ConfigException;
 import org.junit.jupiter.api.Test;
 
+import java.time.Duration;
 import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -24,5 +25,15 @@ class GatewaySettingsTest {
   void aMcpEndpointThatIsNotAnHttpUrlStopsStartUpNamingTheVariable() {
     assertThatThrownBy(() -> GatewaySettings.from(ConclaveConfig.from(Map.of("CONCLAVE_MCP_ENDPOINT", "packs:8080"))))
       .isInstanceOf(ConfigException.class).hasMessageContaining("CONCLAVE_MCP_ENDPOINT");
+  }
+
+  @Test
+  void aBadPingIntervalStopsStartUpWithItsClearErrorAndTheFixedTimesAreNamed() {
+    assertThatThrownBy(() -> GatewaySettings.from(ConclaveConfig.from(Map.of("CONCLAVE_AGENT_PING_SECONDS", "-1"))))
+      .isInstanceOf(ConfigException.class)
+      .hasMessage("CONCLAVE_AGENT_PING_SECONDS: must be 0 (off) or a positive whole number, got '-1'");
+    GatewaySettings settings = GatewaySettings.from(ConclaveConfig.from(Map.of()));
+    assertThat(settings.idleRedispatch()).isEqualTo(GatewaySettings.IDLE_REDISPATCH).isEqualTo(Duration.ofSeconds(10));
+    assertThat(settings.commandTimeout()).isEqualTo(GatewaySettings.COMMAND_TIMEOUT).isEqualTo(Duration.ofSeconds(5));
   }
 }

@@ -4,7 +4,7 @@ import dev.conclave.gateway.support.Clients;
 import dev.conclave.gateway.support.GatewayFixture;
 import dev.conclave.gateway.support.RawAgent;
 import dev.conclave.platform.auth.Principal;
-import dev.conclave.platform.db.PgUrl;
+import dev.conclave.platform.config.PgUrl;
 import dev.conclave.platform.testing.TestDatabase;
 import dev.conclave.platform.testing.TestNode;
 import dev.conclave.platform.testing.MemorySpanExporterProvider;

@@ -1,5 +1,6 @@
 package dev.conclave.node.session;
 
+import dev.conclave.cli.ClientSettings;
 import dev.conclave.cli.ContextStore;
 import dev.conclave.cli.Target;
 import dev.conclave.cli.Targets;
@@ -79,7 +80,7 @@ public final class SessionCommand implements Callable<Integer> {
       }
     }
     Optional.ofNullable(conversation).ifPresent(c -> configure.put("conversation_key", c));
-    Target target = Targets.resolve(new Targets.Flags(urls, tokenFile, caFile, context), System.getenv(),
+    Target target = Targets.resolve(new Targets.Flags(urls, tokenFile, caFile, context), ClientSettings.from(System.getenv()),
       ContextStore.forUser(System.getenv()));
     String token = target.token();
     List<URI> nodes = target.urls();

@@ -2,7 +2,7 @@ package dev.conclave.node.retention;
 
 import dev.conclave.gateway.app.GatewayRole;
 import dev.conclave.packs.app.PackHostRole;
-import dev.conclave.platform.db.PgUrl;
+import dev.conclave.platform.config.PgUrl;
 import dev.conclave.platform.testing.TestDatabase;
 import dev.conclave.platform.testing.TestNode;
 import dev.conclave.swarm.app.CoordinatorRole;

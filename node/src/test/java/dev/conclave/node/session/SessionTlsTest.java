@@ -64,9 +64,9 @@ class SessionTlsTest {
 
   @Test
   void theDefaultUrlIsHttpsOnLocalhostWhenTheNodesTlsIsOn() {
-    assertThat(dev.conclave.cli.Targets.defaultUrl(Map.of("CONCLAVE_HTTP_PORT", "18443", "CONCLAVE_TLS_CERT_FILE", "/etc/tls/tls.crt")))
+    assertThat(dev.conclave.cli.ClientSettings.from(Map.of("CONCLAVE_HTTP_PORT", "18443", "CONCLAVE_TLS_CERT_FILE", "/etc/tls/tls.crt")).localNodeUrl())
       .isEqualTo(URI.create("https://localhost:18443"));
-    assertThat(dev.conclave.cli.Targets.defaultUrl(Map.of("CONCLAVE_HTTP_PORT", "18080"))).isEqualTo(URI.create("http://127.0.0.1:18080"));
+    assertThat(dev.conclave.cli.ClientSettings.from(Map.of("CONCLAVE_HTTP_PORT", "18080")).localNodeUrl()).isEqualTo(URI.create("http://127.0.0.1:18080"));
   }
 
   private record Run(int code, String err) {

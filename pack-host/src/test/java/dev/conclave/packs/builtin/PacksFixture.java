@@ -1,8 +1,8 @@
 package dev.conclave.packs.builtin;
 
+import dev.conclave.platform.config.PgUrl;
 import dev.conclave.platform.db.Migrations;
 import dev.conclave.platform.db.PgPools;
-import dev.conclave.platform.db.PgUrl;
 import dev.conclave.platform.db.SchemaMigration;
 import dev.conclave.platform.testing.TestDatabase;
 import io.vertx.core.Future;

@@ -1,7 +1,7 @@
 package dev.conclave.packs.support;
 
 import dev.conclave.gateway.support.GatewayFixture;
-import dev.conclave.platform.db.PgUrl;
+import dev.conclave.platform.config.PgUrl;
 import dev.conclave.platform.testing.FreePorts;
 import dev.conclave.platform.testing.TestDatabase;
 import dev.conclave.platform.testing.TestNode;

@@ -69,8 +69,8 @@ public final class ConnectionGuard {
 
   /** The node's guard, with its limits from the configuration. */
   public static ConnectionGuard of(Vertx vertx, ConclaveConfig config, MeterRegistry registry) {
-    return new ConnectionGuard(vertx, new Limits(config.unauthenticatedTimeout(), config.maxCallsPerPrincipal(),
-      config.maxConnectionsPerPrincipal()), registry);
+    return new ConnectionGuard(vertx, new Limits(config.get(NodeSettings.UNAUTHENTICATED_TIMEOUT), config.get(NodeSettings.MAX_CALLS_PER_PRINCIPAL),
+      config.get(NodeSettings.MAX_CONNECTIONS_PER_PRINCIPAL)), registry);
   }
 
   public ConnectionGuard(Vertx vertx, Limits limits, MeterRegistry registry) {

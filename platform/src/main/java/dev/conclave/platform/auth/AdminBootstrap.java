@@ -2,6 +2,7 @@ package dev.conclave.platform.auth;
 
 import dev.conclave.platform.config.NodeSettings;
 import dev.conclave.platform.db.sql.SqlFile;
+import dev.conclave.platform.files.PrivateFiles;
 import dev.conclave.settings.ConfigException;
 import io.vertx.core.Future;
 import io.vertx.core.json.JsonObject;

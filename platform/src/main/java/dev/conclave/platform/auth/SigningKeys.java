@@ -2,6 +2,7 @@ package dev.conclave.platform.auth;
 
 import dev.conclave.platform.config.ConclaveConfig;
 import dev.conclave.platform.config.NodeSettings;
+import dev.conclave.platform.files.PrivateFiles;
 import dev.conclave.settings.ConfigException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -174,11 +175,11 @@ public final class SigningKeys {
         continue;
       }
       int sep = entry.indexOf(kidSeparator);
-      Key key = sep > 0 && KID.matcher(entry.substring(0, sep)).matches() && entry.length() - sep - 1 >= ConclaveConfig.MIN_SECRET_LENGTH
+      Key key = sep > 0 && KID.matcher(entry.substring(0, sep)).matches() && entry.length() - sep - 1 >= NodeSettings.MIN_SECRET_LENGTH
         ? new Key(entry.substring(0, sep), entry.substring(sep + 1).trim())
         : new Key(LEGACY_KID, entry);
-      if (key.secret().length() < ConclaveConfig.MIN_SECRET_LENGTH) {
-        throw new ConfigException(source, "a signing key has fewer than " + ConclaveConfig.MIN_SECRET_LENGTH + " characters");
+      if (key.secret().length() < NodeSettings.MIN_SECRET_LENGTH) {
+        throw new ConfigException(source, "a signing key has fewer than " + NodeSettings.MIN_SECRET_LENGTH + " characters");
       }
       if (keys.stream().anyMatch(k -> k.kid().equals(key.kid()))) {
         throw new ConfigException(source, "signing key id '" + key.kid() + "' appears twice");

@@ -1,8 +1,8 @@
 package dev.conclave.platform.cluster;
 
 import dev.conclave.platform.config.NodeSettings;
+import dev.conclave.platform.config.PgUrl;
 import dev.conclave.platform.db.PgPools;
-import dev.conclave.platform.db.PgUrl;
 import dev.conclave.settings.ConfigException;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;

@@ -1,6 +1,5 @@
 package dev.conclave.platform.config;
 
-import dev.conclave.platform.db.PgUrl;
 import dev.conclave.settings.ConfigException;
 import dev.conclave.settings.Setting;
 
@@ -20,7 +19,10 @@ import java.util.Set;
 
 /**
  * The node's configuration, read once at start-up from environment variables (declared in
- * {@link NodeSettings}; service modules read theirs with {@link #get(Setting)}).
+ * {@link NodeSettings}). The components are the values checked together at start-up (ports that must
+ * differ, a secret required when clustered …) and the values derived from several settings
+ * ({@link #tls()}, {@link #advertisedHost()} …); every other setting, the node's and each service
+ * module's alike, is read one way: {@link #get(Setting)} or {@link #find(Setting)}.
  * Parsing fails on the first unusable value with a {@link ConfigException} whose one-line message
  * names the variable.
  */
@@ -47,9 +49,6 @@ public record ConclaveConfig(
   int maxMessageBytes,
   Map<String, String> source) {
 
-  public static final int MIN_SECRET_LENGTH = 32;
-  public static final int SECRETS_KEY_BYTES = 32;
-
   public ConclaveConfig {
     roles = Collections.unmodifiableSet(EnumSet.copyOf(roles));
     clusterMembers = List.copyOf(clusterMembers);
@@ -66,11 +65,6 @@ public record ConclaveConfig(
       + ", dataDir=" + dataDir + ", database=" + pgUrl.map(PgUrl::toString).orElse("embedded") + ", clusterMembers=" + clusterMembers
       + ", clusterK8sDns=" + clusterK8sDns.orElse("") + ", authSecret=" + (authSecret.isPresent() ? "(set)" : "(unset)")
       + ", secretsKey=" + (source.containsKey(NodeSettings.SECRETS_KEY.name()) ? "(set)" : "(unset)") + "]";
-  }
-
-  /** How long the audit log keeps entries ({@code CONCLAVE_AUDIT_RETENTION_DAYS}). */
-  public Duration auditRetention() {
-    return get(NodeSettings.AUDIT_RETENTION);
   }
 
   /** Reads the configuration from the process environment. */
@@ -180,49 +174,6 @@ public record ConclaveConfig(
 
   public Path embeddedPgDir() {
     return dataDir.resolve("pg");
-  }
-
-  /**
-   * {@code CONCLAVE_SECRETS_KEY} decoded to its 32 bytes, when set ({@link #from} rejects other values).
-   * Required when clustered; that is checked where the key is used (the node's start), because the
-   * CLI reads this configuration too and never needs the key.
-   */
-  public Optional<byte[]> secretsKey() {
-    return find(NodeSettings.SECRETS_KEY);
-  }
-
-  /** {@code CONCLAVE_SSH_UNKNOWN_KEYS}: one of {@link #UNKNOWN_KEY_POLICIES}. */
-  public String sshUnknownKeys() {
-    return get(NodeSettings.SSH_UNKNOWN_KEYS);
-  }
-
-  public static final List<String> UNKNOWN_KEY_POLICIES = NodeSettings.UNKNOWN_KEY_POLICIES;
-
-  /** Largest stored event and page entry: {@code CONCLAVE_MAX_EVENT_BYTES}, at most {@link #MAX_EVENT_BYTES_CEILING}. */
-  public int maxEventBytes() {
-    return get(NodeSettings.MAX_EVENT_BYTES);
-  }
-
-  public static final int MAX_EVENT_BYTES_CEILING = NodeSettings.MAX_EVENT_BYTES_CEILING;
-
-  /** {@code CONCLAVE_UNAUTHENTICATED_TIMEOUT_SECONDS}. */
-  public Duration unauthenticatedTimeout() {
-    return get(NodeSettings.UNAUTHENTICATED_TIMEOUT);
-  }
-
-  /** {@code CONCLAVE_HTTP_IDLE_SECONDS}. */
-  public Duration httpIdleTimeout() {
-    return get(NodeSettings.HTTP_IDLE_TIMEOUT);
-  }
-
-  /** {@code CONCLAVE_MAX_CALLS_PER_PRINCIPAL}. */
-  public int maxCallsPerPrincipal() {
-    return get(NodeSettings.MAX_CALLS_PER_PRINCIPAL);
-  }
-
-  /** {@code CONCLAVE_MAX_CONNECTIONS_PER_PRINCIPAL}. */
-  public int maxConnectionsPerPrincipal() {
-    return get(NodeSettings.MAX_CONNECTIONS_PER_PRINCIPAL);
   }
 
   private static List<HostAndPort> members(Optional<String> raw, int defaultPort) {

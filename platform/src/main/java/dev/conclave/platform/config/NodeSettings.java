@@ -1,6 +1,5 @@
 package dev.conclave.platform.config;
 
-import dev.conclave.platform.db.PgUrl;
 import dev.conclave.settings.ConfigException;
 import dev.conclave.settings.Parsers;
 import dev.conclave.settings.Setting;
@@ -21,7 +20,10 @@ import java.util.regex.Pattern;
  * configuration contract (ARCHITECTURE.md); their names never change. Service modules declare their
  * own in their own catalogue (for example {@code GatewaySettings}). The descriptions are the README's.
  */
-public final class NodeSettings implements SettingCatalogue {
+public final class NodeSettings {
+
+  private NodeSettings() {
+  }
 
   private static final Pattern NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,62}");
   private static final String NAME_RULE = "letters, digits, '.', '_' or '-', at most 63, starting with a letter or digit";
@@ -29,6 +31,10 @@ public final class NodeSettings implements SettingCatalogue {
   public static final List<String> UNKNOWN_KEY_POLICIES = List.of("reject", "pending", "approve");
   /** Half the 4 MiB gRPC clients accept by default: a page of history (itself capped at this) always fits. */
   public static final int MAX_EVENT_BYTES_CEILING = 2 * 1024 * 1024;
+  /** The shortest signing secret accepted ({@link #AUTH_SECRET}, and each key of a key ring). */
+  public static final int MIN_SECRET_LENGTH = 32;
+  /** The length of {@link #SECRETS_KEY}, in bytes: an AES-256 key. */
+  public static final int SECRETS_KEY_BYTES = 32;
 
   public static final Setting<Set<RoleName>> ROLES = Setting.define("CONCLAVE_ROLES", NodeSettings::roles)
     .readBy(Reader.NODE).describedAs("which services this node runs")
@@ -69,7 +75,7 @@ public final class NodeSettings implements SettingCatalogue {
     .describedAs("key for signing tokens, at least 32 characters; required when clustered; unset on a single node generates one into the data dir")
     .noDefault("unset");
   public static final Setting<byte[]> SECRETS_KEY = Setting.define("CONCLAVE_SECRETS_KEY",
-      (variable, text) -> Values.base64Key(variable, text, ConclaveConfig.SECRETS_KEY_BYTES))
+      (variable, text) -> Values.base64Key(variable, text, SECRETS_KEY_BYTES))
     .readBy(Reader.NODE)
     .describedAs("key that agents' secrets are encrypted with (AES-256-GCM), the base64 of 32 bytes (`openssl rand -base64 32`); "
       + "required when clustered, the same on every node; unset on a single node generates one into the data dir. "
@@ -271,8 +277,8 @@ public final class NodeSettings implements SettingCatalogue {
   }
 
   private static String authSecret(String variable, String text) {
-    if (text.length() < ConclaveConfig.MIN_SECRET_LENGTH) {
-      throw new ConfigException(variable, "must be at least " + ConclaveConfig.MIN_SECRET_LENGTH + " characters, got " + text.length());
+    if (text.length() < MIN_SECRET_LENGTH) {
+      throw new ConfigException(variable, "must be at least " + MIN_SECRET_LENGTH + " characters, got " + text.length());
     }
     return text;
   }
@@ -299,5 +305,18 @@ public final class NodeSettings implements SettingCatalogue {
         + ", so that a page of history fits in the 4 MiB gRPC clients accept, got " + bytes);
     }
     return bytes;
+  }
+
+  /**
+   * This type's settings for the catalogue of every module's settings, found through ServiceLoader
+   * ({@code META-INF/services/dev.conclave.settings.SettingCatalogue}): every module registers its
+   * one settings type this way.
+   */
+  public static final class Catalogue implements SettingCatalogue {
+
+    @Override
+    public List<Setting<?>> settings() {
+      return SettingCatalogue.declaredIn(NodeSettings.class);
+    }
   }
 }

@@ -1,6 +1,6 @@
 package dev.conclave.platform.db;
 
-import dev.conclave.platform.auth.PrivateFiles;
+import dev.conclave.platform.files.PrivateFiles;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;

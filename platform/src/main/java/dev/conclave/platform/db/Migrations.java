@@ -1,5 +1,6 @@
 package dev.conclave.platform.db;
 
+import dev.conclave.platform.config.PgUrl;
 import org.flywaydb.core.Flyway;
 import org.flywaydb.core.api.output.MigrateResult;
 import org.flywaydb.core.api.output.ValidateOutput;

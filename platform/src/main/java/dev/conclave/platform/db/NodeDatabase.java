@@ -1,6 +1,7 @@
 package dev.conclave.platform.db;
 
 import dev.conclave.platform.config.ConclaveConfig;
+import dev.conclave.platform.config.PgUrl;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

@@ -190,7 +190,7 @@ public final class NodeRuntime {
         claim = held;
       }
       AuditLog audit = new AuditLog(pool, config.nodeId(), metrics.registry());
-      audit.start(vertx, config.auditRetention(), new FailedLogins.Limits(config.get(NodeSettings.AUTH_FAILURE_WINDOW),
+      audit.start(vertx, config.get(NodeSettings.AUDIT_RETENTION), new FailedLogins.Limits(config.get(NodeSettings.AUTH_FAILURE_WINDOW),
         config.get(NodeSettings.AUTH_FAILURE_SOURCES)));
       new dev.conclave.platform.retention.RetentionWorker(vertx, pool, "auth",
         List.of(dev.conclave.platform.retention.TokenRetention.rule(config.get(NodeSettings.TOKEN_RETENTION))),
@@ -205,7 +205,7 @@ public final class NodeRuntime {
       List<RunningRole> running = new ArrayList<>();
       List<EdgeContribution> contributions = new ArrayList<>();
       // coven agents sign their calls with SSH keys (x-ssh-* headers) instead of sending a token
-      contributions.add(SshAgentCredentials.start(vertx, pool, principals, clock, UnknownKeyPolicy.of(config.sshUnknownKeys()),
+      contributions.add(SshAgentCredentials.start(vertx, pool, principals, clock, UnknownKeyPolicy.of(config.get(NodeSettings.SSH_UNKNOWN_KEYS)),
         new SshAgentCredentials.UnknownKeyLimits(config.get(NodeSettings.SSH_PENDING_MAX), config.get(NodeSettings.SSH_NEW_KEYS_PER_HOUR))));
       for (RunningRole role : RoleStarts.startAll(modules, NodeRuntime::await, context)) {
         running.add(role);

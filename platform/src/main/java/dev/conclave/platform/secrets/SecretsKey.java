@@ -1,8 +1,8 @@
 package dev.conclave.platform.secrets;
 
-import dev.conclave.platform.auth.PrivateFiles;
 import dev.conclave.platform.config.ConclaveConfig;
 import dev.conclave.platform.config.NodeSettings;
+import dev.conclave.platform.files.PrivateFiles;
 import dev.conclave.settings.ConfigException;
 import dev.conclave.settings.Values;
 import io.vertx.core.Future;
@@ -56,7 +56,7 @@ public final class SecretsKey {
   }
 
   public static Resolved resolve(ConclaveConfig config) {
-    Optional<byte[]> configured = config.secretsKey();
+    Optional<byte[]> configured = config.find(NodeSettings.SECRETS_KEY);
     if (configured.isPresent()) {
       return new Resolved(configured.get(), Optional.empty(), false);
     }

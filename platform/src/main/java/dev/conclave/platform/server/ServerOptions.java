@@ -1,6 +1,7 @@
 package dev.conclave.platform.server;
 
 import dev.conclave.platform.config.ConclaveConfig;
+import dev.conclave.platform.config.NodeSettings;
 import io.vertx.core.http.Http2Settings;
 import io.vertx.core.http.HttpServerOptions;
 
@@ -39,7 +40,7 @@ public final class ServerOptions {
       .setHost(config.bindHost())
       .setPort(config.grpcPort())
       // until a call authenticates (ConnectionGuard then removes it)
-      .setIdleTimeout((int) config.unauthenticatedTimeout().toSeconds())
+      .setIdleTimeout((int) config.get(NodeSettings.UNAUTHENTICATED_TIMEOUT).toSeconds())
       .setHttp2ClearTextEnabled(true)
       .setTcpKeepAlive(true)
       .setTcpNoDelay(true)
@@ -52,7 +53,7 @@ public final class ServerOptions {
 
   /** One more than a principal's calls, so that a principal's limit is met first, and at least 1,000 (see above). */
   static long maxStreamsPerConnection(ConclaveConfig config) {
-    return Math.max(config.maxCallsPerPrincipal() + 1L, MIN_STREAMS_PER_CONNECTION);
+    return Math.max(config.get(NodeSettings.MAX_CALLS_PER_PRINCIPAL) + 1L, MIN_STREAMS_PER_CONNECTION);
   }
 
   /** The floor of a connection's streams: what every connection allowed before the limit followed the principal's. */
@@ -62,7 +63,7 @@ public final class ServerOptions {
     return new HttpServerOptions()
       .setHost(config.bindHost())
       .setPort(config.httpPort())
-      .setIdleTimeout((int) config.httpIdleTimeout().toSeconds())
+      .setIdleTimeout((int) config.get(NodeSettings.HTTP_IDLE_TIMEOUT).toSeconds())
       // HTTP/1.1 only: every connection is then HTTP from its first byte, where HttpDeadlines reads it
       // (h2c's detection of the preface would come first, outside any deadline)
       .setHttp2ClearTextEnabled(false)

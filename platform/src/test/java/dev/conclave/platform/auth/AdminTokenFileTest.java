@@ -1,7 +1,7 @@
 package dev.conclave.platform.auth;
 
 import com.google.protobuf.Empty;
-import dev.conclave.platform.db.PgUrl;
+import dev.conclave.platform.config.PgUrl;
 import dev.conclave.platform.server.EchoRole;
 import dev.conclave.platform.testing.GrpcCalls;
 import dev.conclave.platform.testing.RawHttp;

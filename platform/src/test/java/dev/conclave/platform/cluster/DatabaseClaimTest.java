@@ -1,6 +1,6 @@
 package dev.conclave.platform.cluster;
 
-import dev.conclave.platform.db.PgUrl;
+import dev.conclave.platform.config.PgUrl;
 import dev.conclave.platform.testing.TestDatabase;
 import dev.conclave.settings.ConfigException;
 import io.vertx.core.Future;

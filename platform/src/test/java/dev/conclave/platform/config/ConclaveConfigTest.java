@@ -1,6 +1,5 @@
 package dev.conclave.platform.config;
 
-import dev.conclave.platform.db.PgUrl;
 import dev.conclave.settings.ConfigException;
 import dev.conclave.settings.Setting;
 import org.junit.jupiter.api.Test;
@@ -155,7 +154,7 @@ class ConclaveConfigTest {
 
   @Test
   void everyKeyHasADistinctConclaveName() {
-    java.util.List<Setting<?>> settings = new NodeSettings().settings();
+    java.util.List<Setting<?>> settings = new NodeSettings.Catalogue().settings();
     assertThat(settings.stream().map(Setting::name).distinct().count()).isEqualTo(settings.size());
     assertThat(settings).allSatisfy(k -> assertThat(k.name()).startsWith("CONCLAVE_"));
   }

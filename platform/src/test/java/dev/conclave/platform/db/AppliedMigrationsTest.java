@@ -1,6 +1,7 @@
 package dev.conclave.platform.db;
 
 import ch.qos.logback.classic.Level;
+import dev.conclave.platform.config.PgUrl;
 import dev.conclave.platform.testing.LogCapture;
 import dev.conclave.platform.testing.TestDatabase;
 import org.flywaydb.core.Flyway;

@@ -1,5 +1,6 @@
 package dev.conclave.platform.db;
 
+import dev.conclave.platform.config.PgUrl;
 import dev.conclave.platform.testing.TestDatabase;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import org.junit.jupiter.api.AfterEach;

@@ -1,5 +1,6 @@
 package dev.conclave.platform.db;
 
+import dev.conclave.platform.config.PgUrl;
 import dev.conclave.platform.errors.ConclaveException;
 import dev.conclave.platform.errors.ErrorKind;
 import dev.conclave.platform.errors.Failures;

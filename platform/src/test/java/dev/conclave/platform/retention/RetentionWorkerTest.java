@@ -1,8 +1,8 @@
 package dev.conclave.platform.retention;
 
+import dev.conclave.platform.config.PgUrl;
 import dev.conclave.platform.db.Migrations;
 import dev.conclave.platform.db.PgPools;
-import dev.conclave.platform.db.PgUrl;
 import dev.conclave.platform.db.SchemaMigration;
 import dev.conclave.platform.metrics.MetricNames;
 import dev.conclave.platform.testing.TestDatabase;

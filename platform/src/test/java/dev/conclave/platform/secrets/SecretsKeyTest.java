@@ -1,7 +1,8 @@
 package dev.conclave.platform.secrets;
 
 import dev.conclave.platform.config.ConclaveConfig;
-import dev.conclave.platform.db.PgUrl;
+import dev.conclave.platform.config.NodeSettings;
+import dev.conclave.platform.config.PgUrl;
 import dev.conclave.platform.testing.TestDatabase;
 import dev.conclave.platform.testing.TestNode;
 import dev.conclave.settings.ConfigException;
@@ -88,7 +89,7 @@ class SecretsKeyTest {
         .hasMessageStartingWith("CONCLAVE_SECRETS_KEY: must be the base64 of exactly 32 random bytes")
         .satisfies(e -> assertThat(e.getMessage()).doesNotContain(bad));
     }
-    assertThat(ConclaveConfig.from(Map.of("CONCLAVE_SECRETS_KEY", KEY_A)).secretsKey()).hasValueSatisfying(k -> assertThat(k).hasSize(32));
+    assertThat(ConclaveConfig.from(Map.of("CONCLAVE_SECRETS_KEY", KEY_A)).find(NodeSettings.SECRETS_KEY)).hasValueSatisfying(k -> assertThat(k).hasSize(32));
   }
 
   private static TestNode.Builder generated(PgUrl db, Path dir) {

@@ -1,7 +1,7 @@
 package dev.conclave.platform.testing;
 
+import dev.conclave.platform.config.PgUrl;
 import dev.conclave.platform.db.EmbeddedPostgresServer;
-import dev.conclave.platform.db.PgUrl;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;

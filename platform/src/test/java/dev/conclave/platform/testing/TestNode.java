@@ -1,7 +1,7 @@
 package dev.conclave.platform.testing;
 
 import dev.conclave.platform.config.ConclaveConfig;
-import dev.conclave.platform.db.PgUrl;
+import dev.conclave.platform.config.PgUrl;
 import dev.conclave.platform.runtime.NodeRuntime;
 import dev.conclave.platform.runtime.RoleModule;
 

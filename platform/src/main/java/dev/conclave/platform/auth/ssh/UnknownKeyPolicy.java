@@ -4,7 +4,7 @@ import java.util.Locale;
 
 /**
  * What an SSH-signed agent call with a key no agent principal has gets ({@code CONCLAVE_SSH_UNKNOWN_KEYS};
- * the configuration validates the word, {@code ConclaveConfig.UNKNOWN_KEY_POLICIES}).
+ * the configuration validates the word, {@code NodeSettings.UNKNOWN_KEY_POLICIES}).
  */
 public enum UnknownKeyPolicy {
   /** Refused with UNAUTHENTICATED; nothing is written. */

@@ -3,7 +3,7 @@ package dev.conclave.platform.auth.ssh;
 import dev.conclave.platform.auth.Principal;
 import dev.conclave.platform.auth.PrincipalStatus;
 import dev.conclave.platform.auth.PrincipalType;
-import dev.conclave.platform.db.PgUrl;
+import dev.conclave.platform.config.PgUrl;
 import dev.conclave.platform.server.EchoRole;
 import dev.conclave.platform.testing.FreePorts;
 import dev.conclave.platform.testing.GrpcCalls;

@@ -4,6 +4,7 @@ import dev.conclave.platform.auth.Principal;
 import dev.conclave.platform.auth.PrincipalStatus;
 import dev.conclave.platform.auth.PrincipalType;
 import dev.conclave.platform.config.ConclaveConfig;
+import dev.conclave.platform.config.NodeSettings;
 import dev.conclave.platform.server.EchoRole;
 import dev.conclave.platform.testing.GrpcCalls;
 import dev.conclave.platform.testing.TestNode;
@@ -139,14 +140,14 @@ class SshUnknownKeysTest {
 
   @Test
   void thePolicyIsCheckedAtStartAndEveryWordIsAPolicy() {
-    assertThat(ConclaveConfig.from(Map.of()).sshUnknownKeys()).isEqualTo("pending");
-    assertThat(ConclaveConfig.from(Map.of("CONCLAVE_SSH_UNKNOWN_KEYS", " Reject ")).sshUnknownKeys()).isEqualTo("reject");
+    assertThat(ConclaveConfig.from(Map.of()).get(NodeSettings.SSH_UNKNOWN_KEYS)).isEqualTo("pending");
+    assertThat(ConclaveConfig.from(Map.of("CONCLAVE_SSH_UNKNOWN_KEYS", " Reject ")).get(NodeSettings.SSH_UNKNOWN_KEYS)).isEqualTo("reject");
     assertThatThrownBy(() -> ConclaveConfig.from(Map.of("CONCLAVE_SSH_UNKNOWN_KEYS", "sometimes")))
       .isInstanceOf(ConfigException.class).hasMessageContaining("CONCLAVE_SSH_UNKNOWN_KEYS").hasMessageContaining("reject, pending, approve");
-    for (String word : ConclaveConfig.UNKNOWN_KEY_POLICIES) {
+    for (String word : NodeSettings.UNKNOWN_KEY_POLICIES) {
       assertThat(UnknownKeyPolicy.of(word).name()).isEqualToIgnoringCase(word);
     }
-    assertThat(ConclaveConfig.UNKNOWN_KEY_POLICIES).hasSize(UnknownKeyPolicy.values().length);
+    assertThat(NodeSettings.UNKNOWN_KEY_POLICIES).hasSize(UnknownKeyPolicy.values().length);
   }
 
   private static Optional<UUID> agentWithKeyAfter(List<Future<GrpcCalls.Outcome<MeResponse>>> outcomes) {

@@ -1,4 +1,4 @@
-package dev.conclave.platform.auth;
+package dev.conclave.platform.files;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;

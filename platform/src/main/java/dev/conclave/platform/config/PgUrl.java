@@ -1,4 +1,4 @@
-package dev.conclave.platform.db;
+package dev.conclave.platform.config;
 
 import dev.conclave.settings.ConfigException;
 import io.vertx.pgclient.PgConnectOptions;
@@ -14,7 +14,7 @@ import java.util.Optional;
  * A PostgreSQL location in the {@code postgresql://user:pass@host:port/db} form, convertible to
  * what the reactive client and the JDBC driver (Flyway) each need. A server on this machine may
  * also name the directory of its Unix socket, which the reactive client prefers where it can use
- * one ({@link PgPools}): the same server, the same authentication, less work per message than TCP.
+ * one ({@link dev.conclave.platform.db.PgPools}): the same server, the same authentication, less work per message than TCP.
  */
 public record PgUrl(String host, int port, String database, String user, Optional<String> password, Optional<String> sslMode,
                     Optional<Path> socketDirectory) {
