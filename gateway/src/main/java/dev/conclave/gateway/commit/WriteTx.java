@@ -1,7 +1,6 @@
 package dev.conclave.gateway.commit;
 
 import dev.conclave.gateway.ledger.LedgerEntry;
-import dev.conclave.gateway.model.RequestState;
 import dev.conclave.gateway.store.LedgerStore;
 import io.vertx.core.Future;
 import io.vertx.sqlclient.SqlClient;
@@ -9,7 +8,7 @@ import io.vertx.sqlclient.SqlClient;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.UUID;
+import java.util.function.Function;
 
 /**
  * One unit's view of the shared transaction it runs in: the SQL client for its own statements, and
@@ -63,13 +62,15 @@ public final class WriteTx {
   }
 
   /**
-   * Appends an agent's entries for its request in flight, with the request's checks and bookkeeping
-   * in the same statement ({@link LedgerStore#appendForRequest}). Published after commit, when appended.
+   * Runs a store's appending statement in this transaction ({@code statement}, given the transaction)
+   * whose result names the first sequence number it appended ({@code firstSeq}: empty when it
+   * appended nothing, say because its checks refused): what it appended is published after commit.
+   * The caller names the store's statement itself, so nothing passes through here but the publishing.
    */
-  public Future<LedgerStore.RequestAppend> appendForRequest(String conversationKey, String agentId, List<LedgerEntry> entries, UUID requestId,
-                                                            long epoch, long expectedStored, int counted, Optional<RequestState> end) {
-    return ledger.appendForRequest(sql, conversationKey, agentId, entries, requestId, epoch, expectedStored, counted, end).map(result -> {
-      result.firstSeq().ifPresent(firstSeq -> appended(conversationKey, firstSeq, entries));
+  public <T> Future<T> appending(String conversationKey, List<LedgerEntry> entries, Function<SqlClient, Future<T>> statement,
+                                 Function<T, Optional<Long>> firstSeq) {
+    return statement.apply(sql).map(result -> {
+      firstSeq.apply(result).ifPresent(seq -> appended(conversationKey, seq, entries));
       return result;
     });
   }

@@ -8,6 +8,7 @@ import dev.conclave.gateway.routing.AgentRouter;
 import dev.conclave.platform.auth.Caller;
 import dev.conclave.platform.auth.LiveCredentials;
 import dev.conclave.platform.auth.TokenService;
+import dev.conclave.platform.errors.ConclaveException;
 import dev.conclave.platform.packs.PackTools;
 import dev.conclave.platform.secrets.Secrets;
 import dev.conclave.platform.server.EdgeSecurity;
@@ -18,6 +19,7 @@ import io.vertx.core.Vertx;
 import io.vertx.grpc.server.GrpcServerRequest;
 
 import java.time.Clock;
+import java.util.function.Consumer;
 
 /**
  * Makes this node's agent sessions: an {@link AgentSession} per {@code AgentStream} call, and the parts
@@ -67,33 +69,78 @@ public final class AgentSessions {
 
   /** The session of one {@code AgentStream} call on {@code context}; {@link AgentSession#start} wires it. */
   public AgentSession open(Caller caller, GrpcServerRequest<AgentMessage, ServerMessage> request, Context context) {
-    return new AgentSession(caller, request, context, this, vertx, nodeId, settings.registerTimeout(), edge, live, metrics,
-      registration, sessions, presence, terminations, lifecycle);
+    return new AgentSession(caller, request, context, this);
   }
 
-  // ---- the parts of a session, made as the session is constructed --------------------------------
+  // ---- what a node's sessions share, for the session itself -------------------------------------
 
-  EventWriter eventWriter(AgentSession session) {
-    return new EventWriter(session, vertx, stores.ledgerWriter(), stores.requests(), stores.usage(), stores.approvals(), metrics, terminations);
+  Vertx vertx() {
+    return vertx;
   }
 
-  Dispatcher dispatcher(AgentSession session) {
-    return new Dispatcher(session, vertx, stores.requests(), stores.ledgerWriter(), router, nodeId, settings.idleRedispatch(), metrics);
+  String nodeId() {
+    return nodeId;
   }
 
-  Liveness liveness(AgentSession session) {
-    return new Liveness(session, vertx, settings.heartbeatTimeout(), settings.pingInterval());
+  java.time.Duration registerTimeout() {
+    return settings.registerTimeout();
   }
 
-  SessionCommands commands(AgentSession session) {
-    return new SessionCommands(session, vertx, settings.cancelGrace(), terminations, stores.injections());
+  EdgeSecurity edge() {
+    return edge;
   }
 
-  ResponseIntake intake(AgentSession session, EventWriter writer) {
-    return new ResponseIntake(session, writer, stores.ledger(), clock, metrics);
+  LiveCredentials live() {
+    return live;
   }
 
-  PackToolCalls toolCalls(AgentSession session) {
-    return new PackToolCalls(session, packTools, metrics);
+  SessionMetrics metrics() {
+    return metrics;
+  }
+
+  Registration registration() {
+    return registration;
+  }
+
+  LocalSessions sessions() {
+    return sessions;
+  }
+
+  Presence presence() {
+    return presence;
+  }
+
+  Terminations terminations() {
+    return terminations;
+  }
+
+  Lifecycle lifecycle() {
+    return lifecycle;
+  }
+
+  // ---- the parts of a session, made as the session is constructed: each gets the session's state
+  // ---- read-only, the stream if it writes to the agent, and only what it tells the session
+
+  Dispatcher dispatcher(SessionView state, AgentLink link, Consumer<InFlight> dispatched, Runnable drained) {
+    return new Dispatcher(state, link, dispatched, drained, vertx, stores.requests(), stores.ledgerWriter(), router, nodeId,
+      settings.idleRedispatch(), metrics);
+  }
+
+  EventWriter eventWriter(SessionView state, AgentLink link, SessionLoop loop, Consumer<InFlight> ended,
+                          Consumer<ConclaveException> failed, Runnable wake) {
+    return new EventWriter(state, link, loop, ended, failed, wake, vertx, stores.ledgerWriter(), stores.ledger(),
+      new EventDetails(stores.usage(), stores.approvals()), clock, metrics, terminations);
+  }
+
+  Liveness liveness(SessionView state, AgentLink link, Consumer<ConclaveException> dead) {
+    return new Liveness(state, link, dead, vertx, settings.heartbeatTimeout(), settings.pingInterval());
+  }
+
+  SessionCommands commands(SessionView state, AgentLink link, SessionLoop loop) {
+    return new SessionCommands(state, link, loop, vertx, settings.cancelGrace(), terminations, stores.injections());
+  }
+
+  PackToolCalls toolCalls(SessionView state, AgentLink link, SessionLoop loop) {
+    return new PackToolCalls(state, link, loop, vertx, packTools, metrics);
   }
 }

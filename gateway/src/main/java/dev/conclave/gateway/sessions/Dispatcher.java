@@ -26,6 +26,7 @@ import org.slf4j.LoggerFactory;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Consumer;
 
 /**
  * Hands the agent its next queued request when it has none in flight. Woken when work is queued;
@@ -44,7 +45,12 @@ final class Dispatcher {
 
   private static final Logger LOG = LoggerFactory.getLogger(Dispatcher.class);
 
-  private final AgentSession session;
+  private final SessionView session;
+  private final AgentLink link;
+  /** Tells the session's owner which request the agent now has. */
+  private final Consumer<InFlight> dispatched;
+  /** Tells the session's owner that a draining session has nothing left to hand over. */
+  private final Runnable drained;
   private final Vertx vertx;
   private final RequestStore requests;
   private final LedgerWriter writer;
@@ -64,9 +70,12 @@ final class Dispatcher {
   private long timer = -1;
   private io.vertx.core.Promise<Void> idle;
 
-  Dispatcher(AgentSession session, Vertx vertx, RequestStore requests, LedgerWriter writer, AgentRouter router, String nodeId,
-             Duration idleRedispatch, SessionMetrics metrics) {
+  Dispatcher(SessionView session, AgentLink link, Consumer<InFlight> dispatched, Runnable drained, Vertx vertx, RequestStore requests,
+             LedgerWriter writer, AgentRouter router, String nodeId, Duration idleRedispatch, SessionMetrics metrics) {
     this.session = session;
+    this.link = link;
+    this.dispatched = dispatched;
+    this.drained = drained;
     this.vertx = vertx;
     this.requests = requests;
     this.writer = writer;
@@ -199,7 +208,7 @@ final class Dispatcher {
     workWaiting = ar.result().get().moreQueued() || pollAgain;
     InFlight flight = new InFlight(ar.result().get().request());
     lastSent = flight.id();
-    session.dispatched(flight);
+    dispatched.accept(flight);
     metrics.dispatched();
     SendMessage.Builder msg = SendMessage.newBuilder()
       .setRequestId(flight.id().toString())
@@ -218,7 +227,7 @@ final class Dispatcher {
     // in a field Coven agents that do not know it skip (conclave_trace.proto)
     SendMessageTraces.attach(msg, TraceContexts.of(span));
     try (Scope ignored = span.makeCurrent()) {
-      session.send(ServerMessage.newBuilder().setSendMessage(msg).build());
+      link.send(ServerMessage.newBuilder().setSendMessage(msg).build());
     }
   }
 
@@ -255,7 +264,7 @@ final class Dispatcher {
       idle.tryComplete();
     }
     if (!stopped && session.draining() && session.inFlight() == null) {
-      session.drained();
+      drained.run();
     }
   }
 }

@@ -5,27 +5,31 @@ import dev.conclave.gateway.ledger.Entries;
 import dev.conclave.gateway.ledger.EventKind;
 import dev.conclave.gateway.ledger.LedgerEntry;
 import dev.conclave.gateway.mailbox.Terminations;
-import dev.conclave.gateway.model.RequestState;
-import dev.conclave.gateway.store.ApprovalStore;
-import dev.conclave.gateway.store.RequestStore;
-import dev.conclave.gateway.store.UsageStore;
+import dev.conclave.gateway.store.LedgerStore;
+import dev.conclave.platform.errors.ConclaveException;
 import dev.conclave.proto.coven.MessageResponse;
 import dev.conclave.proto.coven.ServerMessage;
 import dev.conclave.proto.coven.ToolApprovalResponse;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
-import io.vertx.sqlclient.SqlClient;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.time.Clock;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.Consumer;
 
 /**
- * Persists the in-flight request's events in order, in batches, through the {@link LedgerWriter}
- * (which publishes them live once committed). A batch starts once the messages read with its first
+ * Checks each of the agent's MessageResponses against the request in flight, then persists the
+ * accepted ones in order, in batches, through the {@link LedgerWriter} (which publishes them live
+ * once committed). Events for unknown or finished requests, for another agent's request, or of an
+ * unknown kind are dropped and counted; events of a request the gateway already ended are discarded
+ * until the agent's own terminal event frees the session for the next request.
+ *
+ * <p>Batches A batch starts once the messages read with its first
  * event have been handled, so what an agent sends back to back (its chunks and done) is one batch.
  *
  * <p>Backpressure: while too many events wait, the session stops reading the agent's stream, so a
@@ -42,18 +46,26 @@ final class EventWriter {
 
   private enum Result { WRITTEN, ALREADY_WRITTEN, DISCARDED, OUT_OF_STEP }
 
-  private record Pending(MessageResponse response, LedgerEntry entry) {
+  record Pending(MessageResponse response, LedgerEntry entry) {
   }
 
   private record Outcome(Result result, long firstSeq, List<LedgerEntry> entries) {
   }
 
-  private final AgentSession session;
+  private final SessionView session;
+  private final AgentLink link;
+  private final SessionLoop loop;
+  /** Tells the session's owner that the request in flight has ended. */
+  private final Consumer<InFlight> ended;
+  /** Tells the session's owner that it must close: its events cannot be stored. */
+  private final Consumer<ConclaveException> failed;
+  /** Looks for the agent's next request. */
+  private final Runnable wake;
   private final Vertx vertx;
   private final LedgerWriter ledgerWriter;
-  private final RequestStore requests;
-  private final UsageStore usage;
-  private final ApprovalStore approvals;
+  private final LedgerStore ledger;
+  private final EventDetails details;
+  private final Clock clock;
   private final SessionMetrics metrics;
   private final Terminations terminations;
   /** Starts at one slot and grows with a reply's events: an idle agent's writer holds an empty queue. */
@@ -62,32 +74,81 @@ final class EventWriter {
   /** A flush is queued behind the reads in progress. */
   private boolean flushQueued;
 
-  EventWriter(AgentSession session, Vertx vertx, LedgerWriter ledgerWriter, RequestStore requests, UsageStore usage,
-              ApprovalStore approvals, SessionMetrics metrics, Terminations terminations) {
+  EventWriter(SessionView session, AgentLink link, SessionLoop loop, Consumer<InFlight> ended, Consumer<ConclaveException> failed,
+              Runnable wake, Vertx vertx, LedgerWriter ledgerWriter, LedgerStore ledger, EventDetails details, Clock clock,
+              SessionMetrics metrics, Terminations terminations) {
     this.session = session;
+    this.link = link;
+    this.loop = loop;
+    this.ended = ended;
+    this.failed = failed;
+    this.wake = wake;
     this.vertx = vertx;
     this.ledgerWriter = ledgerWriter;
-    this.requests = requests;
-    this.usage = usage;
-    this.approvals = approvals;
+    this.ledger = ledger;
+    this.details = details;
+    this.clock = clock;
     this.metrics = metrics;
     this.terminations = terminations;
+  }
+
+  /**
+   * One of the agent's events: stored (in a batch) when it belongs to the request in flight, else
+   * dropped and counted. Returns the error the session must close with, when the event is too large
+   * to store (the request then ends like any other whose agent went away).
+   */
+  Optional<ConclaveException> accept(MessageResponse r) {
+    InFlight flight = session.inFlight();
+    String agentId = session.agentId();
+    String id = r.getRequestId();
+    if (flight == null || !flight.id().toString().equals(id)) {
+      metrics.dropped(SessionMetrics.DropReason.UNKNOWN_REQUEST, agentId, id);
+      return Optional.empty();
+    }
+    if (flight.terminalReceived()) {
+      metrics.dropped(SessionMetrics.DropReason.FINISHED_REQUEST, agentId, id);
+      return Optional.empty();
+    }
+    String name = session.registration().agent().name().isEmpty() ? agentId : session.registration().agent().name();
+    Optional<LedgerEntry> entry = Entries.fromAgent(r, agentId, name, flight.id(), clock.instant(), flight.fullText());
+    if (entry.isEmpty()) {
+      metrics.dropped(SessionMetrics.DropReason.UNKNOWN_EVENT, agentId, id);
+      return Optional.empty();
+    }
+    try {
+      ledger.checkSize(entry.get());
+    } catch (ConclaveException tooLarge) {
+      return Optional.of(tooLarge);
+    }
+    if (entry.get().kind().terminal()) {
+      flight.markTerminalReceived();
+    }
+    if (flight.discarded()) {
+      metrics.dropped(SessionMetrics.DropReason.CANCELLED_REQUEST, agentId, id);
+      endIfDiscardedAndFinished(flight);
+      return Optional.empty();
+    }
+    if (r.getEventCase() == MessageResponse.EventCase.TEXT) {
+      flight.appendText(r.getText());
+    }
+    queue(r, entry.get());
+    return Optional.empty();
   }
 
   boolean idle() {
     return !writing && !flushQueued && queue.isEmpty();
   }
 
-  void accept(MessageResponse response, LedgerEntry entry) {
+  private void queue(MessageResponse response, LedgerEntry entry) {
     queue.add(new Pending(response, entry));
     if (queue.size() >= PAUSE_AT) {
-      session.pauseInbound();
+      link.pauseInbound();
     }
     if (!writing && !flushQueued) {
       // after the messages read together with this one: an agent's burst (chunks and done, sent
       // back to back) becomes one batch, one statement, instead of its first event alone and then the rest
       flushQueued = true;
-      session.later(() -> {
+      loop.later(() -> {
         flushQueued = false;
         flush();
         // (discarded meanwhile, and its terminal came while this flush was queued)
@@ -100,9 +161,9 @@ final class EventWriter {
    * Ends a request the gateway discarded and the agent has finished, once nothing of it is queued or
    * being written here: the one place that frees the session after a discard.
    */
-  void endIfDiscardedAndFinished(InFlight flight) {
+  private void endIfDiscardedAndFinished(InFlight flight) {
     if (idle() && flight != null && flight.discardedAndFinished()) {
-      session.requestEnded(flight);
+      ended.accept(flight);
     }
   }
 
@@ -120,20 +181,22 @@ final class EventWriter {
   }
 
   private void persist(InFlight flight, List<Pending> batch, int attempt) {
-    List<LedgerEntry> entries = withAutoDecisions(flight, batch);
+    List<LedgerEntry> entries = EventDetails.withAutoDecisions(flight, batch);
     if (entries.stream().anyMatch(e -> e.kind() == EventKind.TOOL_APPROVAL)) {
       flight.approvalAsked();
     }
     long expected = flight.persistedEvents();
-    LedgerWriter.Unit<Outcome> unit = tx -> tx.appendForRequest(flight.conversationKey(), session.agentId(), entries, flight.id(),
-        session.epoch(), expected, batch.size(), endState(batch)).compose(done -> {
+    // the append, with the request's checks and bookkeeping in the same statement; published once committed
+    LedgerWriter.Unit<Outcome> unit = tx -> tx.appending(flight.conversationKey(), entries,
+        sql -> ledger.appendForRequest(sql, flight.conversationKey(), session.agentId(), entries, flight.id(), session.epoch(), expected,
+          batch.size(), EventDetails.endState(batch)), LedgerStore.RequestAppend::firstSeq).compose(done -> {
       if (done.stored().isEmpty()) {
         return Future.succeededFuture(new Outcome(Result.DISCARDED, 0, entries));
       }
       if (done.firstSeq().isPresent()) {
         long firstSeq = done.firstSeq().get();
-        return recordDetails(tx.sql(), flight, entries, firstSeq)
-          .compose(v -> expireApprovalsIfTerminal(tx.sql(), flight, batch))
+        return details.recordDetails(tx.sql(), session.agentId(), flight, entries, firstSeq)
+          .compose(v -> details.expireApprovalsIfTerminal(tx.sql(), flight, batch))
           .map(v -> new Outcome(Result.WRITTEN, firstSeq, entries));
       }
       if (done.stored().get() == expected + batch.size()) {
@@ -146,7 +209,7 @@ final class EventWriter {
     // a batch of text and done (the usual one) is the append alone, one statement: it can go out with
     // the other writes of its transaction, or alone without a transaction block; usage, tools and
     // approvals add statements that wait for the append
-    (needsDetails(flight, batch, entries) ? ledgerWriter.write(session.agentId(), unit) : ledgerWriter.writeStatement(session.agentId(), unit))
+    (EventDetails.needsDetails(flight, batch, entries) ? ledgerWriter.write(session.agentId(), unit) : ledgerWriter.writeStatement(session.agentId(), unit))
       .onComplete(ar -> {
         if (ar.succeeded()) {
           writing = false;
@@ -159,7 +222,7 @@ final class EventWriter {
         } else {
           writing = false;
           LOG.error("persisting agent events failed; closing the stream agent={} request={}", session.agentId(), flight.id(), ar.cause());
-          session.failUnavailable("the gateway could not store this agent's events; reconnect");
+          failed.accept(storageUnavailable());
         }
       });
   }
@@ -182,10 +245,10 @@ final class EventWriter {
       }
     }
     if (queue.size() < PAUSE_AT / 2) {
-      session.resumeInbound();
+      link.resumeInbound();
     }
     if (terminal || flight.discardedAndFinished()) {
-      session.requestEnded(flight);
+      ended.accept(flight);
     } else {
       flush();
     }
@@ -197,98 +260,28 @@ final class EventWriter {
    * looks for the agent's next request.
    */
   private void endOutOfStep(InFlight flight) {
-    terminations.outOfStep(session.agentId(), flight.id(), session.epoch()).onComplete(ar -> session.runOnContext(() -> {
+    terminations.outOfStep(session.agentId(), flight.id(), session.epoch()).onComplete(ar -> loop.run(() -> {
       if (ar.failed()) {
         LOG.error("could not end a request whose events are out of step agent={} request={}", session.agentId(), flight.id(), ar.cause());
-        session.failUnavailable("the gateway could not store this agent's events; reconnect");
+        failed.accept(storageUnavailable());
         return;
       }
-      session.wake();
+      wake.run();
     }));
-  }
-
-  /** With approve_all in force, each new approval request is decided at once, on the record. */
-  private List<LedgerEntry> withAutoDecisions(InFlight flight, List<Pending> batch) {
-    List<LedgerEntry> entries = new ArrayList<>(batch.size());
-    for (Pending p : batch) {
-      entries.add(p.entry());
-      if (flight.approveAll() && p.entry().kind() == EventKind.TOOL_APPROVAL) {
-        entries.add(Entries.toolDecision(flight.id(), p.response().getToolApprovalRequest().getId(), true, true,
-          flight.request().principalId(), p.entry().at()));
-      }
-    }
-    return entries;
   }
 
   private void answerAutoApprovals(InFlight flight, List<LedgerEntry> entries) {
     for (LedgerEntry e : entries) {
       if (e.kind() == EventKind.TOOL_APPROVAL && flight.approveAll()) {
         String toolId = e.view().getToolApproval().getToolId();
-        session.send(ServerMessage.newBuilder()
+        link.send(ServerMessage.newBuilder()
           .setToolApproval(ToolApprovalResponse.newBuilder().setId(toolId).setApproved(true).setApproveAll(true)).build());
       }
     }
   }
 
-  /** The kinds of entry that {@link #recordDetails} records more about, each in a statement of its own. */
-  private static final java.util.Set<EventKind> WITH_DETAILS =
-    java.util.EnumSet.of(EventKind.USAGE, EventKind.TOOL_USE, EventKind.TOOL_STATE, EventKind.TOOL_APPROVAL);
-
-  private Future<Void> recordDetails(SqlClient tx, InFlight flight, List<LedgerEntry> entries, long firstSeq) {
-    Future<Void> chain = Future.succeededFuture();
-    String agentId = session.agentId();
-    String key = flight.conversationKey();
-    for (int i = 0; i < entries.size(); i++) {
-      LedgerEntry e = entries.get(i);
-      if (!WITH_DETAILS.contains(e.kind())) {
-        continue;
-      }
-      long seq = firstSeq + i;
-      switch (e.kind()) {
-        case USAGE -> chain = chain.compose(v -> usage.recordUsage(tx, agentId, key, flight.id(), e.view().getUsage()));
-        case TOOL_USE -> chain = chain.compose(v -> usage.recordToolUse(tx, agentId, key, flight.id(),
-          e.view().getToolUse().getId(), e.view().getToolUse().getName()));
-        case TOOL_STATE -> chain = chain.compose(v -> usage.recordToolState(tx, agentId, key, flight.id(), e.view().getToolState()));
-        case TOOL_APPROVAL -> {
-          var a = e.view().getToolApproval();
-          chain = chain.compose(v -> flight.approveAll()
-            ? approvals.recordAutoApproved(tx, flight.id(), a.getToolId(), agentId, key, a.getToolName(), a.getInputJson(), seq)
-            : approvals.recordPending(tx, flight.id(), a.getToolId(), agentId, key, a.getToolName(), a.getInputJson(), seq));
-        }
-        default -> throw new IllegalStateException("no details are recorded for " + e.kind());
-      }
-    }
-    return chain;
-  }
-
-  /** Whether storing the batch takes statements after the append ({@link #recordDetails}, {@link #expireApprovalsIfTerminal}). */
-  private static boolean needsDetails(InFlight flight, List<Pending> batch, List<LedgerEntry> entries) {
-    return entries.stream().anyMatch(e -> WITH_DETAILS.contains(e.kind()))
-      || expiresApprovals(flight, batch);
-  }
-
-  /** A batch that ends the request expires its approvals still pending; one that never asked for any has none. */
-  private static boolean expiresApprovals(InFlight flight, List<Pending> batch) {
-    return batch.get(batch.size() - 1).entry().kind().terminal() && flight.approvalsAsked();
-  }
-
-  /** The state the request ends in when the batch ends with its terminal event. */
-  private static Optional<RequestState> endState(List<Pending> batch) {
-    EventKind kind = batch.get(batch.size() - 1).entry().kind();
-    if (!kind.terminal()) {
-      return Optional.empty();
-    }
-    return Optional.of(switch (kind) {
-      case DONE -> RequestState.DONE;
-      case CANCELLED -> RequestState.CANCELLED;
-      default -> RequestState.ERROR;
-    });
-  }
-
-  private Future<Void> expireApprovalsIfTerminal(SqlClient tx, InFlight flight, List<Pending> batch) {
-    if (!expiresApprovals(flight, batch)) {
-      return Future.succeededFuture();
-    }
-    return approvals.expireOf(tx, flight.id());
+  private static ConclaveException storageUnavailable() {
+    return new ConclaveException(dev.conclave.platform.errors.ErrorKind.UNAVAILABLE, "storage_unavailable",
+      "the gateway could not store this agent's events; reconnect");
   }
 }

@@ -3,7 +3,6 @@ package dev.conclave.gateway.sessions;
 import dev.conclave.gateway.commit.LedgerWriter;
 import dev.conclave.gateway.mailbox.Handoff;
 import io.vertx.core.Future;
-import io.vertx.core.Promise;
 
 import java.util.Optional;
 
@@ -28,10 +27,6 @@ public final class IdleHandoff implements Handoff {
     if (local.isEmpty()) {
       return Dispatcher.enqueue(writer, agentId, message, Optional.empty()).map(Written::of);
     }
-    AgentSession session = local.get();
-    Promise<Written> written = Promise.promise();
-    // the dispatcher's state belongs to the session's event loop
-    session.runOnContext(() -> session.acceptAndDispatch(message).onComplete(written));
-    return written.future();
+    return local.get().acceptAndDispatch(message);
   }
 }

@@ -1,6 +1,7 @@
 package dev.conclave.gateway.sessions;
 
 import dev.conclave.gateway.GatewayErrors;
+import dev.conclave.platform.errors.ConclaveException;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpConnection;
@@ -8,6 +9,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.time.Duration;
+import java.util.function.Consumer;
 
 /**
  * Notices dead agents: a stream silent past the heartbeat timeout is closed, and HTTP/2 PINGs on
@@ -28,7 +30,10 @@ final class Liveness {
   /** PINGs in flight at most: past that, the tick waits for an answer or the deadline. */
   static final int MAX_UNANSWERED = 3;
 
-  private final AgentSession session;
+  private final SessionView session;
+  private final AgentLink link;
+  /** Ends the session: its agent is gone. */
+  private final Consumer<ConclaveException> dead;
   private final Vertx vertx;
   private final long timeoutNanos;
   private final long pingNanos;
@@ -41,8 +46,11 @@ final class Liveness {
   private long waitingSince;
   private long timer = -1;
 
-  Liveness(AgentSession session, Vertx vertx, Duration heartbeatTimeout, Duration pingInterval) {
+  Liveness(SessionView session, AgentLink link, Consumer<ConclaveException> dead, Vertx vertx, Duration heartbeatTimeout,
+           Duration pingInterval) {
     this.session = session;
+    this.link = link;
+    this.dead = dead;
     this.vertx = vertx;
     this.timeoutNanos = heartbeatTimeout.toNanos();
     this.pingNanos = pingInterval.toNanos();
@@ -65,7 +73,7 @@ final class Liveness {
 
   private void tick(long now) {
     if (now - lastActivity > timeoutNanos) {
-      session.fail(GatewayErrors.idleTimeout(timeoutNanos / 1_000_000_000));
+      dead.accept(GatewayErrors.idleTimeout(timeoutNanos / 1_000_000_000));
       return;
     }
     if (pingNanos <= 0) {
@@ -74,14 +82,14 @@ final class Liveness {
     // the answer may queue behind a busy connection's frames: allow two intervals before giving up
     long patience = 2 * pingNanos;
     if (unanswered > 0 && now - waitingSince > patience && now - lastActivity > patience) {
-      session.fail(GatewayErrors.agentUnreachable(patience / 1_000_000_000));
+      dead.accept(GatewayErrors.agentUnreachable(patience / 1_000_000_000));
     } else if (unanswered < MAX_UNANSWERED && now - lastPing >= pingNanos) {
       ping(now);
     }
   }
 
   private void ping(long now) {
-    HttpConnection connection = session.request().connection();
+    HttpConnection connection = link.connection();
     if (connection == null) {
       return;
     }

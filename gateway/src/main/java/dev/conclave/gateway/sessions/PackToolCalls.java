@@ -23,13 +23,20 @@ final class PackToolCalls {
   /** Calls one agent may have running at once; more are answered with an error at once. */
   static final int MAX_IN_FLIGHT = 64;
 
-  private final AgentSession session;
+  private final SessionView session;
+  private final AgentLink link;
+  private final SessionLoop loop;
+  private final io.vertx.core.Vertx vertx;
   private final PackTools packTools;
   private final SessionMetrics metrics;
   private final Set<String> running = new HashSet<>();
 
-  PackToolCalls(AgentSession session, PackTools packTools, SessionMetrics metrics) {
+  PackToolCalls(SessionView session, AgentLink link, SessionLoop loop, io.vertx.core.Vertx vertx, PackTools packTools,
+                SessionMetrics metrics) {
     this.session = session;
+    this.link = link;
+    this.loop = loop;
+    this.vertx = vertx;
     this.packTools = packTools;
     this.metrics = metrics;
   }
@@ -59,9 +66,9 @@ final class PackToolCalls {
     ToolCall call = new ToolCall(UUID.randomUUID().toString(), id, r.agent().agentId(), r.principal().id(),
       Set.copyOf(r.agent().capabilities()), request.getToolName(), request.getInputJson(), ToolCall.ORIGIN_AGENT_STREAM);
     // current while the call is sent: the event bus carries the trace to the node that runs the tool
-    RequestSpans.child(session.vertx(), requestSpan, RequestSpans.TOOL_CALL,
+    RequestSpans.child(vertx, requestSpan, RequestSpans.TOOL_CALL,
       Map.of(RequestSpans.TOOL_NAME, request.getToolName(), RequestSpans.AGENT_ID, r.agent().agentId()),
-      () -> packTools.execute(call)).onComplete(ar -> session.runOnContext(() -> {
+      () -> packTools.execute(call)).onComplete(ar -> loop.run(() -> {
       running.remove(id);
       answer(id, ar.succeeded() ? ar.result()
         : ToolOutcome.failed(ToolOutcome.Status.UNAVAILABLE, "tool '" + request.getToolName() + "' could not run: " + ar.cause().getMessage()));
@@ -75,6 +82,6 @@ final class PackToolCalls {
     } else {
       result.setError(outcome.error());
     }
-    session.send(ServerMessage.newBuilder().setPackToolResult(result).build());
+    link.send(ServerMessage.newBuilder().setPackToolResult(result).build());
   }
 }

@@ -23,72 +23,79 @@ import java.util.UUID;
 
 /**
  * Applies commands from any node to this session (on its context): cancel, discard, inject,
- * approve, supersede. Each is idempotent and checks that it targets this session's epoch.
+ * approve, supersede. Each is idempotent and checks that it targets this session's epoch. What
+ * changes the session itself (wake, retire, supersede) it does not do: it returns it as a
+ * {@link Decision}, which the session applies.
  */
 final class SessionCommands {
+
+  /** What the session does with a command once it is handled here. */
+  enum Then { NOTHING, WAKE, RETIRE, SUPERSEDE }
+
+  /** The command's reply, sent once the session has done {@code then}. */
+  record Decision(JsonObject reply, Then then) {
+
+    static Decision reply(JsonObject reply) {
+      return new Decision(reply, Then.NOTHING);
+    }
+  }
 
   private static final Logger LOG = LoggerFactory.getLogger(SessionCommands.class);
   private static final JsonObject OK = new JsonObject().put("ok", true);
 
-  private final AgentSession session;
+  private final SessionView session;
+  private final AgentLink link;
+  private final SessionLoop loop;
   private final Vertx vertx;
   private final Duration cancelGrace;
   private final Terminations terminations;
   private final InjectionStore injections;
 
-  SessionCommands(AgentSession session, Vertx vertx, Duration cancelGrace, Terminations terminations, InjectionStore injections) {
+  SessionCommands(SessionView session, AgentLink link, SessionLoop loop, Vertx vertx, Duration cancelGrace, Terminations terminations,
+                  InjectionStore injections) {
     this.session = session;
+    this.link = link;
+    this.loop = loop;
     this.vertx = vertx;
     this.cancelGrace = cancelGrace;
     this.terminations = terminations;
     this.injections = injections;
   }
 
-  Future<JsonObject> handle(JsonObject command) {
+  Future<Decision> handle(JsonObject command) {
     String op = command.getString("op", "");
     long epoch = command.getLong("epoch", 0L);
     if (!session.registered() || (epoch != 0 && epoch != session.epoch())) {
       return op.equals(NodeCommand.SUPERSEDE) || op.equals(NodeCommand.WAKE)
-        ? Future.succeededFuture(OK)
+        ? Future.succeededFuture(Decision.reply(OK))
         : Future.failedFuture(GatewayErrors.agentNotConnected(command.getString("agentId")));
     }
     return switch (op) {
-      case NodeCommand.WAKE -> wake();
+      case NodeCommand.WAKE -> Future.succeededFuture(new Decision(OK, Then.WAKE));
       case NodeCommand.CANCEL -> cancel(UUID.fromString(command.getString("requestId")), command.getString("reason", "user_requested"));
       case NodeCommand.DISCARD -> discard(UUID.fromString(command.getString("requestId")));
       case NodeCommand.INJECT -> inject(command);
       case NodeCommand.APPROVE -> approve(command);
-      case NodeCommand.RETIRE -> {
-        session.retire();
-        yield Future.succeededFuture(OK);
-      }
-      case NodeCommand.SUPERSEDE -> {
-        session.superseded();
-        yield Future.succeededFuture(OK);
-      }
+      case NodeCommand.RETIRE -> Future.succeededFuture(new Decision(OK, Then.RETIRE));
+      case NodeCommand.SUPERSEDE -> Future.succeededFuture(new Decision(OK, Then.SUPERSEDE));
       default -> Future.failedFuture(ConclaveException.invalid("command_unknown", "unknown node command '" + op + "'"));
     };
   }
 
-  private Future<JsonObject> wake() {
-    session.wake();
-    return Future.succeededFuture(OK);
-  }
-
-  private Future<JsonObject> cancel(UUID requestId, String reason) {
+  private Future<Decision> cancel(UUID requestId, String reason) {
     InFlight flight = session.inFlight();
     if (flight == null || !flight.id().equals(requestId) || flight.discarded()) {
-      return Future.succeededFuture(new JsonObject().put("ok", true).put("inFlight", false));
+      return Future.succeededFuture(Decision.reply(new JsonObject().put("ok", true).put("inFlight", false)));
     }
     if (!session.registration().agent().declared("cancellation")) {
       return Future.failedFuture(GatewayErrors.featureNotDeclared(session.agentId(), "cancellation"));
     }
     if (flight.askCancelOnce()) {
-      session.send(ServerMessage.newBuilder().setCancelRequest(CancelRequest.newBuilder().setRequestId(requestId.toString()).setReason(reason)).build());
+      link.send(ServerMessage.newBuilder().setCancelRequest(CancelRequest.newBuilder().setRequestId(requestId.toString()).setReason(reason)).build());
       long grace = cancelGrace.toMillis();
-      flight.cancelTimer(vertx.setTimer(grace, t -> session.runOnContext(() -> cancelGraceExpired(flight, reason))));
+      flight.cancelTimer(vertx.setTimer(grace, t -> loop.run(() -> cancelGraceExpired(flight, reason))));
     }
-    return Future.succeededFuture(new JsonObject().put("ok", true).put("inFlight", true));
+    return Future.succeededFuture(Decision.reply(new JsonObject().put("ok", true).put("inFlight", true)));
   }
 
   /** The agent did not end a cancelled request in time: the gateway ends it and drops the rest. */
@@ -98,22 +105,22 @@ final class SessionCommands {
     }
     LOG.warn("agent did not confirm a cancel in time; the gateway ends the request agent={} request={}", session.agentId(), flight.id());
     terminations.cancel(flight.id(), reason + " (the agent did not confirm in time)", flight.request().principalId())
-      .onComplete(ar -> session.runOnContext(flight::discard));
+      .onComplete(ar -> loop.run(flight::discard));
   }
 
-  private Future<JsonObject> discard(UUID requestId) {
+  private Future<Decision> discard(UUID requestId) {
     InFlight flight = session.inFlight();
     if (flight != null && flight.id().equals(requestId)) {
       flight.discard();
     }
-    return Future.succeededFuture(OK);
+    return Future.succeededFuture(Decision.reply(OK));
   }
 
-  private Future<JsonObject> inject(JsonObject c) {
+  private Future<Decision> inject(JsonObject c) {
     if (!session.registration().agent().declared("injection")) {
       return Future.failedFuture(GatewayErrors.featureNotDeclared(session.agentId(), "injection"));
     }
-    if (session.writeQueueFull()) {
+    if (link.writeQueueFull()) {
       return Future.failedFuture(GatewayErrors.agentNotReading(session.agentId()));
     }
     InjectContext.Builder inject = InjectContext.newBuilder()
@@ -121,11 +128,11 @@ final class SessionCommands {
       .setContent(c.getString("content"))
       .setPriority(InjectionPriority.forNumber(c.getInteger("priority", InjectionPriority.INJECTION_PRIORITY_NORMAL_VALUE)));
     Optional.ofNullable(c.getString("source")).ifPresent(inject::setSource);
-    session.send(ServerMessage.newBuilder().setInjectContext(inject).build());
-    return Future.succeededFuture(OK);
+    link.send(ServerMessage.newBuilder().setInjectContext(inject).build());
+    return Future.succeededFuture(Decision.reply(OK));
   }
 
-  private Future<JsonObject> approve(JsonObject c) {
+  private Future<Decision> approve(JsonObject c) {
     InFlight flight = session.inFlight();
     UUID requestId = UUID.fromString(c.getString("requestId"));
     if (flight == null || !flight.id().equals(requestId)) {
@@ -139,9 +146,9 @@ final class SessionCommands {
     flight.span().addEvent("approval.decided", io.opentelemetry.api.common.Attributes.of(
       io.opentelemetry.api.common.AttributeKey.booleanKey("conclave.approved"), c.getBoolean("approved", false)));
     flight.approvalWaitEnded(c.getString("toolId"), c.getBoolean("approved", false) ? "approved" : "denied");
-    session.send(ServerMessage.newBuilder().setToolApproval(ToolApprovalResponse.newBuilder()
+    link.send(ServerMessage.newBuilder().setToolApproval(ToolApprovalResponse.newBuilder()
       .setId(c.getString("toolId")).setApproved(c.getBoolean("approved", false)).setApproveAll(approveAll)).build());
-    return Future.succeededFuture(OK);
+    return Future.succeededFuture(Decision.reply(OK));
   }
 
   /** Records the agent's answer to an injection. */
