@@ -1,4 +1,4 @@
--- Bindings the gateway writes itself (operators' bindings go through BindingStore's other methods).
+-- Frontend channels bound to agents (BindingStore): operators' bindings, and those the gateway writes itself.
 
 -- name: BindTask
 -- Points a swarm task's conversation (swarm:<taskId>) at the agent that holds the task now: a new
@@ -6,3 +6,24 @@
 INSERT INTO gateway.bindings (id, frontend, channel_id, agent_id, created_by)
 VALUES (:id, :frontend, :channel_id, :agent_id, :created_by)
 ON CONFLICT (frontend, channel_id) DO UPDATE SET agent_id = EXCLUDED.agent_id
+
+-- name: Create
+-- An operator's binding; no row when the channel is bound already.
+INSERT INTO gateway.bindings (id, frontend, channel_id, agent_id, created_by)
+VALUES (:id, :frontend, :channel_id, :agent_id, :created_by)
+ON CONFLICT (frontend, channel_id) DO NOTHING
+RETURNING id, frontend, channel_id, agent_id, created_at, created_by;
+
+-- name: UpdateAgent
+UPDATE gateway.bindings SET agent_id = :agent_id WHERE id = :id
+RETURNING id, frontend, channel_id, agent_id, created_at, created_by;
+
+-- name: Delete
+DELETE FROM gateway.bindings WHERE id = :id
+RETURNING id, frontend, channel_id, agent_id, created_at, created_by;
+
+-- name: List
+SELECT id, frontend, channel_id, agent_id, created_at, created_by
+FROM gateway.bindings
+WHERE (:frontend::text IS NULL OR frontend = :frontend) AND (:agent_id::text IS NULL OR agent_id = :agent_id)
+ORDER BY frontend, channel_id;
