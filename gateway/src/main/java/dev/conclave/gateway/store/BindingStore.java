@@ -7,7 +7,6 @@ import dev.conclave.proto.coven.Binding;
 import io.vertx.core.Future;
 import io.vertx.sqlclient.Pool;
 import io.vertx.sqlclient.Row;
-import io.vertx.sqlclient.Tuple;
 
 import java.time.format.DateTimeFormatter;
 import java.util.List;
@@ -73,11 +72,9 @@ public final class BindingStore {
    * known agent whose id is the key.
    */
   public Future<Route> route(String conversationKey, UUID principalId) {
-    return pool.preparedQuery("SELECT t.agent, " + Routes.retired("t.agent") + " AS retired,"
-        + " (SELECT display_name FROM auth.principals WHERE id = $4) AS sender"
-        + " FROM (SELECT " + Routes.agentOf("$1", "$2", "$3") + " AS agent) t")
-      .execute(Tuple.of(conversationKey, Routes.frontend(conversationKey).orElse(null), Routes.channel(conversationKey).orElse(null),
-        principalId))
+    return SQL.get("Route").with("conversation_key", conversationKey).with("frontend", Routes.frontend(conversationKey).orElse(null))
+      .with("channel", Routes.channel(conversationKey).orElse(null)).with("principal_id", principalId)
+      .execute(pool)
       .map(rows -> {
         Row r = rows.iterator().next();
         return new Route(Optional.ofNullable(r.getString("agent")), Boolean.TRUE.equals(r.getBoolean("retired")),

@@ -27,3 +27,15 @@ SELECT id, frontend, channel_id, agent_id, created_at, created_by
 FROM gateway.bindings
 WHERE (:frontend::text IS NULL OR frontend = :frontend) AND (:agent_id::text IS NULL OR agent_id = :agent_id)
 ORDER BY frontend, channel_id;
+
+-- name: Route
+-- Where a client's message goes, whether that agent is retired, and the sender's display name. A
+-- conversation goes to the agent bound to <frontend>:<channel> (:frontend, :channel), else to the known
+-- agent whose id is the key; the statement that stores the message checks the same again
+-- (ledger.sql's EnqueueWithInbound). An agent that never registered is not retired (a binding may name
+-- one: its messages wait for it).
+SELECT t.agent,
+       COALESCE((SELECT lifecycle = 'retired' FROM gateway.agents WHERE agent_id = t.agent), false) AS retired,
+       (SELECT display_name FROM auth.principals WHERE id = :principal_id) AS sender
+FROM (SELECT COALESCE((SELECT agent_id FROM gateway.bindings WHERE frontend = :frontend AND channel_id = :channel),
+                      (SELECT agent_id FROM gateway.agents WHERE agent_id = :conversation_key)) AS agent) t;
