@@ -10,7 +10,6 @@ import io.vertx.core.Future;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.sqlclient.Pool;
 import io.vertx.sqlclient.Row;
-import io.vertx.sqlclient.Tuple;
 
 import java.security.SecureRandom;
 import java.util.Arrays;
@@ -22,7 +21,6 @@ import java.util.UUID;
 public final class AgentStore {
 
   private static final dev.conclave.platform.db.sql.SqlFile SQL = dev.conclave.platform.db.sql.SqlFile.of(AgentStore.class, "agents.sql");
-  private static final String COLUMNS = "agent_id, principal_id, name, capabilities, features, metadata, instance_id, epoch, last_seen";
   private static final char[] CODE_ALPHABET = "abcdefghjkmnpqrstuvwxyz23456789".toCharArray();
   private static final SecureRandom RANDOM = new SecureRandom();
 
@@ -61,22 +59,21 @@ public final class AgentStore {
   }
 
   public Future<Optional<AgentRecord>> find(String agentId) {
-    return pool.preparedQuery("SELECT " + COLUMNS + " FROM gateway.agents WHERE agent_id = $1")
-      .execute(Tuple.of(agentId))
+    return SQL.get("Find").with("agent_id", agentId)
+      .execute(pool)
       .map(rows -> Rows.first(rows, AgentStore::map));
   }
 
   /** Known agents, optionally only those tagged with a workspace, ordered by id. */
   public Future<List<AgentRecord>> list(Optional<String> workspace) {
-    return pool.preparedQuery("SELECT " + COLUMNS + " FROM gateway.agents WHERE ($1::text IS NULL OR $1 = ANY (workspaces)) ORDER BY agent_id")
-      .execute(Tuple.of(workspace.orElse(null)))
+    return SQL.get("List").with("workspace", workspace.orElse(null))
+      .execute(pool)
       .map(rows -> Rows.all(rows, AgentStore::map));
   }
 
   /** Records that the agent was seen now (in the caller's transaction). */
   public Future<Void> touch(io.vertx.sqlclient.SqlClient sql, String agentId) {
-    return sql.preparedQuery("UPDATE gateway.agents SET last_seen = now() WHERE agent_id = $1")
-      .execute(Tuple.of(agentId)).mapEmpty();
+    return SQL.get("Touch").with("agent_id", agentId).execute(sql).mapEmpty();
   }
 
   static String newInstanceId() {

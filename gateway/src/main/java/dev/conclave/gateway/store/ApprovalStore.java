@@ -1,11 +1,11 @@
 package dev.conclave.gateway.store;
 
 import dev.conclave.platform.db.sql.Rows;
+import dev.conclave.platform.db.sql.SqlFile;
 import dev.conclave.proto.coven.ClientToolApprovalRequest;
 import io.vertx.core.Future;
 import io.vertx.sqlclient.Pool;
 import io.vertx.sqlclient.SqlClient;
-import io.vertx.sqlclient.Tuple;
 
 import java.util.List;
 import java.util.Optional;
@@ -13,6 +13,8 @@ import java.util.UUID;
 
 /** Tool approvals agents asked for, and the decisions humans made. */
 public final class ApprovalStore {
+
+  private static final SqlFile SQL = SqlFile.of(ApprovalStore.class, "approvals.sql");
 
   /** A pending approval, with where its request event sits in the ledger. */
   public record Pending(ClientToolApprovalRequest request, String conversationKey, long ledgerSeq) {
@@ -30,18 +32,20 @@ public final class ApprovalStore {
 
   public Future<Void> recordPending(SqlClient tx, UUID requestId, String toolId, String agentId, String conversationKey,
                                     String toolName, String inputJson, long ledgerSeq) {
-    return tx.preparedQuery("INSERT INTO gateway.approvals (request_id, tool_id, agent_id, conversation_key, tool_name, input_json, ledger_seq, state)"
-        + " VALUES ($1, $2, $3, $4, $5, $6, $7, 'pending') ON CONFLICT (request_id, tool_id) DO NOTHING")
-      .execute(Tuple.of(requestId, toolId, agentId, conversationKey, toolName, inputJson, ledgerSeq))
-      .mapEmpty();
+    return record("RecordPending", tx, requestId, toolId, agentId, conversationKey, toolName, inputJson, ledgerSeq);
   }
 
   /** Records an automatic approval (approve_all was given earlier in the same request). */
   public Future<Void> recordAutoApproved(SqlClient tx, UUID requestId, String toolId, String agentId, String conversationKey,
                                          String toolName, String inputJson, long ledgerSeq) {
-    return tx.preparedQuery("INSERT INTO gateway.approvals (request_id, tool_id, agent_id, conversation_key, tool_name, input_json, ledger_seq, state, decided_at)"
-        + " VALUES ($1, $2, $3, $4, $5, $6, $7, 'approved', now()) ON CONFLICT (request_id, tool_id) DO NOTHING")
-      .execute(Tuple.of(requestId, toolId, agentId, conversationKey, toolName, inputJson, ledgerSeq))
+    return record("RecordAutoApproved", tx, requestId, toolId, agentId, conversationKey, toolName, inputJson, ledgerSeq);
+  }
+
+  private static Future<Void> record(String statement, SqlClient tx, UUID requestId, String toolId, String agentId, String conversationKey,
+                                     String toolName, String inputJson, long ledgerSeq) {
+    return SQL.get(statement).with("request_id", requestId).with("tool_id", toolId).with("agent_id", agentId)
+      .with("conversation_key", conversationKey).with("tool_name", toolName).with("input_json", inputJson).with("ledger_seq", ledgerSeq)
+      .execute(tx)
       .mapEmpty();
   }
 
@@ -50,19 +54,16 @@ public final class ApprovalStore {
    * such approval is pending (already decided, unknown, or its request ended).
    */
   public Future<Optional<Decided>> decide(SqlClient tx, String agentId, String toolId, boolean approved, UUID by) {
-    return tx.preparedQuery("UPDATE gateway.approvals a SET state = $3, decided_at = now(), decided_by = $4"
-        + " FROM gateway.requests r WHERE a.agent_id = $1 AND a.tool_id = $2 AND a.state = 'pending'"
-        + " AND r.id = a.request_id AND r.state = 'dispatched' RETURNING a.request_id, a.conversation_key")
-      .execute(Tuple.of(agentId, toolId, approved ? "approved" : "denied", by))
+    return SQL.get("Decide").with("agent_id", agentId).with("tool_id", toolId).with("state", approved ? "approved" : "denied")
+      .with("decided_by", by)
+      .execute(tx)
       .map(rows -> Rows.first(rows, r -> new Decided(r.getUUID("request_id"), r.getString("conversation_key"))));
   }
 
   /** Approvals still waiting for a human in a conversation whose request is in flight. */
   public Future<List<Pending>> pendingIn(String conversationKey) {
-    return pool.preparedQuery("SELECT a.request_id, a.tool_id, a.agent_id, a.tool_name, a.input_json, a.ledger_seq FROM gateway.approvals a"
-        + " JOIN gateway.requests r ON r.id = a.request_id"
-        + " WHERE a.conversation_key = $1 AND a.state = 'pending' AND r.state = 'dispatched' ORDER BY a.ledger_seq")
-      .execute(Tuple.of(conversationKey))
+    return SQL.get("PendingIn").with("conversation_key", conversationKey)
+      .execute(pool)
       .map(rows -> Rows.all(rows, r -> new Pending(ClientToolApprovalRequest.newBuilder()
         .setAgentId(r.getString("agent_id"))
         .setRequestId(r.getUUID("request_id").toString())
@@ -74,7 +75,6 @@ public final class ApprovalStore {
 
   /** Marks a request's pending approvals expired once it ended. */
   public Future<Void> expireOf(SqlClient tx, UUID requestId) {
-    return tx.preparedQuery("UPDATE gateway.approvals SET state = 'expired', decided_at = now() WHERE request_id = $1 AND state = 'pending'")
-      .execute(Tuple.of(requestId)).mapEmpty();
+    return SQL.get("ExpireOf").with("request_id", requestId).execute(tx).mapEmpty();
   }
 }

@@ -7,7 +7,6 @@ import dev.conclave.proto.coven.Binding;
 import io.vertx.core.Future;
 import io.vertx.sqlclient.Pool;
 import io.vertx.sqlclient.Row;
-import io.vertx.sqlclient.Tuple;
 
 import java.time.format.DateTimeFormatter;
 import java.util.List;
@@ -22,7 +21,6 @@ public final class BindingStore {
   public static final int MAX_CHANNEL_ID = 300;
   public static final int MAX_AGENT_ID = 200;
 
-  private static final String COLUMNS = "id, frontend, channel_id, agent_id, created_at, created_by";
   private static final SqlFile SQL = SqlFile.of(BindingStore.class, "bindings.sql");
 
   private final Pool pool;
@@ -32,9 +30,9 @@ public final class BindingStore {
   }
 
   public Future<Binding> create(String frontend, String channelId, String agentId, String createdBy) {
-    return pool.preparedQuery("INSERT INTO gateway.bindings (id, frontend, channel_id, agent_id, created_by) VALUES ($1, $2, $3, $4, $5)"
-        + " ON CONFLICT (frontend, channel_id) DO NOTHING RETURNING " + COLUMNS)
-      .execute(Tuple.of(UUID.randomUUID(), frontend, channelId, agentId, createdBy))
+    return SQL.get("Create").with("id", UUID.randomUUID()).with("frontend", frontend).with("channel_id", channelId)
+      .with("agent_id", agentId).with("created_by", createdBy)
+      .execute(pool)
       .map(rows -> Rows.first(rows, BindingStore::map).orElseThrow(() -> GatewayErrors.bindingExists(frontend, channelId)));
   }
 
@@ -48,21 +46,20 @@ public final class BindingStore {
   }
 
   public Future<Binding> updateAgent(UUID id, String agentId) {
-    return pool.preparedQuery("UPDATE gateway.bindings SET agent_id = $2 WHERE id = $1 RETURNING " + COLUMNS)
-      .execute(Tuple.of(id, agentId))
+    return SQL.get("UpdateAgent").with("id", id).with("agent_id", agentId)
+      .execute(pool)
       .map(rows -> Rows.first(rows, BindingStore::map).orElseThrow(() -> GatewayErrors.bindingNotFound(id.toString())));
   }
 
   /** Deletes the binding; the one deleted, empty when there was none. */
   public Future<Optional<Binding>> delete(UUID id) {
-    return pool.preparedQuery("DELETE FROM gateway.bindings WHERE id = $1 RETURNING " + COLUMNS).execute(Tuple.of(id))
+    return SQL.get("Delete").with("id", id).execute(pool)
       .map(rows -> Rows.first(rows, BindingStore::map));
   }
 
   public Future<List<Binding>> list(Optional<String> frontend, Optional<String> agentId) {
-    return pool.preparedQuery("SELECT " + COLUMNS + " FROM gateway.bindings WHERE ($1::text IS NULL OR frontend = $1)"
-        + " AND ($2::text IS NULL OR agent_id = $2) ORDER BY frontend, channel_id")
-      .execute(Tuple.of(frontend.orElse(null), agentId.orElse(null)))
+    return SQL.get("List").with("frontend", frontend.orElse(null)).with("agent_id", agentId.orElse(null))
+      .execute(pool)
       .map(rows -> Rows.all(rows, BindingStore::map));
   }
 
@@ -75,11 +72,9 @@ public final class BindingStore {
    * known agent whose id is the key.
    */
   public Future<Route> route(String conversationKey, UUID principalId) {
-    return pool.preparedQuery("SELECT t.agent, " + Routes.retired("t.agent") + " AS retired,"
-        + " (SELECT display_name FROM auth.principals WHERE id = $4) AS sender"
-        + " FROM (SELECT " + Routes.agentOf("$1", "$2", "$3") + " AS agent) t")
-      .execute(Tuple.of(conversationKey, Routes.frontend(conversationKey).orElse(null), Routes.channel(conversationKey).orElse(null),
-        principalId))
+    return SQL.get("Route").with("conversation_key", conversationKey).with("frontend", Routes.frontend(conversationKey).orElse(null))
+      .with("channel", Routes.channel(conversationKey).orElse(null)).with("principal_id", principalId)
+      .execute(pool)
       .map(rows -> {
         Row r = rows.iterator().next();
         return new Route(Optional.ofNullable(r.getString("agent")), Boolean.TRUE.equals(r.getBoolean("retired")),

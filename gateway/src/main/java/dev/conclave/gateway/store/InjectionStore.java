@@ -1,10 +1,10 @@
 package dev.conclave.gateway.store;
 
 import dev.conclave.platform.db.sql.Rows;
+import dev.conclave.platform.db.sql.SqlFile;
 import io.vertx.core.Future;
 import io.vertx.core.json.JsonObject;
 import io.vertx.sqlclient.Pool;
-import io.vertx.sqlclient.Tuple;
 
 import java.time.format.DateTimeFormatter;
 import java.util.Optional;
@@ -13,6 +13,8 @@ import java.util.UUID;
 /** Context injected into agents and what the agents answered. */
 public final class InjectionStore {
 
+  private static final SqlFile SQL = SqlFile.of(InjectionStore.class, "injections.sql");
+
   private final Pool pool;
 
   public InjectionStore(Pool pool) {
@@ -20,25 +22,26 @@ public final class InjectionStore {
   }
 
   public Future<Void> recordSent(UUID id, String agentId, String content, String priority, Optional<String> source, UUID by) {
-    return pool.preparedQuery("INSERT INTO gateway.injections (id, agent_id, content, priority, source, state, created_by) VALUES ($1, $2, $3, $4, $5, 'sent', $6)")
-      .execute(Tuple.of(id, agentId, content, priority, source.orElse(null), by)).mapEmpty();
+    return SQL.get("RecordSent").with("id", id).with("agent_id", agentId).with("content", content).with("priority", priority)
+      .with("source", source.orElse(null)).with("created_by", by)
+      .execute(pool).mapEmpty();
   }
 
   public Future<Void> markUndelivered(UUID id, String reason) {
-    return pool.preparedQuery("UPDATE gateway.injections SET state = 'undelivered', reason = $2 WHERE id = $1 AND state = 'sent'")
-      .execute(Tuple.of(id, reason)).mapEmpty();
+    return SQL.get("MarkUndelivered").with("id", id).with("reason", reason).execute(pool).mapEmpty();
   }
 
   /** Records the agent's InjectionAck; false when the injection is unknown to this agent. */
   public Future<Boolean> recordAck(UUID id, String agentId, boolean accepted, Optional<String> reason) {
-    return pool.preparedQuery("UPDATE gateway.injections SET state = $3, reason = $4, acked_at = now() WHERE id = $1 AND agent_id = $2")
-      .execute(Tuple.of(id, agentId, accepted ? "accepted" : "rejected", reason.orElse(null)))
+    return SQL.get("RecordAck").with("id", id).with("agent_id", agentId).with("state", accepted ? "accepted" : "rejected")
+      .with("reason", reason.orElse(null))
+      .execute(pool)
       .map(r -> r.rowCount() == 1);
   }
 
   public Future<Optional<JsonObject>> find(UUID id) {
-    return pool.preparedQuery("SELECT id, agent_id, priority, source, state, reason, created_at, acked_at FROM gateway.injections WHERE id = $1")
-      .execute(Tuple.of(id))
+    return SQL.get("Find").with("id", id)
+      .execute(pool)
       .map(rows -> Rows.first(rows, r -> {
         JsonObject json = new JsonObject()
           .put("injectionId", r.getUUID("id").toString())

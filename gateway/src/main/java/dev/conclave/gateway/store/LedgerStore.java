@@ -6,18 +6,17 @@ import dev.conclave.gateway.ledger.LedgerEntry;
 import dev.conclave.gateway.ledger.LedgerEvent;
 import dev.conclave.gateway.model.RequestRecord;
 import dev.conclave.gateway.model.RequestState;
-import dev.conclave.platform.access.AgentAccess;
+import dev.conclave.platform.db.sql.NamedStatement;
 import dev.conclave.platform.db.sql.Rows;
+import dev.conclave.platform.db.sql.SqlFile;
 import io.vertx.core.Future;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.sqlclient.Pool;
 import io.vertx.sqlclient.Row;
 import io.vertx.sqlclient.SqlClient;
-import io.vertx.sqlclient.Tuple;
 
 import java.time.Instant;
 import java.time.OffsetDateTime;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
@@ -28,76 +27,12 @@ import java.util.UUID;
  */
 public final class LedgerStore {
 
-  /**
-   * Advances a conversation's counter by {@code $3} (creating the conversation, of agent {@code $2},
-   * on its first event), once for each row {@code from} yields; returns the new {@code last_seq}.
-   * Taking the conversation row's lock is what orders one conversation's appends.
-   */
-  private static String advance(String from) {
-    return "INSERT INTO gateway.conversations AS c (conversation_key, agent_id, last_seq) SELECT $1::text, $2::text, $3::bigint" + from
-      + " ON CONFLICT (conversation_key) DO UPDATE SET last_seq = c.last_seq + $3 RETURNING last_seq";
-  }
+  private static final SqlFile SQL = SqlFile.of(LedgerStore.class, "ledger.sql");
 
-  /** Inserts the {@code $3} entries ({@code $4}…{@code $11}, one array per column) after a CTE {@code c} that advanced the counter. */
-  private static final String INSERT_EVENTS =
-    " INSERT INTO gateway.events (conversation_key, seq, request_id, kind, author, text, payload, raw, actor_principal_id, created_at)"
-      + " SELECT $1, c.last_seq - $3 + u.ord, u.request_id, u.kind, u.author, u.text, u.payload, u.raw, u.actor, u.at"
-      + " FROM c, unnest($4::uuid[], $5::text[], $6::text[], $7::text[], $8::bytea[], $9::bytea[], $10::uuid[], $11::timestamptz[])"
-      + " WITH ORDINALITY AS u(request_id, kind, author, text, payload, raw, actor, at, ord)"
-      + " RETURNING seq";
-
-  private static final String APPEND = "WITH c AS (" + advance("") + ")" + INSERT_EVENTS;
-
-  /**
-   * {@link #APPEND} of a new request's inbound event, with the request's insert in the same
-   * statement: request {@code $12} of principal {@code $13} (sender {@code $14}, idempotency key
-   * {@code $15}, content {@code $16}, attachments {@code $17}) is queued for agent {@code $2} in
-   * conversation {@code $1}, and the event appended, unless the (principal, idempotency key) pair was
-   * used before: then nothing is written. With a session epoch {@code $18} (and node {@code $19}),
-   * the request is dispatched to that session at once instead, when the agent may take work
-   * ({@link RequestStore#takesWork}) and has nothing queued or in flight: the one request it would be
-   * handed next is this one. Nothing is written either unless conversation {@code $1} (of frontend
-   * {@code $20} and channel {@code $21}) still routes to agent {@code $2} and that agent is not
-   * retired: the node may have taken the route from what it remembered; nor unless principal
-   * {@code $13} may act on that agent ({@link AgentAccess#allows}), or is an admin ({@code $22}).
-   * The request keeps the sender's trace context {@code $23} (null: none).
-   * Answers whether the route held and the principal was allowed, the event's sequence number (null:
-   * nothing was written: a duplicate, a route that did not hold, a principal not allowed) and the
-   * request's row.
-   */
-  static final String ENQUEUE_WITH_INBOUND =
-    "WITH r AS (SELECT COALESCE(" + Routes.agentOf("$1", "$20::text", "$21::text") + " = $2 AND NOT " + Routes.retired("$2") + ", false) AS routed,"
-      + " $22::boolean OR " + AgentAccess.allows("$2", "$13") + " AS allowed),"
-      + " d AS (SELECT COALESCE($18::bigint IS NOT NULL AND " + RequestStore.takesWork("$2", "$18::bigint")
-      // (two conditions, not one with IN: each is then answered by its partial index)
-      + " AND NOT EXISTS (SELECT 1 FROM gateway.requests WHERE agent_id = $2 AND state = 'queued')"
-      + " AND NOT EXISTS (SELECT 1 FROM gateway.requests WHERE agent_id = $2 AND state = 'dispatched'), false) AS now),"
-      + " q AS (INSERT INTO gateway.requests (id, agent_id, conversation_key, principal_id, sender, idempotency_key, content, attachments,"
-      + " state, dispatched_at, dispatch_epoch, dispatch_node, trace_context)"
-      + " SELECT $12, $2, $1, $13, $14, $15, $16, $17, CASE WHEN d.now THEN 'dispatched' ELSE 'queued' END,"
-      + " CASE WHEN d.now THEN now() END, CASE WHEN d.now THEN $18::bigint END, CASE WHEN d.now THEN $19::text END, $23::text"
-      + " FROM d, r WHERE r.routed AND r.allowed"
-      + " ON CONFLICT (principal_id, idempotency_key) DO NOTHING RETURNING " + RequestStore.COLUMNS + "),"
-      + " c AS (" + advance(" FROM q") + "),"
-      + " e AS (" + INSERT_EVENTS + ")"
-      + " SELECT (SELECT routed FROM r) AS routed, (SELECT allowed FROM r) AS allowed, (SELECT min(seq) FROM e) AS first_seq, q.* FROM (VALUES (true)) one LEFT JOIN q ON true";
-
-  /**
-   * {@link #APPEND} for an agent's events of its request in flight, with the request's checks and
-   * bookkeeping in the same statement: it appends only while request {@code $12} is dispatched to
-   * session epoch {@code $13} with {@code $14} agent events stored (locking it), then counts
-   * {@code $15} more and, with a state {@code $16}, ends it. Answers what was stored before (null:
-   * not in flight for that epoch) and the first new sequence number (null: nothing appended).
-   */
-  static final String APPEND_FOR_REQUEST =
-    "WITH r AS (SELECT agent_events FROM gateway.requests WHERE id = $12 AND state = 'dispatched' AND dispatch_epoch = $13 FOR UPDATE),"
-      + " c AS (" + advance(" FROM r WHERE r.agent_events = $14") + "),"
-      + " e AS (" + INSERT_EVENTS + "),"
-      + " n AS (UPDATE gateway.requests SET agent_events = agent_events + $15, state = COALESCE($16::text, state),"
-      + " finished_at = CASE WHEN $16::text IS NULL THEN finished_at ELSE now() END WHERE id = $12 AND EXISTS (SELECT 1 FROM c))"
-      + " SELECT (SELECT agent_events FROM r) AS stored, (SELECT min(seq) FROM e) AS first_seq";
-
-  private static final String COLUMNS = "conversation_key, seq, request_id, kind, author, text, payload, actor_principal_id, created_at";
+  /** The statements HotStatementPlansTest reads the plans of: see {@code ledger.sql} for what each does. */
+  static final NamedStatement APPEND = SQL.get("Append");
+  static final NamedStatement APPEND_FOR_REQUEST = SQL.get("AppendForRequest");
+  static final NamedStatement ENQUEUE_WITH_INBOUND = SQL.get("EnqueueWithInbound");
 
   private final Pool pool;
   private final int maxEventBytes;
@@ -118,13 +53,13 @@ public final class LedgerStore {
 
   /** Appends entries in order (inside the caller's transaction); returns the first sequence number. */
   public Future<Long> append(SqlClient tx, String conversationKey, String agentId, List<LedgerEntry> entries) {
-    Object[] params;
+    NamedStatement.Binding append;
     try {
-      params = params(conversationKey, agentId, entries);
+      append = entries(APPEND, conversationKey, agentId, entries);
     } catch (RuntimeException tooLarge) {
       return Future.failedFuture(tooLarge);
     }
-    return tx.preparedQuery(APPEND).execute(Tuple.from(params)).map(rows -> {
+    return append.execute(tx).map(rows -> {
       long min = Long.MAX_VALUE;
       for (Row r : rows) {
         min = Math.min(min, r.getLong("seq"));
@@ -149,14 +84,15 @@ public final class LedgerStore {
    */
   public Future<RequestAppend> appendForRequest(SqlClient tx, String conversationKey, String agentId, List<LedgerEntry> entries,
                                                 UUID requestId, long epoch, long expectedStored, int counted, Optional<RequestState> end) {
-    Object[] params;
+    NamedStatement.Binding append;
     try {
-      params = params(conversationKey, agentId, entries,
-        requestId, epoch, expectedStored, (long) counted, end.map(RequestState::id).orElse(null));
+      append = entries(APPEND_FOR_REQUEST, conversationKey, agentId, entries)
+        .with("request_id", requestId).with("epoch", epoch).with("expected_stored", expectedStored).with("counted", (long) counted)
+        .with("end_state", end.map(RequestState::id).orElse(null));
     } catch (RuntimeException tooLarge) {
       return Future.failedFuture(tooLarge);
     }
-    return tx.preparedQuery(APPEND_FOR_REQUEST).execute(Tuple.from(params)).map(rows -> {
+    return append.execute(tx).map(rows -> {
       Row r = rows.iterator().next();
       return new RequestAppend(Optional.ofNullable(r.getLong("stored")), Optional.ofNullable(r.getLong("first_seq")));
     });
@@ -190,22 +126,24 @@ public final class LedgerStore {
    * transaction), if the conversation still routes to {@code agentId} and the request's principal
    * may act on that agent (any agent, with {@code admin}); with {@code dispatch},
    * dispatches it to that session in the same statement when the agent is idle with an empty queue
-   * (see {@link #ENQUEUE_WITH_INBOUND}). Two sessions dispatching
+   * (see {@code ledger.sql}'s EnqueueWithInbound). Two sessions dispatching
    * at once fail one statement on the one-in-flight index ({@link RequestStore#lostDispatchRace}).
    */
   public Future<Enqueued> enqueueWithInbound(SqlClient tx, String conversationKey, String agentId, LedgerEntry inbound,
                                              NewRequest request, Optional<DispatchTo> dispatch, boolean admin) {
-    Object[] params;
+    NamedStatement.Binding enqueue;
     try {
-      params = params(conversationKey, agentId, List.of(inbound), request.id(), request.principalId(), request.sender(),
-        request.idempotencyKey(), request.content(), request.attachments().map(Buffer::buffer).orElse(null),
-        dispatch.map(DispatchTo::epoch).orElse(null), dispatch.map(DispatchTo::node).orElse(null),
-        Routes.frontend(conversationKey).orElse(null), Routes.channel(conversationKey).orElse(null), admin,
-        request.traceContext().orElse(null));
+      enqueue = entries(ENQUEUE_WITH_INBOUND, conversationKey, agentId, List.of(inbound))
+        .with("request_id", request.id()).with("principal_id", request.principalId()).with("sender", request.sender())
+        .with("idempotency_key", request.idempotencyKey()).with("content", request.content())
+        .with("attachments", request.attachments().map(Buffer::buffer).orElse(null))
+        .with("dispatch_epoch", dispatch.map(DispatchTo::epoch).orElse(null)).with("dispatch_node", dispatch.map(DispatchTo::node).orElse(null))
+        .with("frontend", Routes.frontend(conversationKey).orElse(null)).with("channel", Routes.channel(conversationKey).orElse(null))
+        .with("admin", admin).with("trace_context", request.traceContext().orElse(null));
     } catch (RuntimeException tooLarge) {
       return Future.failedFuture(tooLarge);
     }
-    return tx.preparedQuery(ENQUEUE_WITH_INBOUND).execute(Tuple.from(params)).map(rows -> {
+    return enqueue.execute(tx).map(rows -> {
       Row r = rows.iterator().next();
       // (a repeated key wrote no request: its columns are null)
       boolean dispatched = RequestState.DISPATCHED.id().equals(r.getString("state"));
@@ -215,10 +153,10 @@ public final class LedgerStore {
   }
 
   /**
-   * The parameters {@code $1}…{@code $11} of an append, then the statement's own ones ({@code $12}…,
-   * in order); refuses entries too large.
+   * {@code statement} bound with the parameters of an append (the conversation, its agent, and the
+   * entries one array per column); the statement's own ones are the caller's. Refuses entries too large.
    */
-  private Object[] params(String conversationKey, String agentId, List<LedgerEntry> entries, Object... more) {
+  private NamedStatement.Binding entries(NamedStatement statement, String conversationKey, String agentId, List<LedgerEntry> entries) {
     entries.forEach(this::checkSize);
     int n = entries.size();
     UUID[] requestIds = new UUID[n];
@@ -240,47 +178,44 @@ public final class LedgerStore {
       actors[i] = e.actorPrincipalId().orElse(null);
       ats[i] = Rows.utc(e.at());
     }
-    Object[] base = {conversationKey, agentId, (long) n, requestIds, kinds, authors, texts, payloads, raws, actors, ats};
-    Object[] params = Arrays.copyOf(base, base.length + more.length);
-    System.arraycopy(more, 0, params, base.length, more.length);
-    return params;
+    return statement.with("conversation_key", conversationKey).with("agent_id", agentId).with("count", (long) n)
+      .with("request_ids", requestIds).with("kinds", kinds).with("authors", authors).with("texts", texts)
+      .with("payloads", payloads).with("raws", raws).with("actors", actors).with("ats", ats);
   }
 
   /** Events with {@code seq > after}, in order, at most {@code limit}. */
   public Future<List<LedgerEvent>> after(String conversationKey, long after, int limit) {
-    return pool.preparedQuery("SELECT " + COLUMNS + " FROM gateway.events WHERE conversation_key = $1 AND seq > $2 ORDER BY seq LIMIT $3")
-      .execute(Tuple.of(conversationKey, after, limit))
+    return SQL.get("After").with("conversation_key", conversationKey).with("after", after).with("limit", limit)
+      .execute(pool)
       .map(rows -> Rows.all(rows, LedgerStore::map));
   }
 
   /** The {@code limit} events before {@code before} (the newest ones when it is empty), oldest first. */
   public Future<List<LedgerEvent>> before(String conversationKey, Optional<Long> before, int limit) {
-    return pool.preparedQuery("SELECT * FROM (SELECT " + COLUMNS + " FROM gateway.events WHERE conversation_key = $1"
-        + " AND ($2::bigint IS NULL OR seq < $2) ORDER BY seq DESC LIMIT $3) newest ORDER BY seq")
-      .execute(Tuple.of(conversationKey, before.orElse(null), limit))
+    return SQL.get("Before").with("conversation_key", conversationKey).with("before", before.orElse(null)).with("limit", limit)
+      .execute(pool)
       .map(rows -> Rows.all(rows, LedgerStore::map));
   }
 
   /** A page for GetEvents: after a sequence number, optionally within a time range. */
   public Future<List<LedgerEvent>> page(String conversationKey, long after, Optional<Instant> since, Optional<Instant> until, int limit) {
-    return pool.preparedQuery("SELECT " + COLUMNS + " FROM gateway.events WHERE conversation_key = $1 AND seq > $2"
-        + " AND ($3::timestamptz IS NULL OR created_at >= $3) AND ($4::timestamptz IS NULL OR created_at <= $4)"
-        + " ORDER BY seq LIMIT $5")
-      .execute(Tuple.of(conversationKey, after, since.map(Rows::utc).orElse(null), until.map(Rows::utc).orElse(null), limit))
+    return SQL.get("Page").with("conversation_key", conversationKey).with("after", after)
+      .with("since", since.map(Rows::utc).orElse(null)).with("until", until.map(Rows::utc).orElse(null)).with("limit", limit)
+      .execute(pool)
       .map(rows -> Rows.all(rows, LedgerStore::map));
   }
 
   /** Every event of one request, in order. */
   public Future<List<LedgerEvent>> ofRequest(UUID requestId) {
-    return pool.preparedQuery("SELECT " + COLUMNS + " FROM gateway.events WHERE request_id = $1 ORDER BY seq")
-      .execute(Tuple.of(requestId))
+    return SQL.get("OfRequest").with("request_id", requestId)
+      .execute(pool)
       .map(rows -> Rows.all(rows, LedgerStore::map));
   }
 
   /** The newest sequence number of the conversation (0 when it has none). */
   public Future<Long> lastSeq(String conversationKey) {
-    return pool.preparedQuery("SELECT last_seq FROM gateway.conversations WHERE conversation_key = $1")
-      .execute(Tuple.of(conversationKey))
+    return SQL.get("LastSeq").with("conversation_key", conversationKey)
+      .execute(pool)
       .map(rows -> Rows.first(rows, r -> r.getLong("last_seq")).orElse(0L));
   }
 

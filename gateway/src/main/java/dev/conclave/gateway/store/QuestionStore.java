@@ -2,13 +2,13 @@ package dev.conclave.gateway.store;
 
 import com.google.protobuf.InvalidProtocolBufferException;
 import dev.conclave.platform.db.sql.Rows;
+import dev.conclave.platform.db.sql.SqlFile;
 import dev.conclave.proto.coven.UserQuestionRequest;
 import io.vertx.core.Future;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.sqlclient.Pool;
 import io.vertx.sqlclient.Row;
 import io.vertx.sqlclient.SqlClient;
-import io.vertx.sqlclient.Tuple;
 
 import java.time.Instant;
 import java.util.Arrays;
@@ -24,7 +24,7 @@ public final class QuestionStore {
                          String state, List<String> selected, Optional<String> customText, Instant expiresAt) {
   }
 
-  private static final String COLUMNS = "question_id, agent_id, conversation_key, question, ledger_seq, state, selected, custom_text, expires_at";
+  private static final SqlFile SQL = SqlFile.of(QuestionStore.class, "questions.sql");
 
   private final Pool pool;
 
@@ -34,41 +34,39 @@ public final class QuestionStore {
 
   public Future<Void> recordOpen(SqlClient tx, UUID questionId, String agentId, String conversationKey, Optional<UUID> requestId,
                                  UserQuestionRequest question, long ledgerSeq, Instant expiresAt) {
-    return tx.preparedQuery("INSERT INTO gateway.questions (question_id, agent_id, conversation_key, request_id, question, ledger_seq, state, expires_at)"
-        + " VALUES ($1, $2, $3, $4, $5, $6, 'open', $7) ON CONFLICT (question_id) DO NOTHING")
-      .execute(Tuple.of(questionId, agentId, conversationKey, requestId.orElse(null), Buffer.buffer(question.toByteArray()), ledgerSeq,
-        Rows.utc(expiresAt)))
+    return SQL.get("RecordOpen").with("question_id", questionId).with("agent_id", agentId).with("conversation_key", conversationKey)
+      .with("request_id", requestId.orElse(null)).with("question", Buffer.buffer(question.toByteArray())).with("ledger_seq", ledgerSeq)
+      .with("expires_at", Rows.utc(expiresAt))
+      .execute(tx)
       .mapEmpty();
   }
 
   /** Answers the agent's open, unexpired question; empty when it is not open (or not the agent's). */
   public Future<Optional<Question>> answer(SqlClient tx, UUID questionId, String agentId, List<String> selected, Optional<String> customText,
                                            UUID by) {
-    return tx.preparedQuery("UPDATE gateway.questions SET state = 'answered', selected = $3, custom_text = $4, decided_at = now(), decided_by = $5"
-        + " WHERE question_id = $1 AND agent_id = $2 AND state = 'open' AND expires_at > now() RETURNING " + COLUMNS)
-      .execute(Tuple.of(questionId, agentId, selected.toArray(new String[0]), customText.orElse(null), by))
+    return SQL.get("Answer").with("question_id", questionId).with("agent_id", agentId).with("selected", selected.toArray(new String[0]))
+      .with("custom_text", customText.orElse(null)).with("decided_by", by)
+      .execute(tx)
       .map(rows -> Rows.first(rows, QuestionStore::map));
   }
 
   /** Expires the question if still open; returns it as it is afterwards (answered if an answer won). */
   public Future<Optional<Question>> expire(SqlClient tx, UUID questionId) {
-    return tx.preparedQuery("UPDATE gateway.questions SET state = 'expired', decided_at = now() WHERE question_id = $1 AND state = 'open'")
-      .execute(Tuple.of(questionId))
-      .compose(r -> tx.preparedQuery("SELECT " + COLUMNS + " FROM gateway.questions WHERE question_id = $1").execute(Tuple.of(questionId)))
+    return SQL.get("Expire").with("question_id", questionId).execute(tx)
+      .compose(r -> SQL.get("Find").with("question_id", questionId).execute(tx))
       .map(rows -> Rows.first(rows, QuestionStore::map));
   }
 
   public Future<Optional<Question>> find(UUID questionId) {
-    return pool.preparedQuery("SELECT " + COLUMNS + " FROM gateway.questions WHERE question_id = $1")
-      .execute(Tuple.of(questionId))
+    return SQL.get("Find").with("question_id", questionId)
+      .execute(pool)
       .map(rows -> Rows.first(rows, QuestionStore::map));
   }
 
   /** Questions of the conversation that can still be answered, oldest first. */
   public Future<List<Question>> openIn(String conversationKey) {
-    return pool.preparedQuery("SELECT " + COLUMNS + " FROM gateway.questions WHERE conversation_key = $1 AND state = 'open'"
-        + " AND expires_at > now() ORDER BY ledger_seq")
-      .execute(Tuple.of(conversationKey))
+    return SQL.get("OpenIn").with("conversation_key", conversationKey)
+      .execute(pool)
       .map(rows -> Rows.all(rows, QuestionStore::map));
   }
 

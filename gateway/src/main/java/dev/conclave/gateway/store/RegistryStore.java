@@ -5,11 +5,11 @@ import dev.conclave.gateway.model.Classification;
 import dev.conclave.gateway.model.LifecycleState;
 import dev.conclave.gateway.model.RegistryEntry;
 import dev.conclave.platform.db.sql.Rows;
+import dev.conclave.platform.db.sql.SqlFile;
 import io.vertx.core.Future;
 import io.vertx.sqlclient.Pool;
 import io.vertx.sqlclient.Row;
 import io.vertx.sqlclient.SqlClient;
-import io.vertx.sqlclient.Tuple;
 
 import java.util.Arrays;
 import java.util.List;
@@ -19,7 +19,8 @@ import java.util.UUID;
 /** The registry's view of {@code gateway.agents}: lifecycle state, classification, parent. */
 public final class RegistryStore {
 
-  private static final String COLUMNS = "agent_id, principal_id, name, capabilities, lifecycle, lifecycle_since, classification, parent_id, last_seen";
+  private static final SqlFile SQL = SqlFile.of(RegistryStore.class, "registry.sql");
+  /** The most entries a query answers: the {@code LIMIT} of {@code registry.sql}'s Query. */
   static final int MAX_RESULTS = 500;
 
   private final Pool pool;
@@ -32,33 +33,33 @@ public final class RegistryStore {
   public Future<Boolean> define(String agentId, UUID principalId, String name, List<String> capabilities, LifecycleState state,
                                 Optional<Classification> classification, Optional<String> parentId) {
     Classification c = classification.orElse(null);
-    return pool.preparedQuery("INSERT INTO gateway.agents (agent_id, principal_id, name, capabilities, instance_id, lifecycle, classification,"
-        + " primary_type, domain, capability, role, lifecycle_class, security, parent_id)"
-        + " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14) ON CONFLICT (agent_id) DO NOTHING")
-      .execute(Tuple.from(new Object[] {agentId, principalId, name, capabilities.toArray(new String[0]), AgentStore.newInstanceId(), state.id(),
-        c == null ? null : c.notation(), c == null ? null : c.primaryType(), c == null ? null : c.domain(), c == null ? null : c.capability(),
-        c == null ? null : c.role(), c == null ? null : c.lifecycle(), c == null ? null : c.security(), parentId.orElse(null)}))
+    return SQL.get("Define").with("agent_id", agentId).with("principal_id", principalId).with("name", name)
+      .with("capabilities", capabilities.toArray(new String[0])).with("instance_id", AgentStore.newInstanceId()).with("lifecycle", state.id())
+      .with("classification", c == null ? null : c.notation()).with("primary_type", c == null ? null : c.primaryType())
+      .with("domain", c == null ? null : c.domain()).with("capability", c == null ? null : c.capability())
+      .with("role", c == null ? null : c.role()).with("lifecycle_class", c == null ? null : c.lifecycle())
+      .with("security", c == null ? null : c.security()).with("parent_id", parentId.orElse(null))
+      .execute(pool)
       .map(r -> r.rowCount() == 1)
       .recover(err -> dev.conclave.platform.db.PgErrors.uniqueViolation(err, "instance_id")
         ? define(agentId, principalId, name, capabilities, state, classification, parentId) : Future.failedFuture(err));
   }
 
   public Future<Optional<RegistryEntry>> find(String agentId) {
-    return pool.preparedQuery("SELECT " + COLUMNS + " FROM gateway.agents WHERE agent_id = $1")
-      .execute(Tuple.of(agentId))
+    return SQL.get("Find").with("agent_id", agentId)
+      .execute(pool)
       .map(rows -> Rows.first(rows, RegistryStore::map));
   }
 
   /** The agent's state, locked for the rest of {@code tx}; empty for an unknown agent. */
   public Future<Optional<LifecycleState>> lockState(SqlClient tx, String agentId) {
-    return tx.preparedQuery("SELECT lifecycle FROM gateway.agents WHERE agent_id = $1 FOR UPDATE")
-      .execute(Tuple.of(agentId))
+    return SQL.get("LockState").with("agent_id", agentId)
+      .execute(tx)
       .map(rows -> Rows.first(rows, r -> LifecycleState.parse(r.getString("lifecycle")).orElseThrow()));
   }
 
   public Future<Void> setState(SqlClient tx, String agentId, LifecycleState state) {
-    return tx.preparedQuery("UPDATE gateway.agents SET lifecycle = $2, lifecycle_since = now() WHERE agent_id = $1")
-      .execute(Tuple.of(agentId, state.id())).mapEmpty();
+    return SQL.get("SetState").with("agent_id", agentId).with("lifecycle", state.id()).execute(tx).mapEmpty();
   }
 
   /**
@@ -66,17 +67,11 @@ public final class RegistryStore {
    * to apply), ordered by id, at most {@value #MAX_RESULTS}.
    */
   public Future<List<RegistryEntry>> query(AgentQuery q) {
-    return pool.preparedQuery("SELECT " + COLUMNS + " FROM gateway.agents WHERE"
-        + " ($1::text IS NULL OR lower(primary_type) = lower($1))"
-        + " AND ($2::text IS NULL OR lower(domain) = lower($2))"
-        + " AND (cardinality($3::text[]) = 0 OR (capabilities || coalesce(ARRAY[capability], '{}'::text[])) @> $3::text[])"
-        + " AND ($4::text IS NULL OR lower(role) = lower($4))"
-        + " AND ($5::text IS NULL OR lifecycle = $5)"
-        + " AND ($6::text IS NULL OR lower(security) = lower($6))"
-        + " AND ($7::text IS NULL OR parent_id = $7)"
-        + " ORDER BY agent_id LIMIT " + MAX_RESULTS)
-      .execute(Tuple.from(new Object[] {q.primaryType().orElse(null), q.domain().orElse(null), q.capabilities().toArray(new String[0]),
-        q.role().orElse(null), q.lifecycle().map(LifecycleState::id).orElse(null), q.security().orElse(null), q.parentId().orElse(null)}))
+    return SQL.get("Query").with("primary_type", q.primaryType().orElse(null)).with("domain", q.domain().orElse(null))
+      .with("capabilities", q.capabilities().toArray(new String[0])).with("role", q.role().orElse(null))
+      .with("lifecycle", q.lifecycle().map(LifecycleState::id).orElse(null)).with("security", q.security().orElse(null))
+      .with("parent_id", q.parentId().orElse(null))
+      .execute(pool)
       .map(rows -> Rows.all(rows, RegistryStore::map));
   }
 

@@ -1,5 +1,6 @@
 package dev.conclave.gateway.store;
 
+import dev.conclave.platform.db.sql.SqlFile;
 import dev.conclave.proto.coven.TokenUsage;
 import dev.conclave.proto.coven.ToolStateUpdate;
 import io.vertx.core.Future;
@@ -8,13 +9,14 @@ import io.vertx.core.json.JsonObject;
 import io.vertx.sqlclient.Pool;
 import io.vertx.sqlclient.Row;
 import io.vertx.sqlclient.SqlClient;
-import io.vertx.sqlclient.Tuple;
 
 import java.time.format.DateTimeFormatter;
 import java.util.UUID;
 
 /** Token usage and tool states reported by agents, and their totals. */
 public final class UsageStore {
+
+  private static final SqlFile SQL = SqlFile.of(UsageStore.class, "usage.sql");
 
   private final Pool pool;
 
@@ -23,36 +25,32 @@ public final class UsageStore {
   }
 
   public Future<Void> recordUsage(SqlClient tx, String agentId, String conversationKey, UUID requestId, TokenUsage u) {
-    return tx.preparedQuery("INSERT INTO gateway.token_usage (agent_id, conversation_key, request_id, input_tokens, output_tokens,"
-        + " cache_read_tokens, cache_write_tokens, thinking_tokens) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)")
-      .execute(Tuple.of(agentId, conversationKey, requestId, (long) u.getInputTokens(), (long) u.getOutputTokens(),
-        (long) u.getCacheReadTokens(), (long) u.getCacheWriteTokens(), (long) u.getThinkingTokens()))
+    return SQL.get("RecordUsage").with("agent_id", agentId).with("conversation_key", conversationKey).with("request_id", requestId)
+      .with("input_tokens", (long) u.getInputTokens()).with("output_tokens", (long) u.getOutputTokens())
+      .with("cache_read_tokens", (long) u.getCacheReadTokens()).with("cache_write_tokens", (long) u.getCacheWriteTokens())
+      .with("thinking_tokens", (long) u.getThinkingTokens())
+      .execute(tx)
       .mapEmpty();
   }
 
   public Future<Void> recordToolUse(SqlClient tx, String agentId, String conversationKey, UUID requestId, String toolId, String name) {
-    return tx.preparedQuery("INSERT INTO gateway.tool_calls (request_id, tool_id, agent_id, conversation_key, name, state)"
-        + " VALUES ($1, $2, $3, $4, $5, 'TOOL_STATE_PENDING') ON CONFLICT (request_id, tool_id) DO UPDATE SET name = EXCLUDED.name, updated_at = now()")
-      .execute(Tuple.of(requestId, toolId, agentId, conversationKey, name))
+    return SQL.get("RecordToolUse").with("request_id", requestId).with("tool_id", toolId).with("agent_id", agentId)
+      .with("conversation_key", conversationKey).with("name", name)
+      .execute(tx)
       .mapEmpty();
   }
 
   public Future<Void> recordToolState(SqlClient tx, String agentId, String conversationKey, UUID requestId, ToolStateUpdate s) {
-    return tx.preparedQuery("INSERT INTO gateway.tool_calls (request_id, tool_id, agent_id, conversation_key, state, detail)"
-        + " VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (request_id, tool_id) DO UPDATE SET state = EXCLUDED.state,"
-        + " detail = EXCLUDED.detail, updated_at = now()")
-      .execute(Tuple.of(requestId, s.getId(), agentId, conversationKey, s.getState().name(), s.hasDetail() ? s.getDetail() : null))
+    return SQL.get("RecordToolState").with("request_id", requestId).with("tool_id", s.getId()).with("agent_id", agentId)
+      .with("conversation_key", conversationKey).with("state", s.getState().name()).with("detail", s.hasDetail() ? s.getDetail() : null)
+      .execute(tx)
       .mapEmpty();
   }
 
   /** Totals for one agent ({@code byAgent}) or one conversation. */
   public Future<JsonObject> totals(boolean byAgent, String key) {
-    String column = byAgent ? "agent_id" : "conversation_key";
-    return pool.preparedQuery("SELECT count(*) AS reports, count(DISTINCT request_id) AS requests,"
-        + " coalesce(sum(input_tokens), 0) AS input, coalesce(sum(output_tokens), 0) AS output,"
-        + " coalesce(sum(cache_read_tokens), 0) AS cache_read, coalesce(sum(cache_write_tokens), 0) AS cache_write,"
-        + " coalesce(sum(thinking_tokens), 0) AS thinking FROM gateway.token_usage WHERE " + column + " = $1")
-      .execute(Tuple.of(key))
+    return SQL.get(byAgent ? "TotalsOfAgent" : "TotalsOfConversation").with("key", key)
+      .execute(pool)
       .map(rows -> {
         Row r = rows.iterator().next();
         return new JsonObject()
@@ -69,8 +67,8 @@ public final class UsageStore {
 
   /** The latest state of every tool invocation of a request. */
   public Future<JsonArray> toolsOf(UUID requestId) {
-    return pool.preparedQuery("SELECT tool_id, name, state, detail, updated_at FROM gateway.tool_calls WHERE request_id = $1 ORDER BY updated_at, tool_id")
-      .execute(Tuple.of(requestId))
+    return SQL.get("ToolsOf").with("request_id", requestId)
+      .execute(pool)
       .map(rows -> {
         JsonArray out = new JsonArray();
         for (Row r : rows) {

@@ -17,3 +17,15 @@ ON CONFLICT (agent_id) DO UPDATE
                     WHERE p.id = a.principal_id AND p.deleted_at IS NULL AND p.status = 'approved')
 RETURNING a.agent_id, a.principal_id, a.name, a.capabilities, a.features, a.metadata, a.instance_id, a.epoch, a.last_seen,
           (SELECT prior.principal_id FROM prior WHERE prior.principal_id <> a.principal_id) AS former_principal_id
+
+-- name: Find
+SELECT agent_id, principal_id, name, capabilities, features, metadata, instance_id, epoch, last_seen
+FROM gateway.agents WHERE agent_id = :agent_id;
+
+-- name: List
+-- Known agents, optionally (:workspace not null) only those tagged with a workspace, ordered by id.
+SELECT agent_id, principal_id, name, capabilities, features, metadata, instance_id, epoch, last_seen
+FROM gateway.agents WHERE (:workspace::text IS NULL OR :workspace = ANY (workspaces)) ORDER BY agent_id;
+
+-- name: Touch
+UPDATE gateway.agents SET last_seen = now() WHERE agent_id = :agent_id;

@@ -23,10 +23,11 @@ import java.util.UUID;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The access rule is written twice: as an expression ({@link AgentAccess#allows}) inside the
- * statement that stores a client's message, and as the batch statement ({@link AgentAccess#check},
- * {@code access.sql}) that every check and every re-check of open followers asks. This keeps them in
- * agreement, on every kind of principal and agent, and pins what a conversation's readers are.
+ * The access rule is written more than once: as an expression ({@link AgentAccess#allows}), written
+ * out again inside the statement that stores a client's message (the gateway's {@code store/ledger.sql}),
+ * and as the batch statement ({@link AgentAccess#check}, {@code access.sql}) that every check and every
+ * re-check of open followers asks. This keeps them in agreement, on every kind of principal and agent,
+ * and pins what a conversation's readers are.
  */
 class AccessRuleTest {
 
@@ -92,6 +93,48 @@ class AccessRuleTest {
       .containsEntry(owner.id() + " on ar-others", false).containsEntry(unownedPrincipal + " on ar-unowned", true)
       .containsEntry(owner.id() + " on ar-unknown", false);
     assertThat(verdicts.get(0).roles()).containsExactly("member");
+  }
+
+  /**
+   * The statement that stores a client's message writes the rule out again ({@code store/ledger.sql},
+   * EnqueueWithInbound): its {@code allowed} agrees with the batch statement on every principal and
+   * agent. Each message is written in a transaction that is rolled back.
+   */
+  @Test
+  void theStatementThatStoresAMessageAgreesWithTheBatchStatement() {
+    List<UUID> principals = List.of(owner.id(), grantee.id(), stranger.id(), other.id(), ownedPrincipal, unownedPrincipal);
+    List<String> agents = List.of("ar-owned", "ar-unowned", "ar-others", "ar-unknown");
+    List<AgentAccess.Question> questions = new ArrayList<>();
+    for (UUID p : principals) {
+      for (String a : agents) {
+        questions.add(new AgentAccess.Question(p, a, null));
+      }
+    }
+    List<AgentAccess.Verdict> verdicts = GatewayFixture.await(access().check(questions));
+    var pool = gw.node().runtime().context().pool();
+    var ledger = new dev.conclave.gateway.store.LedgerStore(pool, 1024 * 1024);
+    Map<String, Boolean> byStatement = new LinkedHashMap<>();
+    Map<String, Boolean> byWrite = new LinkedHashMap<>();
+    for (int i = 0; i < questions.size(); i++) {
+      AgentAccess.Question q = questions.get(i);
+      String name = q.principal() + " on " + q.agentId();
+      byStatement.put(name, verdicts.get(i).allowed());
+      UUID id = UUID.randomUUID();
+      var request = new dev.conclave.gateway.store.LedgerStore.NewRequest(id, q.principal(), "tester", "ar-write-" + id, "hello",
+        java.util.Optional.empty());
+      var inbound = dev.conclave.gateway.ledger.Entries.inbound(id, "tester", q.principal(), "hello", java.time.Instant.now());
+      var conn = GatewayFixture.await(pool.getConnection());
+      try {
+        var tx = GatewayFixture.await(conn.begin());
+        var enqueued = GatewayFixture.await(ledger.enqueueWithInbound(conn, q.agentId(), q.agentId(), inbound, request,
+          java.util.Optional.empty(), false));
+        GatewayFixture.await(tx.rollback());
+        byWrite.put(name, enqueued.allowed());
+      } finally {
+        conn.close();
+      }
+    }
+    assertThat(byWrite).isEqualTo(byStatement);
   }
 
   @Test

@@ -42,17 +42,17 @@ class HotStatementPlansTest {
 
   @Test
   void aClientsMessageAndItsDispatchReadNoAgentsWholeHistory() {
-    assertThat(genericPlan(LedgerStore.ENQUEUE_WITH_INBOUND, 23)).doesNotContain("Seq Scan on requests");
+    assertThat(genericPlan(LedgerStore.ENQUEUE_WITH_INBOUND.sql(), 23)).doesNotContain("Seq Scan on requests");
   }
 
   @Test
   void theDispatchOfAQueuedRequestReadsNoAgentsWholeHistory() {
-    assertThat(genericPlan(RequestStore.DISPATCH_NEXT, 3)).doesNotContain("Seq Scan on requests");
+    assertThat(genericPlan(RequestStore.DISPATCH_NEXT.sql(), 3)).doesNotContain("Seq Scan on requests");
   }
 
   @Test
   void anAgentsBatchOfEventsReadsNoAgentsWholeHistory() {
-    assertThat(genericPlan(LedgerStore.APPEND_FOR_REQUEST, 16)).doesNotContain("Seq Scan on requests");
+    assertThat(genericPlan(LedgerStore.APPEND_FOR_REQUEST.sql(), 16)).doesNotContain("Seq Scan on requests");
   }
 
   /**
@@ -88,7 +88,7 @@ class HotStatementPlansTest {
         await(conn.query("UPDATE gateway.requests SET state = 'done' WHERE agent_id = 'agent-plans'").execute());
       }
       var kept = await(conn.query("SELECT generic_plans, custom_plans FROM pg_prepared_statements WHERE statement = '"
-        + LedgerStore.ENQUEUE_WITH_INBOUND.replace("'", "''") + "'").execute());
+        + LedgerStore.ENQUEUE_WITH_INBOUND.sql().replace("'", "''") + "'").execute());
       assertThat(kept.size()).as("the statement is kept prepared on its connection").isEqualTo(1);
       Row plans = kept.iterator().next();
       assertThat(plans.getLong("custom_plans")).as("custom plans of 20 executions").isLessThanOrEqualTo(5);
