@@ -1,5 +1,6 @@
 package dev.conclave.platform.db;
 
+import dev.conclave.platform.config.PgUrl;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

@@ -1,5 +1,6 @@
 package dev.conclave.platform.db;
 
+import dev.conclave.platform.config.PgUrl;
 import dev.conclave.platform.testing.TestDatabase;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
