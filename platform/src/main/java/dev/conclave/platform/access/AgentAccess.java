@@ -7,7 +7,6 @@ import dev.conclave.platform.db.sql.SqlFile;
 import io.vertx.core.Future;
 import io.vertx.sqlclient.Pool;
 import io.vertx.sqlclient.Row;
-import io.vertx.sqlclient.Tuple;
 
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -27,7 +26,8 @@ import java.util.UUID;
  */
 public final class AgentAccess {
 
-  private static final NamedStatement CHECK = SqlFile.of(AgentAccess.class, "access.sql").get("Check");
+  private static final SqlFile SQL = SqlFile.of(AgentAccess.class, "access.sql");
+  private static final NamedStatement CHECK = SQL.get("Check");
 
   /** One question: may {@code principal} act on {@code agentId} and read {@code conversationKey} (each may be null). */
   public record Question(UUID principal, String agentId, String conversationKey) {
@@ -104,9 +104,7 @@ public final class AgentAccess {
 
   /** The agent principals {@code caller} may act on (owned or granted); admins see everything, so callers check that first. */
   public Future<Set<UUID>> agentPrincipalsOf(Caller caller) {
-    return pool.preparedQuery("SELECT id FROM auth.principals WHERE owner_id = $1 AND deleted_at IS NULL"
-        + " UNION SELECT agent_principal_id FROM auth.agent_grants WHERE grantee_id = $1")
-      .execute(Tuple.of(caller.principalId()))
+    return SQL.get("AgentPrincipalsOf").with("principal", caller.principalId()).execute(pool)
       .map(rows -> {
         Set<UUID> out = new HashSet<>();
         for (Row r : rows) {

@@ -48,3 +48,8 @@ FROM q
 LEFT JOIN auth.principals p ON p.id = q.principal
 LEFT JOIN verdicts v ON v.ord = q.ord
 ORDER BY q.ord;
+
+-- name: AgentPrincipalsOf
+-- the agent principals a principal may act on: those it owns (not deleted) and those it was granted
+SELECT id FROM auth.principals WHERE owner_id = :principal AND deleted_at IS NULL
+UNION SELECT agent_principal_id FROM auth.agent_grants WHERE grantee_id = :principal;
