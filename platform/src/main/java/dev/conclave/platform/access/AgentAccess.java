@@ -92,14 +92,14 @@ public final class AgentAccess {
   }
 
   /**
-   * The rule of {@link #require} as SQL, for a statement that checks it as it writes: true when
-   * principal {@code principal} may act on agent {@code agent} (SQL expressions), false otherwise
-   * (unknown agents included). Admins may act on every agent; that is the caller's to check.
+   * The rule of {@link #require} as SQL, for a statement that checks it as it writes: the call of
+   * {@code auth.may_act_on} (db/auth/R__access.sql) with two SQL expressions, true when principal
+   * {@code principal} may act on agent {@code agent}, false otherwise (unknown agents included).
+   * Admins may act on every agent; that is the caller's to check. Only for statements still built in
+   * Java: a named statement calls {@code auth.may_act_on(:agent_id, :principal)} itself.
    */
   public static String allows(String agent, String principal) {
-    return "COALESCE((SELECT a.principal_id = " + principal + " OR p.owner_id = " + principal
-      + " OR EXISTS (SELECT 1 FROM auth.agent_grants g WHERE g.agent_principal_id = a.principal_id AND g.grantee_id = " + principal + ")"
-      + " FROM gateway.agents a JOIN auth.principals p ON p.id = a.principal_id WHERE a.agent_id = " + agent + "), false)";
+    return "auth.may_act_on(" + agent + ", " + principal + ")";
   }
 
   /** The agent principals {@code caller} may act on (owned or granted); admins see everything, so callers check that first. */
