@@ -1,10 +1,10 @@
 package dev.conclave.packs.store;
 
 import dev.conclave.platform.db.sql.Rows;
+import dev.conclave.platform.db.sql.SqlFile;
 import io.vertx.core.Future;
 import io.vertx.sqlclient.Pool;
 import io.vertx.sqlclient.Row;
-import io.vertx.sqlclient.Tuple;
 
 import java.time.Instant;
 import java.util.List;
@@ -17,7 +17,7 @@ import java.util.UUID;
  */
 public final class BbsStore {
 
-  private static final String COLUMNS = "id, agent_id, thread_id, subject, content, created_at";
+  private static final SqlFile SQL = SqlFile.of(BbsStore.class, "bbs.sql");
 
   private final Pool pool;
 
@@ -37,19 +37,16 @@ public final class BbsStore {
 
   public Future<UUID> createThread(String agentId, String subject, String content, Instant now) {
     UUID id = UUID.randomUUID();
-    return pool.preparedQuery("INSERT INTO packs.bbs_posts (id, agent_id, thread_id, subject, content, created_at) VALUES ($1, $2, NULL, $3, $4, $5)")
-      .execute(Tuple.of(id, agentId, subject, content, Rows.utc(now)))
+    return SQL.get("CreateThread").with("id", id).with("agent_id", agentId).with("subject", subject).with("content", content)
+      .with("now", Rows.utc(now)).execute(pool)
       .map(r -> id);
   }
 
   /** Replies to a thread, checking in the same statement that the target exists and is a thread. */
   public Future<Reply> reply(String agentId, UUID threadId, String content, Instant now) {
     UUID id = UUID.randomUUID();
-    return pool.preparedQuery("WITH target AS (SELECT id, thread_id FROM packs.bbs_posts WHERE id = $2),"
-        + " posted AS (INSERT INTO packs.bbs_posts (id, agent_id, thread_id, subject, content, created_at)"
-        + "   SELECT $1, $3, target.id, NULL, $4, $5 FROM target WHERE target.thread_id IS NULL RETURNING id)"
-        + " SELECT EXISTS (SELECT 1 FROM target) AS found, EXISTS (SELECT 1 FROM posted) AS posted")
-      .execute(Tuple.of(id, threadId, agentId, content, Rows.utc(now)))
+    return SQL.get("Reply").with("id", id).with("thread_id", threadId).with("agent_id", agentId).with("content", content)
+      .with("now", Rows.utc(now)).execute(pool)
       .map(rows -> {
         Row r = rows.iterator().next();
         if (r.getBoolean("posted")) {
@@ -61,22 +58,19 @@ public final class BbsStore {
 
   /** Threads of every agent, newest first. */
   public Future<List<Post>> threads(int limit) {
-    return pool.preparedQuery("SELECT " + COLUMNS + " FROM packs.bbs_posts WHERE thread_id IS NULL ORDER BY created_at DESC, seq DESC LIMIT $1")
-      .execute(Tuple.of(limit))
+    return SQL.get("Threads").with("limit", limit).execute(pool)
       .map(rows -> Rows.all(rows, BbsStore::map));
   }
 
   /** The post with this id, thread or reply. */
   public Future<Optional<Post>> post(UUID id) {
-    return pool.preparedQuery("SELECT " + COLUMNS + " FROM packs.bbs_posts WHERE id = $1")
-      .execute(Tuple.of(id))
+    return SQL.get("Post").with("id", id).execute(pool)
       .map(rows -> Rows.first(rows, BbsStore::map));
   }
 
   /** A thread's replies, oldest first. */
   public Future<List<Post>> replies(UUID threadId, int limit) {
-    return pool.preparedQuery("SELECT " + COLUMNS + " FROM packs.bbs_posts WHERE thread_id = $1 ORDER BY created_at, seq LIMIT $2")
-      .execute(Tuple.of(threadId, limit))
+    return SQL.get("Replies").with("thread_id", threadId).with("limit", limit).execute(pool)
       .map(rows -> Rows.all(rows, BbsStore::map));
   }
 

@@ -1,10 +1,10 @@
 package dev.conclave.packs.store;
 
 import dev.conclave.platform.db.sql.Rows;
+import dev.conclave.platform.db.sql.SqlFile;
 import io.vertx.core.Future;
 import io.vertx.sqlclient.Pool;
 import io.vertx.sqlclient.Row;
-import io.vertx.sqlclient.Tuple;
 
 import java.time.Instant;
 import java.util.List;
@@ -13,7 +13,7 @@ import java.util.UUID;
 /** Agents' activity logs ({@code packs.log_entries}); every query is scoped to one agent. */
 public final class LogStore {
 
-  private static final String COLUMNS = "id, agent_id, message, tags, created_at";
+  private static final SqlFile SQL = SqlFile.of(LogStore.class, "log.sql");
 
   private final Pool pool;
 
@@ -26,8 +26,8 @@ public final class LogStore {
 
   public Future<UUID> add(String agentId, String message, List<String> tags, Instant now) {
     UUID id = UUID.randomUUID();
-    return pool.preparedQuery("INSERT INTO packs.log_entries (id, agent_id, message, tags, created_at) VALUES ($1, $2, $3, $4, $5)")
-      .execute(Tuple.of(id, agentId, message, tags.toArray(String[]::new), Rows.utc(now)))
+    return SQL.get("Add").with("id", id).with("agent_id", agentId).with("message", message).with("tags", tags.toArray(String[]::new))
+      .with("now", Rows.utc(now)).execute(pool)
       .map(r -> id);
   }
 
@@ -39,11 +39,8 @@ public final class LogStore {
    */
   public Future<List<Entry>> search(String agentId, String contains, Instant since, int limit) {
     String pattern = contains == null ? null : "%" + escapeLike(contains) + "%";
-    return pool.preparedQuery("SELECT " + COLUMNS + " FROM packs.log_entries WHERE agent_id = $1"
-        + " AND ($2::text IS NULL OR message ILIKE $2::text ESCAPE '\\')"
-        + " AND ($3::timestamptz IS NULL OR created_at >= $3::timestamptz)"
-        + " ORDER BY created_at DESC, seq DESC LIMIT $4")
-      .execute(Tuple.of(agentId, pattern, Rows.utc(since), limit))
+    return SQL.get("Search").with("agent_id", agentId).with("pattern", pattern).with("since", Rows.utc(since)).with("limit", limit)
+      .execute(pool)
       .map(rows -> Rows.all(rows, LogStore::map));
   }
 

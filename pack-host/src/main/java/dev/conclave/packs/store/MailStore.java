@@ -1,10 +1,10 @@
 package dev.conclave.packs.store;
 
 import dev.conclave.platform.db.sql.Rows;
+import dev.conclave.platform.db.sql.SqlFile;
 import io.vertx.core.Future;
 import io.vertx.sqlclient.Pool;
 import io.vertx.sqlclient.Row;
-import io.vertx.sqlclient.Tuple;
 
 import java.time.Instant;
 import java.util.List;
@@ -14,7 +14,7 @@ import java.util.UUID;
 /** Mail between agents ({@code packs.mail}). Only the recipient can list or read a mail. */
 public final class MailStore {
 
-  private static final String COLUMNS = "id, from_agent_id, to_agent_id, subject, content, read_at, created_at";
+  private static final SqlFile SQL = SqlFile.of(MailStore.class, "mail.sql");
 
   private final Pool pool;
 
@@ -29,17 +29,15 @@ public final class MailStore {
 
   public Future<UUID> send(String fromAgentId, String toAgentId, String subject, String content, Instant now) {
     UUID id = UUID.randomUUID();
-    return pool.preparedQuery("INSERT INTO packs.mail (id, from_agent_id, to_agent_id, subject, content, created_at) VALUES ($1, $2, $3, $4, $5, $6)")
-      .execute(Tuple.of(id, fromAgentId, toAgentId, subject, content, Rows.utc(now)))
+    return SQL.get("Send").with("id", id).with("from_agent_id", fromAgentId).with("to_agent_id", toAgentId).with("subject", subject)
+      .with("content", content).with("now", Rows.utc(now)).execute(pool)
       .map(r -> id);
   }
 
   /** Mail addressed to the agent, newest first; with {@code unreadOnly}, only mail it has not read. */
   public Future<List<Mail>> inbox(String toAgentId, boolean unreadOnly, int limit) {
     // two statements rather than a flag, so the unread query can use its partial index
-    String where = unreadOnly ? " WHERE to_agent_id = $1 AND read_at IS NULL" : " WHERE to_agent_id = $1";
-    return pool.preparedQuery("SELECT " + COLUMNS + " FROM packs.mail" + where + " ORDER BY created_at DESC, seq DESC LIMIT $2")
-      .execute(Tuple.of(toAgentId, limit))
+    return SQL.get(unreadOnly ? "UnreadInbox" : "Inbox").with("to_agent_id", toAgentId).with("limit", limit).execute(pool)
       .map(rows -> Rows.all(rows, MailStore::map));
   }
 
@@ -48,8 +46,7 @@ public final class MailStore {
    * afterwards; empty when no mail with this id is addressed to the agent.
    */
   public Future<Optional<Mail>> read(String toAgentId, UUID id, Instant now) {
-    return pool.preparedQuery("UPDATE packs.mail SET read_at = coalesce(read_at, $3) WHERE id = $1 AND to_agent_id = $2 RETURNING " + COLUMNS)
-      .execute(Tuple.of(id, toAgentId, Rows.utc(now)))
+    return SQL.get("Read").with("id", id).with("to_agent_id", toAgentId).with("now", Rows.utc(now)).execute(pool)
       .map(rows -> Rows.first(rows, MailStore::map));
   }
 

@@ -1,10 +1,10 @@
 package dev.conclave.packs.store;
 
 import dev.conclave.platform.db.sql.Rows;
+import dev.conclave.platform.db.sql.SqlFile;
 import io.vertx.core.Future;
 import io.vertx.sqlclient.Pool;
 import io.vertx.sqlclient.Row;
-import io.vertx.sqlclient.Tuple;
 
 import java.time.Instant;
 import java.util.List;
@@ -16,7 +16,7 @@ import java.util.UUID;
  */
 public final class TodoStore {
 
-  private static final String COLUMNS = "id, agent_id, description, status, priority, notes, due_date, created_at, updated_at";
+  private static final SqlFile SQL = SqlFile.of(TodoStore.class, "todos.sql");
 
   private final Pool pool;
 
@@ -36,9 +36,8 @@ public final class TodoStore {
   /** Creates a pending todo. */
   public Future<UUID> add(String agentId, String description, String priority, String notes, Instant dueDate, Instant now) {
     UUID id = UUID.randomUUID();
-    return pool.preparedQuery("INSERT INTO packs.todos (id, agent_id, description, status, priority, notes, due_date, created_at, updated_at)"
-        + " VALUES ($1, $2, $3, 'pending', $4, $5, $6, $7, $7)")
-      .execute(Tuple.of(id, agentId, description, priority, notes, Rows.utc(dueDate), Rows.utc(now)))
+    return SQL.get("Add").with("id", id).with("agent_id", agentId).with("description", description).with("priority", priority)
+      .with("notes", notes).with("due_date", Rows.utc(dueDate)).with("now", Rows.utc(now)).execute(pool)
       .map(r -> id);
   }
 
@@ -49,26 +48,22 @@ public final class TodoStore {
    * @param priority a priority, or null for any
    */
   public Future<List<Todo>> list(String agentId, String status, String priority, int limit) {
-    return pool.preparedQuery("SELECT " + COLUMNS + " FROM packs.todos WHERE agent_id = $1"
-        + " AND ($2::text IS NULL OR status = $2::text) AND ($3::text IS NULL OR priority = $3::text)"
-        + " ORDER BY created_at DESC, seq DESC LIMIT $4")
-      .execute(Tuple.of(agentId, status, priority, limit))
+    return SQL.get("List").with("agent_id", agentId).with("status", status).with("priority", priority).with("limit", limit)
+      .execute(pool)
       .map(rows -> Rows.all(rows, TodoStore::map));
   }
 
   /** Applies the changes to the agent's todo; false when the agent has no todo with this id. */
   public Future<Boolean> update(String agentId, UUID id, Changes changes, Instant now) {
-    return pool.preparedQuery("UPDATE packs.todos SET status = coalesce($3::text, status), priority = coalesce($4::text, priority),"
-        + " notes = coalesce($5::text, notes), due_date = coalesce($6::timestamptz, due_date), updated_at = $7"
-        + " WHERE id = $1 AND agent_id = $2")
-      .execute(Tuple.of(id, agentId, changes.status(), changes.priority(), changes.notes(), Rows.utc(changes.dueDate()), Rows.utc(now)))
+    return SQL.get("Update").with("id", id).with("agent_id", agentId).with("status", changes.status())
+      .with("priority", changes.priority()).with("notes", changes.notes()).with("due_date", Rows.utc(changes.dueDate()))
+      .with("now", Rows.utc(now)).execute(pool)
       .map(r -> r.rowCount() == 1);
   }
 
   /** Deletes the agent's todo; false when the agent has no todo with this id. */
   public Future<Boolean> delete(String agentId, UUID id) {
-    return pool.preparedQuery("DELETE FROM packs.todos WHERE id = $1 AND agent_id = $2")
-      .execute(Tuple.of(id, agentId))
+    return SQL.get("Delete").with("id", id).with("agent_id", agentId).execute(pool)
       .map(r -> r.rowCount() == 1);
   }
 

@@ -1,6 +1,7 @@
 package dev.conclave.packs.store;
 
 import dev.conclave.platform.db.BatchWriter;
+import dev.conclave.platform.db.sql.SqlFile;
 import dev.conclave.platform.metrics.MetricNames;
 import dev.conclave.platform.packs.ToolCall;
 import dev.conclave.platform.packs.ToolOutcome;
@@ -10,7 +11,6 @@ import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import io.vertx.sqlclient.Pool;
-import io.vertx.sqlclient.Tuple;
 
 import java.time.Duration;
 import java.time.Instant;
@@ -37,6 +37,8 @@ public final class ToolCallLog {
   private record Row(UUID id, String clientRequestId, String agentId, UUID principalId, String toolName, String packId, String origin,
                      String node, String outcome, String error, OffsetDateTime startedAt, long durationMs) {
   }
+
+  private static final SqlFile SQL = SqlFile.of(ToolCallLog.class, "tool_calls.sql");
 
   private final Pool pool;
   private final BatchWriter<Row> writer;
@@ -92,19 +94,15 @@ public final class ToolCallLog {
       started[i] = r.startedAt();
       durations[i] = r.durationMs();
     }
-    return pool.preparedQuery("INSERT INTO packs.tool_calls (id, client_request_id, agent_id, principal_id, tool_name, pack_id, origin,"
-        + " node, outcome, error, started_at, duration_ms) SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::uuid[],"
-        + " $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::timestamptz[], $12::bigint[])"
-        + " ON CONFLICT (id) DO NOTHING")
-      .execute(Tuple.from(new Object[] {ids, requests, agents, principals, tools, packs, origins, nodes, outcomes, errors, started, durations}))
+    return SQL.get("InsertBatch").with("ids", ids).with("requests", requests).with("agents", agents).with("principals", principals)
+      .with("tools", tools).with("packs", packs).with("origins", origins).with("nodes", nodes).with("outcomes", outcomes)
+      .with("errors", errors).with("started", started).with("durations", durations).execute(pool)
       .mapEmpty();
   }
 
   /** The newest calls of an agent, newest first. */
   public Future<JsonArray> recentOf(String agentId, int limit) {
-    return pool.preparedQuery("SELECT id, client_request_id, tool_name, pack_id, origin, node, outcome, error, started_at, duration_ms"
-        + " FROM packs.tool_calls WHERE agent_id = $1 ORDER BY started_at DESC LIMIT $2")
-      .execute(Tuple.of(agentId, limit))
+    return SQL.get("RecentOf").with("agent_id", agentId).with("limit", limit).execute(pool)
       .map(rows -> {
         JsonArray out = new JsonArray();
         for (io.vertx.sqlclient.Row r : rows) {

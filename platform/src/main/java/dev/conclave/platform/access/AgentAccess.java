@@ -7,7 +7,6 @@ import dev.conclave.platform.db.sql.SqlFile;
 import io.vertx.core.Future;
 import io.vertx.sqlclient.Pool;
 import io.vertx.sqlclient.Row;
-import io.vertx.sqlclient.Tuple;
 
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -27,7 +26,8 @@ import java.util.UUID;
  */
 public final class AgentAccess {
 
-  private static final NamedStatement CHECK = SqlFile.of(AgentAccess.class, "access.sql").get("Check");
+  private static final SqlFile SQL = SqlFile.of(AgentAccess.class, "access.sql");
+  private static final NamedStatement CHECK = SQL.get("Check");
 
   /** One question: may {@code principal} act on {@code agentId} and read {@code conversationKey} (each may be null). */
   public record Question(UUID principal, String agentId, String conversationKey) {
@@ -92,21 +92,19 @@ public final class AgentAccess {
   }
 
   /**
-   * The rule of {@link #require} as SQL, for a statement that checks it as it writes: true when
-   * principal {@code principal} may act on agent {@code agent} (SQL expressions), false otherwise
-   * (unknown agents included). Admins may act on every agent; that is the caller's to check.
+   * The rule of {@link #require} as SQL, for a statement that checks it as it writes: the call of
+   * {@code auth.may_act_on} (db/auth/R__access.sql) with two SQL expressions, true when principal
+   * {@code principal} may act on agent {@code agent}, false otherwise (unknown agents included).
+   * Admins may act on every agent; that is the caller's to check. Only for statements still built in
+   * Java: a named statement calls {@code auth.may_act_on(:agent_id, :principal)} itself.
    */
   public static String allows(String agent, String principal) {
-    return "COALESCE((SELECT a.principal_id = " + principal + " OR p.owner_id = " + principal
-      + " OR EXISTS (SELECT 1 FROM auth.agent_grants g WHERE g.agent_principal_id = a.principal_id AND g.grantee_id = " + principal + ")"
-      + " FROM gateway.agents a JOIN auth.principals p ON p.id = a.principal_id WHERE a.agent_id = " + agent + "), false)";
+    return "auth.may_act_on(" + agent + ", " + principal + ")";
   }
 
   /** The agent principals {@code caller} may act on (owned or granted); admins see everything, so callers check that first. */
   public Future<Set<UUID>> agentPrincipalsOf(Caller caller) {
-    return pool.preparedQuery("SELECT id FROM auth.principals WHERE owner_id = $1 AND deleted_at IS NULL"
-        + " UNION SELECT agent_principal_id FROM auth.agent_grants WHERE grantee_id = $1")
-      .execute(Tuple.of(caller.principalId()))
+    return SQL.get("AgentPrincipalsOf").with("principal", caller.principalId()).execute(pool)
       .map(rows -> {
         Set<UUID> out = new HashSet<>();
         for (Row r : rows) {

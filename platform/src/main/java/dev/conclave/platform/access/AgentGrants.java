@@ -1,11 +1,11 @@
 package dev.conclave.platform.access;
 
+import dev.conclave.platform.db.sql.SqlFile;
 import io.vertx.core.Future;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import io.vertx.sqlclient.Pool;
 import io.vertx.sqlclient.Row;
-import io.vertx.sqlclient.Tuple;
 
 import java.time.format.DateTimeFormatter;
 import java.util.Optional;
@@ -13,6 +13,8 @@ import java.util.UUID;
 
 /** Grants of access to an agent principal's agents, and the owner of an agent principal. */
 public final class AgentGrants {
+
+  private static final SqlFile SQL = SqlFile.of(AgentGrants.class, "grants.sql");
 
   private final Pool pool;
 
@@ -22,9 +24,7 @@ public final class AgentGrants {
 
   /** The owner of the principal that registered {@code agentId}, and that principal; empty when the agent is unknown. */
   public Future<Optional<JsonObject>> ownership(String agentId) {
-    return pool.preparedQuery("SELECT a.principal_id, p.owner_id FROM gateway.agents a JOIN auth.principals p ON p.id = a.principal_id"
-        + " WHERE a.agent_id = $1")
-      .execute(Tuple.of(agentId))
+    return SQL.get("Ownership").with("agent_id", agentId).execute(pool)
       .map(rows -> {
         var it = rows.iterator();
         if (!it.hasNext()) {
@@ -39,21 +39,18 @@ public final class AgentGrants {
   }
 
   public Future<Boolean> grant(UUID agentPrincipalId, UUID grantee, UUID by) {
-    return pool.preparedQuery("INSERT INTO auth.agent_grants (agent_principal_id, grantee_id, granted_by) VALUES ($1, $2, $3)"
-        + " ON CONFLICT DO NOTHING")
-      .execute(Tuple.of(agentPrincipalId, grantee, by))
+    return SQL.get("Grant").with("agent_principal_id", agentPrincipalId).with("grantee_id", grantee).with("granted_by", by)
+      .execute(pool)
       .map(r -> r.rowCount() > 0);
   }
 
   public Future<Boolean> revoke(UUID agentPrincipalId, UUID grantee) {
-    return pool.preparedQuery("DELETE FROM auth.agent_grants WHERE agent_principal_id = $1 AND grantee_id = $2")
-      .execute(Tuple.of(agentPrincipalId, grantee))
+    return SQL.get("Revoke").with("agent_principal_id", agentPrincipalId).with("grantee_id", grantee).execute(pool)
       .map(r -> r.rowCount() > 0);
   }
 
   public Future<JsonArray> list(UUID agentPrincipalId) {
-    return pool.preparedQuery("SELECT grantee_id, granted_by, granted_at FROM auth.agent_grants WHERE agent_principal_id = $1 ORDER BY granted_at")
-      .execute(Tuple.of(agentPrincipalId))
+    return SQL.get("List").with("agent_principal_id", agentPrincipalId).execute(pool)
       .map(rows -> {
         JsonArray out = new JsonArray();
         for (Row r : rows) {

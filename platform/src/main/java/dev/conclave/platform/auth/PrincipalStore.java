@@ -1,10 +1,10 @@
 package dev.conclave.platform.auth;
 
+import dev.conclave.platform.db.sql.SqlFile;
 import io.vertx.core.Future;
 import io.vertx.sqlclient.Pool;
 import io.vertx.sqlclient.Row;
 import io.vertx.sqlclient.RowSet;
-import io.vertx.sqlclient.Tuple;
 
 import java.time.OffsetDateTime;
 import java.util.ArrayList;
@@ -16,7 +16,7 @@ import java.util.UUID;
 /** PostgreSQL repository of principals (schema {@code auth}). */
 public final class PrincipalStore {
 
-  private static final String COLUMNS = "id, type, display_name, status, roles, pubkey_fp, created_at, owner_id";
+  private static final SqlFile SQL = SqlFile.of(PrincipalStore.class, "principals.sql");
 
   private final Pool pool;
   private final CapabilityGrants capabilities;
@@ -40,45 +40,38 @@ public final class PrincipalStore {
   /** As above, owned by {@code owner} (the member responsible for an agent principal). */
   public Future<Principal> create(UUID id, PrincipalType type, String displayName, PrincipalStatus status,
                                   List<String> roles, Optional<String> pubkeyFingerprint, Optional<UUID> owner) {
-    return pool.preparedQuery("INSERT INTO auth.principals (id, type, display_name, status, roles, pubkey_fp, owner_id) "
-        + "VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (id) DO NOTHING")
-      .execute(Tuple.of(id, type.wire(), displayName, status.wire(), roles.toArray(new String[0]), pubkeyFingerprint.orElse(null),
-        owner.orElse(null)))
+    return SQL.get("Create").with("id", id).with("type", type.wire()).with("display_name", displayName).with("status", status.wire())
+      .with("roles", roles.toArray(new String[0])).with("pubkey_fp", pubkeyFingerprint.orElse(null)).with("owner_id", owner.orElse(null))
+      .execute(pool)
       .compose(r -> find(id))
       .map(Optional::orElseThrow);
   }
 
   /** A principal that has not been deleted. */
   public Future<Optional<Principal>> find(UUID id) {
-    return pool.preparedQuery("SELECT " + COLUMNS + " FROM auth.principals WHERE id = $1 AND deleted_at IS NULL")
-      .execute(Tuple.of(id))
+    return SQL.get("Find").with("id", id).execute(pool)
       .map(PrincipalStore::first);
   }
 
   public Future<Optional<Principal>> findByFingerprint(PrincipalType type, String fingerprint) {
-    return pool.preparedQuery("SELECT " + COLUMNS + " FROM auth.principals WHERE type = $1 AND pubkey_fp = $2 AND deleted_at IS NULL")
-      .execute(Tuple.of(type.wire(), fingerprint))
+    return SQL.get("FindByFingerprint").with("type", type.wire()).with("pubkey_fp", fingerprint).execute(pool)
       .map(PrincipalStore::first);
   }
 
   public Future<List<Principal>> list(Optional<PrincipalType> type, Optional<PrincipalStatus> status) {
-    return pool.preparedQuery("SELECT " + COLUMNS + " FROM auth.principals WHERE deleted_at IS NULL "
-        + "AND ($1::text IS NULL OR type = $1) AND ($2::text IS NULL OR status = $2) ORDER BY created_at, id")
-      .execute(Tuple.of(type.map(PrincipalType::wire).orElse(null), status.map(PrincipalStatus::wire).orElse(null)))
+    return SQL.get("List").with("type", type.map(PrincipalType::wire).orElse(null))
+      .with("status", status.map(PrincipalStatus::wire).orElse(null)).execute(pool)
       .map(PrincipalStore::all);
   }
 
   public Future<Boolean> setStatus(UUID id, PrincipalStatus status) {
-    return pool.preparedQuery("UPDATE auth.principals SET status = $2, updated_at = now() WHERE id = $1 AND deleted_at IS NULL")
-      .execute(Tuple.of(id, status.wire()))
+    return SQL.get("SetStatus").with("id", id).with("status", status.wire()).execute(pool)
       .map(r -> r.rowCount() > 0);
   }
 
   /** Marks the principal deleted and revoked; returns false when there was none. */
   public Future<Boolean> delete(UUID id) {
-    return pool.preparedQuery("UPDATE auth.principals SET status = 'revoked', deleted_at = now(), updated_at = now() "
-        + "WHERE id = $1 AND deleted_at IS NULL")
-      .execute(Tuple.of(id))
+    return SQL.get("Delete").with("id", id).execute(pool)
       .map(r -> r.rowCount() > 0);
   }
 

@@ -1,10 +1,11 @@
 package dev.conclave.platform.auth;
 
 import dev.conclave.contract.Addresses;
+import dev.conclave.platform.db.sql.NamedStatement;
+import dev.conclave.platform.db.sql.SqlFile;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.sqlclient.Pool;
-import io.vertx.sqlclient.Tuple;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -24,6 +25,7 @@ public final class RevocationFeed implements TokenService.Announcer {
 
   private static final Logger LOG = LoggerFactory.getLogger(RevocationFeed.class);
   static final Duration REFRESH = Duration.ofSeconds(10);
+  private static final NamedStatement NO_LONGER_APPROVED = SqlFile.of(RevocationFeed.class, "principals.sql").get("NoLongerApproved");
 
   private final Vertx vertx;
   private final Pool pool;
@@ -86,9 +88,7 @@ public final class RevocationFeed implements TokenService.Announcer {
     if (watched.isEmpty()) {
       return Future.join(tokens, known).mapEmpty();
     }
-    Future<Void> principals = pool.preparedQuery("SELECT id FROM auth.principals WHERE id = ANY($1)"
-        + " AND (status <> 'approved' OR deleted_at IS NOT NULL)")
-      .execute(Tuple.of(new ArrayList<>(watched).toArray(new UUID[0])))
+    Future<Void> principals = NO_LONGER_APPROVED.with("ids", new ArrayList<>(watched).toArray(new UUID[0])).execute(pool)
       .map(rows -> {
         rows.forEach(r -> live.principalRevoked(r.getUUID("id")));
         return null;

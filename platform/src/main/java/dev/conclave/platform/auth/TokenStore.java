@@ -4,7 +4,6 @@ import dev.conclave.platform.db.sql.SqlFile;
 import io.vertx.core.Future;
 import io.vertx.sqlclient.Pool;
 import io.vertx.sqlclient.Row;
-import io.vertx.sqlclient.Tuple;
 
 import java.time.Instant;
 import java.time.OffsetDateTime;
@@ -65,8 +64,8 @@ public final class TokenStore {
   }
 
   public Future<Void> record(UUID tokenId, UUID principalId, String purpose, Instant issuedAt, Instant expiresAt) {
-    return pool.preparedQuery("INSERT INTO auth.tokens (id, principal_id, purpose, issued_at, expires_at) VALUES ($1, $2, $3, $4, $5)")
-      .execute(Tuple.of(tokenId, principalId, purpose, utc(issuedAt), utc(expiresAt)))
+    return SQL.get("Record").with("id", tokenId).with("principal_id", principalId).with("purpose", purpose)
+      .with("issued_at", utc(issuedAt)).with("expires_at", utc(expiresAt)).execute(pool)
       .mapEmpty();
   }
 
@@ -76,9 +75,7 @@ public final class TokenStore {
   }
 
   public Future<List<TokenInfo>> listOf(UUID principalId) {
-    return pool.preparedQuery("SELECT id, principal_id, purpose, issued_at, expires_at, revoked_at, last_used_at FROM auth.tokens"
-        + " WHERE principal_id = $1 ORDER BY issued_at DESC, id")
-      .execute(Tuple.of(principalId))
+    return SQL.get("ListOf").with("principal_id", principalId).execute(pool)
       .map(rows -> {
         List<TokenInfo> out = new ArrayList<>();
         for (Row r : rows) {
@@ -89,8 +86,7 @@ public final class TokenStore {
   }
 
   public Future<Optional<TokenInfo>> find(UUID tokenId) {
-    return pool.preparedQuery("SELECT id, principal_id, purpose, issued_at, expires_at, revoked_at, last_used_at FROM auth.tokens WHERE id = $1")
-      .execute(Tuple.of(tokenId))
+    return SQL.get("Find").with("id", tokenId).execute(pool)
       .map(rows -> {
         var it = rows.iterator();
         return it.hasNext() ? Optional.of(info(it.next())) : Optional.empty();
@@ -105,16 +101,13 @@ public final class TokenStore {
 
   /** Revokes one token; true when it existed and was not already revoked. */
   public Future<Boolean> revoke(UUID tokenId, String reason) {
-    return pool.preparedQuery("UPDATE auth.tokens SET revoked_at = now(), revoked_reason = $2 WHERE id = $1 AND revoked_at IS NULL")
-      .execute(Tuple.of(tokenId, reason))
+    return SQL.get("Revoke").with("id", tokenId).with("reason", reason).execute(pool)
       .map(r -> r.rowCount() > 0);
   }
 
   /** Revokes every live token of a principal; returns their ids. */
   public Future<List<UUID>> revokeAllOf(UUID principalId, String reason) {
-    return pool.preparedQuery("UPDATE auth.tokens SET revoked_at = now(), revoked_reason = $2 "
-        + "WHERE principal_id = $1 AND revoked_at IS NULL RETURNING id")
-      .execute(Tuple.of(principalId, reason))
+    return SQL.get("RevokeAllOf").with("principal_id", principalId).with("reason", reason).execute(pool)
       .map(rows -> {
         List<UUID> ids = new ArrayList<>();
         rows.forEach(row -> ids.add(row.getUUID("id")));
@@ -124,9 +117,7 @@ public final class TokenStore {
 
   /** Tokens revoked after {@code since} that have not yet expired anyway. */
   public Future<List<Revocation>> revokedSince(Instant since) {
-    return pool.preparedQuery("SELECT id, revoked_at FROM auth.tokens WHERE revoked_at IS NOT NULL AND revoked_at > $1 "
-        + "AND expires_at > now() ORDER BY revoked_at")
-      .execute(Tuple.of(utc(since)))
+    return SQL.get("RevokedSince").with("since", utc(since)).execute(pool)
       .map(rows -> {
         List<Revocation> out = new ArrayList<>();
         for (Row row : rows) {

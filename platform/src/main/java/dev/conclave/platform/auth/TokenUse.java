@@ -1,9 +1,10 @@
 package dev.conclave.platform.auth;
 
+import dev.conclave.platform.db.sql.NamedStatement;
+import dev.conclave.platform.db.sql.SqlFile;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.sqlclient.Pool;
-import io.vertx.sqlclient.Tuple;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -22,6 +23,7 @@ public final class TokenUse {
 
   private static final Logger LOG = LoggerFactory.getLogger(TokenUse.class);
   static final Duration FLUSH = Duration.ofSeconds(30);
+  private static final NamedStatement MARK_USED = SqlFile.of(TokenUse.class, "tokens.sql").get("MarkUsed");
 
   private final Set<UUID> used = ConcurrentHashMap.newKeySet();
 
@@ -41,8 +43,7 @@ public final class TokenUse {
     }
     ArrayList<UUID> batch = new ArrayList<>(used);
     used.removeAll(batch);
-    return pool.preparedQuery("UPDATE auth.tokens SET last_used_at = now() WHERE id = ANY($1)")
-      .execute(Tuple.of(batch.toArray(new UUID[0])))
+    return MARK_USED.with("ids", batch.toArray(new UUID[0])).execute(pool)
       .onFailure(err -> {
         used.addAll(batch);
         LOG.warn("auth: could not record token use tokens={} error={}", batch.size(), err.getMessage());

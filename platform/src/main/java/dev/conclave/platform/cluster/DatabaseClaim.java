@@ -3,6 +3,8 @@ package dev.conclave.platform.cluster;
 import dev.conclave.platform.config.NodeSettings;
 import dev.conclave.platform.config.PgUrl;
 import dev.conclave.platform.db.PgPools;
+import dev.conclave.platform.db.sql.NamedStatement;
+import dev.conclave.platform.db.sql.SqlFile;
 import dev.conclave.settings.ConfigException;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
@@ -10,7 +12,6 @@ import io.vertx.core.Vertx;
 import io.vertx.pgclient.PgConnectOptions;
 import io.vertx.pgclient.PgConnection;
 import io.vertx.sqlclient.Row;
-import io.vertx.sqlclient.Tuple;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -46,13 +47,8 @@ public final class DatabaseClaim {
   private static final Duration RETAKE = Duration.ofSeconds(2);
   private static final Duration CONFLICT_LOG = Duration.ofMinutes(1);
 
-  /** Who else holds the lock, from pg_locks and pg_stat_activity. */
-  private static final String HOLDERS = "SELECT a.application_name, coalesce(host(a.client_addr), 'the local socket') AS client, "
-    + "to_char(a.backend_start AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"') AS since, l.mode "
-    + "FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid "
-    + "WHERE l.locktype = 'advisory' AND l.granted AND l.pid <> pg_backend_pid() "
-    + "AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database()) "
-    + "AND l.classid::bigint = $1 AND l.objid::bigint = $2 AND l.objsubid = 1 ORDER BY a.backend_start";
+  /** Taking the lock, and who else holds it (from pg_locks and pg_stat_activity). */
+  private static final SqlFile SQL = SqlFile.of(DatabaseClaim.class, "claim.sql");
 
   /** One holder of the lock: its connection's application name, where it connects from, since when. */
   record Holder(String name, String client, String since, boolean exclusive) {
@@ -152,12 +148,12 @@ public final class DatabaseClaim {
         connection = c;
         c.closeHandler(v -> lost(c));
       });
-    String lock = standalone ? "SELECT pg_try_advisory_lock($1) AS taken" : "SELECT pg_try_advisory_lock_shared($1) AS taken";
-    return connected.compose(c -> c.preparedQuery(lock).execute(Tuple.of(KEY)).compose(rows -> {
+    NamedStatement lock = SQL.get(standalone ? "TryExclusive" : "TryShared");
+    return connected.compose(c -> lock.with("key", KEY).execute(c).compose(rows -> {
       if (rows.iterator().next().getBoolean("taken")) {
         return Future.succeededFuture(List.<Holder>of());
       }
-      return c.preparedQuery(HOLDERS).execute(Tuple.of(KEY >>> 32, KEY & 0xffffffffL)).map(holders -> {
+      return SQL.get("Holders").with("key_high", KEY >>> 32).with("key_low", KEY & 0xffffffffL).execute(c).map(holders -> {
         List<Holder> out = new ArrayList<>();
         for (Row r : holders) {
           out.add(new Holder(r.getString("application_name"), r.getString("client"), r.getString("since"),

@@ -1,10 +1,10 @@
 package dev.conclave.platform.secrets;
 
+import dev.conclave.platform.db.sql.SqlFile;
 import io.vertx.core.Future;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.sqlclient.Pool;
 import io.vertx.sqlclient.Row;
-import io.vertx.sqlclient.Tuple;
 
 import java.time.Instant;
 import java.util.ArrayList;
@@ -21,6 +21,8 @@ public final class SecretStore {
   public record SealedSecret(SecretRef ref, SecretBox.Sealed sealed) {
   }
 
+  private static final SqlFile SQL = SqlFile.of(SecretStore.class, "secrets.sql");
+
   private final Pool pool;
 
   public SecretStore(Pool pool) {
@@ -33,41 +35,32 @@ public final class SecretStore {
    * limit holds. Returns the stored metadata.
    */
   public Future<SecretInfo> upsert(SecretRef ref, SecretBox.Sealed sealed, UUID by, int maxCount, int maxBytes) {
-    return pool.withTransaction(conn -> conn
-      .preparedQuery("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))")
-      .execute(Tuple.of("conclave.secrets/" + ref.scope().wire() + "/" + ref.agentId()))
-      .compose(locked -> conn.preparedQuery("SELECT count(*)::int AS n, "
-          + "coalesce(sum(octet_length(name) + octet_length(ciphertext) - " + SecretBox.TAG_BYTES + "), 0)::bigint AS bytes "
-          + "FROM auth.secrets WHERE scope = $1 AND agent_id = $2 AND name <> $3")
-        .execute(Tuple.of(ref.scope().wire(), ref.agentId(), ref.name())))
+    return pool.withTransaction(conn -> SQL.get("LockScope")
+      .with("scope_key", "conclave.secrets/" + ref.scope().wire() + "/" + ref.agentId()).execute(conn)
+      .compose(locked -> SQL.get("ScopeUsage").with("tag_bytes", SecretBox.TAG_BYTES).with("scope", ref.scope().wire())
+        .with("agent_id", ref.agentId()).with("name", ref.name()).execute(conn))
       .compose(usage -> {
         Row others = usage.iterator().next();
         long bytes = others.getLong("bytes") + ref.name().length() + sealed.ciphertext().length - SecretBox.TAG_BYTES;
         if (others.getInteger("n") + 1 > maxCount || bytes > maxBytes) {
           return Future.failedFuture(SecretErrors.limitReached(ref, maxCount, maxBytes));
         }
-        return conn.preparedQuery("INSERT INTO auth.secrets (scope, agent_id, name, nonce, ciphertext, updated_at, updated_by) "
-            + "VALUES ($1, $2, $3, $4, $5, now(), $6) ON CONFLICT (scope, agent_id, name) DO UPDATE "
-            + "SET nonce = EXCLUDED.nonce, ciphertext = EXCLUDED.ciphertext, updated_at = now(), updated_by = EXCLUDED.updated_by "
-            + "RETURNING updated_at, updated_by")
-          .execute(Tuple.of(ref.scope().wire(), ref.agentId(), ref.name(), Buffer.buffer(sealed.nonce()),
-            Buffer.buffer(sealed.ciphertext()), by))
+        return SQL.get("Upsert").with("scope", ref.scope().wire()).with("agent_id", ref.agentId()).with("name", ref.name())
+          .with("nonce", Buffer.buffer(sealed.nonce())).with("ciphertext", Buffer.buffer(sealed.ciphertext())).with("updated_by", by)
+          .execute(conn)
           .map(rows -> info(ref, rows.iterator().next()));
       }));
   }
 
   /** Removes a secret; false when there was none. */
   public Future<Boolean> delete(SecretRef ref) {
-    return pool.preparedQuery("DELETE FROM auth.secrets WHERE scope = $1 AND agent_id = $2 AND name = $3")
-      .execute(Tuple.of(ref.scope().wire(), ref.agentId(), ref.name()))
+    return SQL.get("Delete").with("scope", ref.scope().wire()).with("agent_id", ref.agentId()).with("name", ref.name()).execute(pool)
       .map(rows -> rows.rowCount() > 0);
   }
 
   /** Every secret's metadata (no values): global ones first, then by agent id and name. */
   public Future<List<SecretInfo>> list() {
-    return pool.preparedQuery("SELECT scope, agent_id, name, updated_at, updated_by FROM auth.secrets "
-        + "ORDER BY scope = 'agent', agent_id COLLATE \"C\", name COLLATE \"C\"")
-      .execute()
+    return SQL.get("List").execute(pool)
       .map(rows -> {
         List<SecretInfo> out = new ArrayList<>();
         rows.forEach(r -> out.add(info(ref(r), r)));
@@ -77,9 +70,7 @@ public final class SecretStore {
 
   /** The sealed global secrets and those of {@code agentId}. */
   public Future<List<SealedSecret>> sealedFor(String agentId) {
-    return pool.preparedQuery("SELECT scope, agent_id, name, nonce, ciphertext FROM auth.secrets "
-        + "WHERE (scope = 'global' AND agent_id = '') OR (scope = 'agent' AND agent_id = $1)")
-      .execute(Tuple.of(agentId))
+    return SQL.get("SealedFor").with("agent_id", agentId).execute(pool)
       .map(rows -> {
         List<SealedSecret> out = new ArrayList<>();
         rows.forEach(r -> out.add(new SealedSecret(ref(r), sealed(r))));
@@ -89,10 +80,9 @@ public final class SecretStore {
 
   /** Stores {@code candidate} as the key check value unless one exists; returns the one stored. */
   public Future<SecretBox.Sealed> keyCheck(SecretBox.Sealed candidate) {
-    return pool.preparedQuery("INSERT INTO auth.secrets_key_check (id, nonce, ciphertext) VALUES (true, $1, $2) "
-        + "ON CONFLICT (id) DO NOTHING")
-      .execute(Tuple.of(Buffer.buffer(candidate.nonce()), Buffer.buffer(candidate.ciphertext())))
-      .compose(v -> pool.query("SELECT nonce, ciphertext FROM auth.secrets_key_check WHERE id").execute())
+    return SQL.get("OfferKeyCheck").with("nonce", Buffer.buffer(candidate.nonce())).with("ciphertext", Buffer.buffer(candidate.ciphertext()))
+      .execute(pool)
+      .compose(v -> SQL.get("KeyCheck").execute(pool))
       .map(rows -> {
         if (!rows.iterator().hasNext()) {
           throw new IllegalStateException("auth.secrets_key_check is empty right after inserting into it");

@@ -1,7 +1,7 @@
 -- Who may act on an agent and read a conversation: the one rule of AgentAccess, asked for many
 -- (principal, agent, conversation) at once, so that a node re-checks all its open followers in one
--- statement. AgentAccess.allows writes the agent part as an expression for the statement that
--- stores a client's message; AccessRuleTest keeps the two in agreement.
+-- statement. The agent part is the function auth.may_act_on (db/auth/R__access.sql), which a
+-- statement that writes on an agent's behalf calls too.
 
 -- name: Check
 -- For each question (its ordinal :ord in the arrays), whether the principal may act on the agent
@@ -35,12 +35,9 @@ needed AS (
       AND NOT EXISTS (SELECT 1 FROM created WHERE created.ord = q.ord)
 ),
 verdicts AS (
-  SELECT n.ord, bool_and(COALESCE(a.principal_id = q.principal OR ap.owner_id = q.principal
-      OR EXISTS (SELECT 1 FROM auth.agent_grants g WHERE g.agent_principal_id = a.principal_id AND g.grantee_id = q.principal),
-    false)) AS allowed
+  SELECT n.ord, bool_and(auth.may_act_on(n.agent, q.principal)) AS allowed
   FROM needed n
   JOIN q ON q.ord = n.ord
-  LEFT JOIN (gateway.agents a JOIN auth.principals ap ON ap.id = a.principal_id) ON a.agent_id = n.agent
   GROUP BY n.ord
 )
 SELECT q.ord, COALESCE(p.roles, '{}') AS roles, COALESCE(v.allowed, true) AS allowed
@@ -48,3 +45,8 @@ FROM q
 LEFT JOIN auth.principals p ON p.id = q.principal
 LEFT JOIN verdicts v ON v.ord = q.ord
 ORDER BY q.ord;
+
+-- name: AgentPrincipalsOf
+-- the agent principals a principal may act on: those it owns (not deleted) and those it was granted
+SELECT id FROM auth.principals WHERE owner_id = :principal AND deleted_at IS NULL
+UNION SELECT agent_principal_id FROM auth.agent_grants WHERE grantee_id = :principal;

@@ -1,9 +1,9 @@
 package dev.conclave.platform.auth.ssh;
 
+import dev.conclave.platform.db.sql.SqlFile;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.sqlclient.Pool;
-import io.vertx.sqlclient.Tuple;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -30,6 +30,7 @@ public final class NonceStore {
   static final Duration SWEEP_INTERVAL = Duration.ofSeconds(60);
   static final int SWEEP_BATCH = 5000;
   private static final int MAX_BATCHES_PER_SWEEP = 20;
+  private static final SqlFile SQL = SqlFile.of(NonceStore.class, "nonces.sql");
 
   private final Pool pool;
 
@@ -39,17 +40,14 @@ public final class NonceStore {
 
   /** True when this call recorded the nonce first; false when it was used before with this key. */
   public Future<Boolean> use(String fingerprint, String nonce, Instant signedAt) {
-    return pool.preparedQuery("INSERT INTO auth.ssh_nonces (fingerprint, nonce, signed_at) VALUES ($1, $2, $3) "
-        + "ON CONFLICT (fingerprint, nonce) DO NOTHING")
-      .execute(Tuple.of(fingerprint, nonce, signedAt.atOffset(ZoneOffset.UTC)))
+    return SQL.get("Use").with("fingerprint", fingerprint).with("nonce", nonce).with("signed_at", signedAt.atOffset(ZoneOffset.UTC))
+      .execute(pool)
       .map(result -> result.rowCount() == 1);
   }
 
   /** Deletes up to {@link #SWEEP_BATCH} rows signed before {@code cutoff}; returns how many went. */
   public Future<Integer> deleteSignedBefore(Instant cutoff) {
-    return pool.preparedQuery("DELETE FROM auth.ssh_nonces WHERE (fingerprint, nonce) IN "
-        + "(SELECT fingerprint, nonce FROM auth.ssh_nonces WHERE signed_at < $1 LIMIT " + SWEEP_BATCH + ")")
-      .execute(Tuple.of(cutoff.atOffset(ZoneOffset.UTC)))
+    return SQL.get("DeleteSignedBefore").with("cutoff", cutoff.atOffset(ZoneOffset.UTC)).with("limit", SWEEP_BATCH).execute(pool)
       .map(result -> result.rowCount());
   }
 
