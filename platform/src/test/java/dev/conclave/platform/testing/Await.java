@@ -1,0 +1,79 @@
+package dev.conclave.platform.testing;
+
+import io.vertx.core.AsyncResult;
+import io.vertx.core.Future;
+
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.BooleanSupplier;
+
+/**
+ * The one place tests wait for a future, on Vert.x 5's own {@link Future#await(long, TimeUnit)}. Every
+ * module that has platform's test-jar waits from here instead of writing its own helper.
+ *
+ * <p>Only for a test's own thread, never an event loop. Every wait is bounded: {@link #LIMIT} is far
+ * beyond what a loaded 2-core machine needs, so it only ends a test that would otherwise hang; no test
+ * depends on how fast anything is. A failed future throws its own cause (as {@code await} does), not an
+ * {@code ExecutionException}: assert on the exception itself.
+ */
+public final class Await {
+
+  /** The bound of every wait that does not name its own. */
+  public static final Duration LIMIT = Duration.ofSeconds(30);
+
+  private Await() {
+  }
+
+  /** The future's value, or its failure thrown as it is; fails the test after {@link #LIMIT}. */
+  public static <T> T await(Future<T> future) {
+    return await(future, LIMIT);
+  }
+
+  /** The future's value, or its failure thrown as it is; fails the test after {@code within}. */
+  public static <T> T await(Future<T> future, Duration within) {
+    try {
+      return future.await(within.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (TimeoutException e) {
+      if (future.isComplete()) {
+        throw new AssertionError("future failed: " + e, e); // the future's own failure was a timeout
+      }
+      throw new AssertionError("future did not complete within " + within.toMillis() + " ms");
+    }
+  }
+
+  /** The future's failure; fails the test if it succeeded or did not complete within {@link #LIMIT}. */
+  public static Throwable failure(Future<?> future) {
+    return failure(future, LIMIT);
+  }
+
+  /** The future's failure; fails the test if it succeeded or did not complete within {@code within}. */
+  public static Throwable failure(Future<?> future, Duration within) {
+    AsyncResult<?> outcome = await(future.transform(Future::succeededFuture), within);
+    if (outcome.succeeded()) {
+      throw new AssertionError("expected a failure, got " + outcome.result());
+    }
+    return outcome.cause();
+  }
+
+  /** Polls {@code condition} every 10 ms until it holds; fails the test after {@code within}. */
+  public static void until(String what, BooleanSupplier condition, Duration within) {
+    long deadline = System.nanoTime() + within.toNanos();
+    while (!condition.getAsBoolean()) {
+      if (System.nanoTime() > deadline) {
+        throw new AssertionError("timed out after " + within.toMillis() + " ms waiting until " + what);
+      }
+      try {
+        Thread.sleep(10);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new AssertionError(e);
+      }
+    }
+  }
+
+  /** Polls {@code condition} until it holds; fails the test after {@link #LIMIT}. */
+  public static void until(String what, BooleanSupplier condition) {
+    until(what, condition, LIMIT);
+  }
+}
