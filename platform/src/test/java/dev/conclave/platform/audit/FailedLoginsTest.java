@@ -21,6 +21,7 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static dev.conclave.platform.testing.Await.await;
 
 /**
  * Failed authentications are work anyone can make a node do: they are counted and sampled into the
@@ -47,7 +48,7 @@ class FailedLoginsTest {
   @AfterAll
   static void stop() throws Exception {
     grpc.close();
-    vertx.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+    vertx.close().await(10, TimeUnit.SECONDS);
     node.close();
   }
 
@@ -95,13 +96,5 @@ class FailedLoginsTest {
     await(node.runtime().context().pool().query("SELECT target, detail, remote, count FROM auth.audit WHERE action = 'auth.failed' ORDER BY id")
       .execute()).forEach(out::add);
     return out;
-  }
-
-  private static <T> T await(Future<T> future) {
-    try {
-      return future.toCompletionStage().toCompletableFuture().get(20, TimeUnit.SECONDS);
-    } catch (Exception e) {
-      throw new IllegalStateException(e);
-    }
   }
 }

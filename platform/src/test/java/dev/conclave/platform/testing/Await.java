@@ -42,6 +42,24 @@ public final class Await {
     }
   }
 
+  /**
+   * A named step of a program (a benchmark, a load generator) that must end within {@code within}: its
+   * value, or an {@link IllegalStateException} that names the step when it failed or did not end in time
+   * (programs catch and report it; a test fails on it like on any other exception).
+   */
+  public static <T> T await(Future<T> future, Duration within, String what) {
+    AsyncResult<T> outcome;
+    try {
+      outcome = future.<AsyncResult<T>>transform(Future::succeededFuture).await(within.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (TimeoutException e) {
+      throw new IllegalStateException(what + ": not done within " + within.toSeconds() + " s", e);
+    }
+    if (outcome.failed()) {
+      throw new IllegalStateException(what + ": " + outcome.cause().getMessage(), outcome.cause());
+    }
+    return outcome.result();
+  }
+
   /** The future's failure; fails the test if it succeeded or did not complete within {@link #LIMIT}. */
   public static Throwable failure(Future<?> future) {
     return failure(future, LIMIT);
@@ -49,11 +67,15 @@ public final class Await {
 
   /** The future's failure; fails the test if it succeeded or did not complete within {@code within}. */
   public static Throwable failure(Future<?> future, Duration within) {
-    AsyncResult<?> outcome = await(future.transform(Future::succeededFuture), within);
+    AsyncResult<?> outcome = outcome(future, within);
     if (outcome.succeeded()) {
       throw new AssertionError("expected a failure, got " + outcome.result());
     }
     return outcome.cause();
+  }
+
+  private static <T> AsyncResult<T> outcome(Future<T> future, Duration within) {
+    return await(future.<AsyncResult<T>>transform(Future::succeededFuture), within);
   }
 
   /** Polls {@code condition} every 10 ms until it holds; fails the test after {@code within}. */

@@ -12,6 +12,8 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import static dev.conclave.platform.testing.Await.await;
+
 /**
  * A TCP route from a client to a node's HTTP/2 (gRPC) port on 127.0.0.1 that faults the way a network
  * or a peer can: it can freeze, reading neither side and keeping both sockets open as a suspended
@@ -129,13 +131,5 @@ public final class Http2Route implements AutoCloseable {
   public void close() {
     sockets.forEach(NetSocket::close);
     await(server.close());
-  }
-
-  private static <T> T await(Future<T> future) {
-    try {
-      return future.toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
-    } catch (Exception e) {
-      throw new IllegalStateException(e);
-    }
   }
 }
