@@ -28,12 +28,16 @@ import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static dev.conclave.platform.testing.Await.await;
 
 /**
  * Retention of swarm tasks on a real database: only tasks in a terminal state, unchanged for longer
  * than the window, go, with their history, and the archive holds both.
  */
 class TaskRetentionTest {
+
+  /** The bound of each wait here (the shared one is shorter). */
+  private static final java.time.Duration STEP = java.time.Duration.ofSeconds(60);
 
   private static final List<String> STATES = List.of("blocked", "ready", "claimed", "in_progress", "needs_review", "completed",
     "pending_retry", "failed", "cancelled");
@@ -52,7 +56,7 @@ class TaskRetentionTest {
       Pool pool = PgPools.create(vertx, db, 2, 16);
       RetentionWorker worker = new RetentionWorker(vertx, pool, "swarm", List.of(TaskRetention.rule(Duration.ofDays(30))),
         new RetentionSettings(2, Duration.ofHours(1), Optional.of(dir)), new SimpleMeterRegistry());
-      RetentionWorker.Run run = await(worker.runOnce());
+      RetentionWorker.Run run = await(worker.runOnce(), STEP);
       assertThat(run.deleted("tasks")).isEqualTo(3);
       assertThat(run.deleted("task-history")).isEqualTo(6);
       assertThat(run.batches("tasks")).as("3 tasks in batches of 2").isEqualTo(2);
@@ -67,7 +71,7 @@ class TaskRetentionTest {
       RetentionArchive.read(dir, "task-history", l -> history.add(new JsonObject(l).getString("task_id")));
       assertThat(history).hasSize(6);
     } finally {
-      await(vertx.close());
+      await(vertx.close(), STEP);
     }
   }
 
@@ -89,9 +93,5 @@ class TaskRetentionTest {
       }
     }
     return out;
-  }
-
-  private static <T> T await(Future<T> f) throws Exception {
-    return f.toCompletionStage().toCompletableFuture().get(60, TimeUnit.SECONDS);
   }
 }
