@@ -7,7 +7,6 @@ import dev.conclave.platform.testing.GrpcCalls;
 import dev.conclave.platform.testing.RawHttp;
 import dev.conclave.platform.testing.TestNode;
 import dev.conclave.proto.coven.ClientServiceGrpcClient;
-import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.grpc.common.GrpcStatus;
 import io.vertx.sqlclient.Row;

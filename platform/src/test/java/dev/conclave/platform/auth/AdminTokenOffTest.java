@@ -2,13 +2,11 @@ package dev.conclave.platform.auth;
 
 import dev.conclave.platform.server.EchoRole;
 import dev.conclave.platform.testing.TestNode;
-import io.vertx.core.Future;
 import org.junit.jupiter.api.Test;
 
 import java.nio.file.Files;
 import java.time.Duration;
 import java.util.Optional;
-import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static dev.conclave.platform.testing.Await.await;

@@ -7,7 +7,6 @@ import dev.conclave.platform.testing.TestNode;
 import dev.conclave.platform.db.PgPools;
 import dev.conclave.proto.coven.ClientServiceGrpcClient;
 import dev.conclave.proto.coven.MeResponse;
-import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.json.JsonArray;

@@ -86,7 +86,7 @@ class ClusterBindTest {
       "CONCLAVE_CLUSTER_PORT", Integer.toString(hazelcastPort), "CONCLAVE_EVENTBUS_PORT", Integer.toString(eventBusPort),
       "CONCLAVE_AUTH_SECRET", "bind-test-secret-0123456789abcdef0123"));
     try {
-      return VertxBootstrap.create(config, new NodeMetrics()).await(90, TimeUnit.SECONDS);
+      return dev.conclave.platform.testing.Await.await(VertxBootstrap.create(config, new NodeMetrics()), java.time.Duration.ofSeconds(90)); // a pool thread: see Await
     } catch (Exception e) {
       throw new IllegalStateException(e);
     }

@@ -60,7 +60,7 @@ class ClusterMembershipTest {
       "CONCLAVE_CLUSTER_PORT", Integer.toString(port), "CONCLAVE_EVENTBUS_PORT", Integer.toString(FreePorts.next()),
       "CONCLAVE_AUTH_SECRET", SECRET));
     try {
-      return VertxBootstrap.create(config, new NodeMetrics()).await(60, TimeUnit.SECONDS);
+      return dev.conclave.platform.testing.Await.await(VertxBootstrap.create(config, new NodeMetrics()), java.time.Duration.ofSeconds(60)); // a pool thread: see Await
     } catch (Exception e) {
       throw new IllegalStateException(e);
     }

@@ -10,8 +10,6 @@ import org.junit.jupiter.api.Test;
 
 import java.util.Map;
 import java.util.UUID;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
 import dev.conclave.platform.testing.Await;
 
 import static org.assertj.core.api.Assertions.assertThat;

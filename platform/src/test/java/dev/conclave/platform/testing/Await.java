@@ -4,6 +4,8 @@ import io.vertx.core.AsyncResult;
 import io.vertx.core.Future;
 
 import java.time.Duration;
+import java.util.concurrent.ForkJoinPool;
+import java.util.concurrent.ForkJoinWorkerThread;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.BooleanSupplier;
@@ -33,10 +35,11 @@ public final class Await {
   /** The future's value, or its failure thrown as it is; fails the test after {@code within}. */
   public static <T> T await(Future<T> future, Duration within) {
     try {
+      keepPoolParallelism(future, within);
       return future.await(within.toMillis(), TimeUnit.MILLISECONDS);
     } catch (TimeoutException e) {
       if (future.isComplete()) {
-        throw new AssertionError("future failed: " + e, e); // the future's own failure was a timeout
+        throw Await.<RuntimeException>asThrown(e); // the future's own failure was a timeout: as it is
       }
       throw new AssertionError("future did not complete within " + within.toMillis() + " ms");
     }
@@ -50,6 +53,7 @@ public final class Await {
   public static <T> T await(Future<T> future, Duration within, String what) {
     AsyncResult<T> outcome;
     try {
+      keepPoolParallelism(future, within);
       outcome = future.<AsyncResult<T>>transform(Future::succeededFuture).await(within.toMillis(), TimeUnit.MILLISECONDS);
     } catch (TimeoutException e) {
       throw new IllegalStateException(what + ": not done within " + within.toSeconds() + " s", e);
@@ -76,6 +80,44 @@ public final class Await {
 
   private static <T> AsyncResult<T> outcome(Future<T> future, Duration within) {
     return await(future.<AsyncResult<T>>transform(Future::succeededFuture), within);
+  }
+
+  /**
+   * On a ForkJoinPool thread (a {@code CompletableFuture.supplyAsync} that starts one of two cluster
+   * members, say), waits as a managed blocker, as {@code CompletableFuture.get} did: the pool adds a
+   * thread meanwhile, so the task this one waits for can run. The common pool has one thread on a
+   * 2-core machine; a plain await there held the second member's start until the first gave up.
+   */
+  private static void keepPoolParallelism(Future<?> future, Duration within) {
+    if (!(Thread.currentThread() instanceof ForkJoinWorkerThread) || future.isComplete()) {
+      return;
+    }
+    try {
+      ForkJoinPool.managedBlock(new ForkJoinPool.ManagedBlocker() {
+        @Override
+        public boolean block() {
+          try {
+            future.<Object>transform(Future::succeededFuture).await(within.toMillis(), TimeUnit.MILLISECONDS);
+          } catch (TimeoutException e) {
+            // the caller's await reports it
+          }
+          return true;
+        }
+
+        @Override
+        public boolean isReleasable() {
+          return future.isComplete();
+        }
+      });
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new AssertionError(e);
+    }
+  }
+
+  @SuppressWarnings("unchecked")
+  private static <E extends Throwable> E asThrown(Throwable failure) throws E {
+    throw (E) failure;
   }
 
   /** Polls {@code condition} every 10 ms until it holds; fails the test after {@code within}. */

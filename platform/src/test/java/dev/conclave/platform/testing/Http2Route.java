@@ -1,6 +1,5 @@
 package dev.conclave.platform.testing;
 
-import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.net.NetServer;
@@ -9,7 +8,6 @@ import io.vertx.core.net.SocketAddress;
 
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import static dev.conclave.platform.testing.Await.await;

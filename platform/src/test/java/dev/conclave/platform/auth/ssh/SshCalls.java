@@ -11,7 +11,6 @@ import io.vertx.grpc.client.GrpcClient;
 
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.TimeUnit;
 
 import static dev.conclave.platform.testing.Await.await;
 
