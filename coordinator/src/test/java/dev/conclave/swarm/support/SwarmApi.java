@@ -15,7 +15,6 @@ import io.vertx.ext.web.client.WebClientOptions;
 
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 
 import static dev.conclave.platform.testing.Await.await;
 

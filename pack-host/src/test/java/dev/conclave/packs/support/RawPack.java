@@ -8,7 +8,6 @@ import dev.conclave.proto.coven.PackManifest;
 import dev.conclave.proto.coven.PackServiceGrpcClient;
 import dev.conclave.proto.coven.PackWelcome;
 import dev.conclave.proto.coven.ToolDefinition;
-import io.vertx.core.Future;
 import io.vertx.grpc.client.GrpcClientRequest;
 import io.vertx.grpc.client.GrpcClientResponse;
 import io.vertx.grpc.common.GrpcStatus;
