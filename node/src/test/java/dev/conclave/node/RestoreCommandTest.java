@@ -50,9 +50,9 @@ class RestoreCommandTest {
       new RetentionWorker(vertx, PgPools.create(vertx, db, 2, 16), "gateway",
         ConversationRetention.rules(Duration.ofDays(30), 5, Duration.ofDays(30)),
         new RetentionSettings(100, Duration.ofHours(1), Optional.of(dir)), new SimpleMeterRegistry())
-        .runOnce().toCompletionStage().toCompletableFuture().get(60, TimeUnit.SECONDS);
+        .runOnce().await(60, TimeUnit.SECONDS);
     } finally {
-      vertx.close().toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
+      vertx.close().await(30, TimeUnit.SECONDS);
     }
     assertThat(query(db, rows)).hasSize(5);
 

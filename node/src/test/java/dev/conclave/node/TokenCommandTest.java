@@ -10,7 +10,6 @@ import dev.conclave.platform.db.Migrations;
 import dev.conclave.platform.db.PgPools;
 import dev.conclave.platform.db.SchemaMigration;
 import dev.conclave.platform.testing.TestDatabase;
-import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.sqlclient.Pool;
 import io.vertx.sqlclient.Row;
@@ -26,6 +25,7 @@ import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 
+import static dev.conclave.platform.testing.Await.await;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -52,7 +52,7 @@ class TokenCommandTest {
   @AfterAll
   static void stop() throws Exception {
     pool.close();
-    vertx.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+    vertx.close().await(10, TimeUnit.SECONDS);
   }
 
   @Test
@@ -123,16 +123,4 @@ class TokenCommandTest {
     return out;
   }
 
-  private static <T> T await(Future<T> f) {
-    try {
-      return f.toCompletionStage().toCompletableFuture().get(15, TimeUnit.SECONDS);
-    } catch (java.util.concurrent.ExecutionException e) {
-      if (e.getCause() instanceof RuntimeException re) {
-        throw re;
-      }
-      throw new AssertionError(e.getCause());
-    } catch (Exception e) {
-      throw new AssertionError(e);
-    }
-  }
 }

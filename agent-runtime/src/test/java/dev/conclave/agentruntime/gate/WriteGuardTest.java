@@ -53,7 +53,7 @@ class WriteGuardTest {
 
   private List<String> run(ToolGate gate, String tool, String input, AtomicInteger ran, RecordingResponse response) throws Exception {
     new BackendHandler(vertx, new OneTool(gate, tool, input, ran)).handle(RecordingResponse.message("r", "thread", "go"), response);
-    response.terminal().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+    response.terminal().await(10, TimeUnit.SECONDS);
     return response.events;
   }
 

@@ -1,9 +1,9 @@
 package dev.conclave.agentruntime.testing;
 
+import io.vertx.core.AsyncResult;
 import io.vertx.core.Future;
 
 import java.time.Duration;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.BooleanSupplier;
@@ -39,15 +39,16 @@ public final class Eventually {
 
   /** The future's value; fails the test when it failed or did not complete within {@link #LIMIT}. */
   public static <T> T result(Future<T> future) {
+    AsyncResult<T> outcome;
     try {
-      return future.toCompletionStage().toCompletableFuture().get(LIMIT.toMillis(), TimeUnit.MILLISECONDS);
-    } catch (ExecutionException e) {
-      throw new AssertionError("future failed: " + e.getCause(), e.getCause());
+      // Vert.x 5's await on the outcome, so that the future's own failure is not taken for the timeout
+      outcome = future.<AsyncResult<T>>transform(Future::succeededFuture).await(LIMIT.toMillis(), TimeUnit.MILLISECONDS);
     } catch (TimeoutException e) {
       throw new AssertionError("future did not complete within " + LIMIT.toSeconds() + " s");
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new AssertionError(e);
     }
+    if (outcome.failed()) {
+      throw new AssertionError("future failed: " + outcome.cause(), outcome.cause());
+    }
+    return outcome.result();
   }
 }

@@ -1,9 +1,9 @@
 package dev.conclave.agent.testing;
 
+import io.vertx.core.AsyncResult;
 import io.vertx.core.Future;
 
 import java.time.Duration;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.BooleanSupplier;
@@ -27,16 +27,11 @@ public final class Wait {
   }
 
   public static <T> T result(Future<T> future, Duration within) {
-    try {
-      return future.toCompletionStage().toCompletableFuture().get(within.toMillis(), TimeUnit.MILLISECONDS);
-    } catch (ExecutionException e) {
-      throw new AssertionError("future failed: " + e.getCause(), e.getCause());
-    } catch (TimeoutException e) {
-      throw new AssertionError("future did not complete within " + within.toMillis() + " ms");
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new AssertionError(e);
+    AsyncResult<T> outcome = outcome(future, within);
+    if (outcome.failed()) {
+      throw new AssertionError("future failed: " + outcome.cause(), outcome.cause());
     }
+    return outcome.result();
   }
 
   /** The future's failure; fails the test if it succeeded or did not complete within {@link #DEFAULT}. */
@@ -45,16 +40,22 @@ public final class Wait {
   }
 
   public static Throwable failure(Future<?> future, Duration within) {
+    AsyncResult<?> outcome = outcome(future, within);
+    if (outcome.succeeded()) {
+      throw new AssertionError("expected a failure, got " + outcome.result());
+    }
+    return outcome.cause();
+  }
+
+  /**
+   * Vert.x 5's {@link Future#await(long, TimeUnit)} on the outcome rather than the value, so that a
+   * failure comes back as it is and only a timeout means the wait itself ran out.
+   */
+  private static <T> AsyncResult<T> outcome(Future<T> future, Duration within) {
     try {
-      Object v = future.toCompletionStage().toCompletableFuture().get(within.toMillis(), TimeUnit.MILLISECONDS);
-      throw new AssertionError("expected a failure, got " + v);
-    } catch (ExecutionException e) {
-      return e.getCause();
+      return future.<AsyncResult<T>>transform(Future::succeededFuture).await(within.toMillis(), TimeUnit.MILLISECONDS);
     } catch (TimeoutException e) {
       throw new AssertionError("future did not complete within " + within.toMillis() + " ms");
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new AssertionError(e);
     }
   }
 

@@ -14,6 +14,7 @@ import org.junit.jupiter.api.Test;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import dev.conclave.platform.testing.Await;
 
 import static dev.conclave.swarm.support.SwarmApi.v1;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -62,8 +63,8 @@ class ProtocolValidationTest {
 
   @Test
   void theBodyMustBeAJsonObjectForTheRightOperation() {
-    rejected(SwarmApi.await(api.send(HttpMethod.POST, "/api/v1/tasks/claim", Buffer.buffer("{oops"), Map.of())), "invalid_operation", "body");
-    rejected(SwarmApi.await(api.send(HttpMethod.POST, "/api/v1/tasks/claim", Buffer.buffer("[]"), Map.of())), "invalid_operation", "body");
+    rejected(Await.await(api.send(HttpMethod.POST, "/api/v1/tasks/claim", Buffer.buffer("{oops"), Map.of())), "invalid_operation", "body");
+    rejected(Await.await(api.send(HttpMethod.POST, "/api/v1/tasks/claim", Buffer.buffer("[]"), Map.of())), "invalid_operation", "body");
     rejected(api.post("/api/v1/tasks/claim", null), "invalid_operation", "body");
     rejected(api.post("/api/v1/tasks/claim", v1().put("operation", "COMPLETE").put("agentId", "validator")), "invalid_operation", "operation");
   }

@@ -89,7 +89,7 @@ class ConcurrentClaimTest {
       work(agent, claimedBy, duplicates, completed, done);
       loops.add(done.future());
     }
-    Future.all(loops).toCompletionStage().toCompletableFuture().get(120, TimeUnit.SECONDS);
+    Future.all(loops).await(120, TimeUnit.SECONDS);
     long millis = (System.nanoTime() - t0) / 1_000_000;
     System.out.printf("concurrent claim: %d tasks, %d claimers, %d ms, %d empty claims%n", TASKS, CLAIMERS, millis, EMPTY_CLAIMS.get());
 

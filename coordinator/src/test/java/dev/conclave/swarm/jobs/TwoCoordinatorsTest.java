@@ -101,7 +101,7 @@ class TwoCoordinatorsTest {
       for (int i = 0; i < agents.size(); i++) {
         round.add(via(i).postAsync("/api/v1/tasks/claim", v1().put("agentId", agents.get(i))));
       }
-      Future.join(round).toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
+      Future.join(round).await(30, TimeUnit.SECONDS);
       List<Future<Reply>> completes = new ArrayList<>();
       more = false;
       for (int i = 0; i < agents.size(); i++) {
@@ -116,7 +116,7 @@ class TwoCoordinatorsTest {
             .put("result", SwarmApi.result("ok"))));
         }
       }
-      Future.join(completes).toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
+      Future.join(completes).await(30, TimeUnit.SECONDS);
     }
 
     assertThat(twice).isEmpty();

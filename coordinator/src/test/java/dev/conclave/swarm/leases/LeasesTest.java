@@ -217,7 +217,7 @@ class LeasesTest {
             .put("filePath", file).put("durationMs", 60_000)));
         }
       }
-      Future.join(attempts).toCompletionStage().toCompletableFuture().get(60, TimeUnit.SECONDS);
+      Future.join(attempts).await(60, TimeUnit.SECONDS);
 
       Map<String, List<String>> winners = new HashMap<>();
       Map<String, List<String>> heldBy = new HashMap<>();

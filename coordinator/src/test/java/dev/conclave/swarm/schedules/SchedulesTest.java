@@ -15,6 +15,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import dev.conclave.platform.testing.Await;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -43,7 +44,7 @@ class SchedulesTest {
   }
 
   static Reply delete(SwarmApi api, String path) {
-    return SwarmApi.await(api.send(HttpMethod.DELETE, path, null, Map.of()));
+    return Await.await(api.send(HttpMethod.DELETE, path, null, Map.of()));
   }
 
   /** The tasks of a schedule (by their uniqueKey), in creation order. */

@@ -4,7 +4,6 @@ import dev.conclave.platform.auth.PrincipalStatus;
 import dev.conclave.swarm.support.Reply;
 import dev.conclave.swarm.support.SwarmApi;
 import dev.conclave.swarm.support.SwarmNode;
-import io.vertx.core.Future;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.json.JsonArray;
@@ -21,12 +20,13 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import java.util.concurrent.TimeUnit;
 import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
+import dev.conclave.platform.testing.Await;
 
 import static dev.conclave.swarm.support.SwarmApi.v1;
 import static org.assertj.core.api.Assertions.assertThat;
+import static dev.conclave.platform.testing.Await.await;
 
 /**
  * Authentication and authorization of the swarm API: HMAC-signed requests (signed here with the
@@ -71,7 +71,7 @@ class SecurityTest {
   private static Reply signed(String agent, String secret, HttpMethod method, String target, JsonObject body, Instant at) throws Exception {
     byte[] bytes = body == null ? new byte[0] : body.toBuffer().getBytes();
     String ts = at.toString();
-    return SwarmApi.await(admin.send(method, target, body == null ? null : Buffer.buffer(bytes), Map.of(
+    return Await.await(admin.send(method, target, body == null ? null : Buffer.buffer(bytes), Map.of(
       "X-Swarm-Agent", agent, "X-Swarm-Timestamp", ts, "X-Swarm-Signature", sign(secret, ts, method.name(), target, bytes))));
   }
 
@@ -109,7 +109,7 @@ class SecurityTest {
     String ts = swarm.clock().instant().toString();
     byte[] body = v1().put("agentId", agent).put("status", "idle").toBuffer().getBytes();
     String signature = sign(secret, ts, "POST", "/api/v1/agents/" + agent + "/heartbeat", body);
-    Reply altered = SwarmApi.await(admin.send(HttpMethod.POST, "/api/v1/agents/" + agent + "/heartbeat",
+    Reply altered = Await.await(admin.send(HttpMethod.POST, "/api/v1/agents/" + agent + "/heartbeat",
       v1().put("agentId", agent).put("status", "busy").toBuffer(),
       Map.of("X-Swarm-Agent", agent, "X-Swarm-Timestamp", ts, "X-Swarm-Signature", signature)));
     assertThat(altered.status()).isEqualTo(401);
@@ -221,7 +221,7 @@ class SecurityTest {
   void aDisabledPrincipalsSwarmAgentsCanNoLongerSign() throws Exception {
     String token = swarm.memberToken("soon-disabled");
     var context = swarm.node().runtime().context();
-    UUID principal = context.tokens().authenticate(token).toCompletionStage().toCompletableFuture().get().principalId();
+    UUID principal = await(context.tokens().authenticate(token)).principalId();
     String agent = "agent-" + UUID.randomUUID().toString().substring(0, 8);
     String secret;
     try (SwarmApi owner = admin.as(token)) {
@@ -235,10 +235,6 @@ class SecurityTest {
     Reply refused = signedHeartbeat(agent, secret, swarm.clock().instant().plusMillis(1));
     assertThat(refused.status()).as(refused.toString()).isEqualTo(401);
     assertThat(refused.code()).isEqualTo("signer_revoked");
-  }
-
-  private static <T> T await(Future<T> future) throws Exception {
-    return future.toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
   }
 
   @Test

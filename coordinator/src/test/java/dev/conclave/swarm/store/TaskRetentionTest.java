@@ -8,7 +8,6 @@ import dev.conclave.platform.retention.RetentionSettings;
 import dev.conclave.platform.retention.RetentionWorker;
 import dev.conclave.platform.testing.TestDatabase;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonObject;
 import io.vertx.sqlclient.Pool;
@@ -25,15 +24,18 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.TreeSet;
-import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static dev.conclave.platform.testing.Await.await;
 
 /**
  * Retention of swarm tasks on a real database: only tasks in a terminal state, unchanged for longer
  * than the window, go, with their history, and the archive holds both.
  */
 class TaskRetentionTest {
+
+  /** The bound of each wait here (the shared one is shorter). */
+  private static final java.time.Duration STEP = java.time.Duration.ofSeconds(60);
 
   private static final List<String> STATES = List.of("blocked", "ready", "claimed", "in_progress", "needs_review", "completed",
     "pending_retry", "failed", "cancelled");
@@ -52,7 +54,7 @@ class TaskRetentionTest {
       Pool pool = PgPools.create(vertx, db, 2, 16);
       RetentionWorker worker = new RetentionWorker(vertx, pool, "swarm", List.of(TaskRetention.rule(Duration.ofDays(30))),
         new RetentionSettings(2, Duration.ofHours(1), Optional.of(dir)), new SimpleMeterRegistry());
-      RetentionWorker.Run run = await(worker.runOnce());
+      RetentionWorker.Run run = await(worker.runOnce(), STEP);
       assertThat(run.deleted("tasks")).isEqualTo(3);
       assertThat(run.deleted("task-history")).isEqualTo(6);
       assertThat(run.batches("tasks")).as("3 tasks in batches of 2").isEqualTo(2);
@@ -67,7 +69,7 @@ class TaskRetentionTest {
       RetentionArchive.read(dir, "task-history", l -> history.add(new JsonObject(l).getString("task_id")));
       assertThat(history).hasSize(6);
     } finally {
-      await(vertx.close());
+      await(vertx.close(), STEP);
     }
   }
 
@@ -89,9 +91,5 @@ class TaskRetentionTest {
       }
     }
     return out;
-  }
-
-  private static <T> T await(Future<T> f) throws Exception {
-    return f.toCompletionStage().toCompletableFuture().get(60, TimeUnit.SECONDS);
   }
 }

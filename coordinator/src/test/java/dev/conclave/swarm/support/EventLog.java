@@ -18,7 +18,7 @@ public final class EventLog implements AutoCloseable {
   public EventLog(Vertx vertx) {
     this.consumer = vertx.eventBus().consumer(Addresses.SWARM_EVENTS, msg -> events.add(msg.body()));
     try {
-      consumer.completion().toCompletionStage().toCompletableFuture().get();
+      consumer.completion().await(30, java.util.concurrent.TimeUnit.SECONDS);
     } catch (Exception e) {
       throw new IllegalStateException(e);
     }

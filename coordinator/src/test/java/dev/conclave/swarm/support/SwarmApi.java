@@ -15,7 +15,8 @@ import io.vertx.ext.web.client.WebClientOptions;
 
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
+
+import static dev.conclave.platform.testing.Await.await;
 
 /**
  * Real HTTP calls against a coordinator node, blocking (tests only). Calls carry the given bearer
@@ -69,14 +70,6 @@ public final class SwarmApi implements AutoCloseable {
     Future<HttpResponse<Buffer>> sent = body == null ? request.send() : request.sendBuffer(body);
     return sent.map(r -> new Reply(r.statusCode(), MultiMap.caseInsensitiveMultiMap().addAll(r.headers()),
       r.body() == null ? "" : r.bodyAsString()));
-  }
-
-  public static Reply await(Future<Reply> future) {
-    try {
-      return future.toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
-    } catch (Exception e) {
-      throw new IllegalStateException("HTTP call failed: " + e, e);
-    }
   }
 
   // ---- protocol shorthands (all with protocolVersion 1.0) -----------------------------------

@@ -117,9 +117,9 @@ public final class SwarmNode implements AutoCloseable {
     try {
       var context = node.runtime().context();
       Principal principal = context.principals().create(UUID.randomUUID(), PrincipalType.AGENT, name, PrincipalStatus.APPROVED,
-        List.of(Roles.MEMBER), Optional.empty()).toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+        List.of(Roles.MEMBER), Optional.empty()).await(10, TimeUnit.SECONDS);
       return context.tokens().issue(principal, Duration.ofHours(1))
-        .toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS).token();
+        .await(10, TimeUnit.SECONDS).token();
     } catch (Exception e) {
       throw new IllegalStateException("could not issue a member token", e);
     }

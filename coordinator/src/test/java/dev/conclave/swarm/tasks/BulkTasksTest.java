@@ -13,8 +13,10 @@ import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;
 import java.util.List;
+import dev.conclave.platform.testing.Await;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static dev.conclave.platform.testing.Await.await;
 
 /**
  * Operators act on many tasks at once: {@code POST /api/v1/tasks/bulk} retries, cancels or
@@ -71,7 +73,7 @@ class BulkTasksTest {
       }
       workers.add(chain);
     }
-    Future.all(workers).toCompletionStage().toCompletableFuture().join();
+    await(Future.all(workers));
     return ids;
   }
 
@@ -84,8 +86,8 @@ class BulkTasksTest {
     // two operators at once: one transaction takes all thousand, the other finds none left to retry
     Future<Reply> one = api.postAsync("/api/v1/tasks/bulk", bulk("retry", filter));
     Future<Reply> two = api.postAsync("/api/v1/tasks/bulk", bulk("retry", filter));
-    Reply a = SwarmApi.await(one);
-    Reply b = SwarmApi.await(two);
+    Reply a = Await.await(one);
+    Reply b = Await.await(two);
 
     assertThat(a.status()).as(a.toString()).isEqualTo(200);
     assertThat(b.status()).as(b.toString()).isEqualTo(200);

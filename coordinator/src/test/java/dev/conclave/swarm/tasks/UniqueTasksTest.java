@@ -15,6 +15,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.UUID;
 import java.util.stream.Collectors;
+import dev.conclave.platform.testing.Await;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -74,7 +75,7 @@ class UniqueTasksTest {
     for (int i = 0; i < 50; i++) {
       creates.add(api.postAsync("/api/v1/tasks", task("racer " + i, key)));
     }
-    List<Reply> replies = creates.stream().map(SwarmApi::await).toList();
+    List<Reply> replies = creates.stream().map(Await::await).toList();
 
     assertThat(replies).allSatisfy(r -> assertThat(r.status()).as(r.toString()).isIn(200, 201));
     assertThat(replies.stream().filter(r -> r.status() == 201)).hasSize(1);

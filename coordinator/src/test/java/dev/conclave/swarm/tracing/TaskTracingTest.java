@@ -21,6 +21,7 @@ import java.time.Duration;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import dev.conclave.platform.testing.Await;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -56,7 +57,7 @@ class TaskTracingTest {
       SwarmApi api = swarm.api();
       JsonObject task = new JsonObject().put("id", "traced").put("title", "traced work")
         .put("requiredSkills", new JsonArray().add(SKILL)).put("maxRetries", 2);
-      Reply created = SwarmApi.await(api.send(HttpMethod.POST, "/api/v1/tasks", task.toBuffer(),
+      Reply created = Await.await(api.send(HttpMethod.POST, "/api/v1/tasks", task.toBuffer(),
         Map.of("traceparent", "00-" + TRACE_ID + "-" + CLIENT_SPAN + "-01", "content-type", "application/json")));
       assertThat(created.status()).as(created.toString()).isEqualTo(201);
       assertThat(api.register("first", List.of(SKILL)).status()).isEqualTo(200);
@@ -133,7 +134,7 @@ class TaskTracingTest {
       SwarmApi api = swarm.api();
       JsonObject task = new JsonObject().put("id", "orphaned").put("title", "orphaned work")
         .put("requiredSkills", new JsonArray().add(SKILL));
-      Reply created = SwarmApi.await(api.send(HttpMethod.POST, "/api/v1/tasks", task.toBuffer(),
+      Reply created = Await.await(api.send(HttpMethod.POST, "/api/v1/tasks", task.toBuffer(),
         Map.of("traceparent", "00-" + TRACE_ID + "-" + CLIENT_SPAN + "-01")));
       assertThat(created.status()).as(created.toString()).isEqualTo(201);
       assertThat(api.register("silent", List.of(SKILL)).status()).isEqualTo(200);

@@ -113,8 +113,8 @@ public final class AgentMemoryBench {
           step.add(vertx.deployVerticle(new BenchAgent(connections.forAgent(a), address, server.token(), "mem-" + a, 0)));
         }
         try {
-          Future.all(step).toCompletionStage().toCompletableFuture().get(stepSeconds, TimeUnit.SECONDS);
-        } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+          Future.all(step).await(stepSeconds, TimeUnit.SECONDS);
+        } catch (Exception e) { // a failed registration (await throws it as it is) or the step's time out
           throw new IllegalStateException("agents " + from + " to " + Math.min(agents, from + STEP) + " did not all register within "
             + stepSeconds + " s (heap -Xmx" + maxHeap + ", server " + (server.alive() ? "running" : "gone") + ")", e);
         }
@@ -172,8 +172,8 @@ public final class AgentMemoryBench {
       System.out.printf(Locale.ROOT, "bench: %d agents registered and serving on one node with -Xmx%s, %d per connection%n", agents, maxHeap,
         streamsPerConnection);
     } finally {
-      connections.close().toCompletionStage().toCompletableFuture().get(120, TimeUnit.SECONDS);
-      vertx.close().toCompletionStage().toCompletableFuture().get(120, TimeUnit.SECONDS);
+      connections.close().await(120, TimeUnit.SECONDS);
+      vertx.close().await(120, TimeUnit.SECONDS);
       TestDatabase.deleteTree(root);
     }
   }

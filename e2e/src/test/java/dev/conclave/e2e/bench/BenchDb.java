@@ -10,6 +10,7 @@ import io.vertx.sqlclient.SqlClient;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import dev.conclave.platform.testing.Await;
 
 /** RetentionBench's SQL (retention_bench.sql), run from the benchmark's thread and awaited. */
 final class BenchDb {
@@ -34,7 +35,7 @@ final class BenchDb {
       done = binding.execute(client);
     }
     List<Row> rows = new ArrayList<>();
-    GatewayRig.await(done, LIMIT, name).forEach(rows::add);
+    Await.await(done, LIMIT, name).forEach(rows::add);
     return rows;
   }
 
@@ -47,6 +48,6 @@ final class BenchDb {
    * sent as a simple query.
    */
   static void command(SqlClient client, String command) {
-    GatewayRig.await(client.query(command).execute(), LIMIT, command);
+    Await.await(client.query(command).execute(), LIMIT, command);
   }
 }

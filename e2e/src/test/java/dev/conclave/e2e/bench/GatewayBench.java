@@ -8,7 +8,6 @@ import dev.conclave.platform.db.EmbeddedPostgresServer;
 import dev.conclave.platform.testing.FreePorts;
 import dev.conclave.platform.testing.TestDatabase;
 import io.vertx.core.DeploymentOptions;
-import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.net.SocketAddress;
 
@@ -26,6 +25,8 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
+
+import static dev.conclave.platform.testing.Await.await;
 
 /**
  * Gateway benchmark (a program, not a test). Starts the node fat jar as a real process on a fresh
@@ -60,7 +61,7 @@ public final class GatewayBench {
       results.add(bare(vertx, settings, BareEcho.Mode.UNARY));
       results.add(bare(vertx, settings, BareEcho.Mode.STREAM));
     } finally {
-      vertx.close().toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
+      vertx.close().await(30, TimeUnit.SECONDS);
       TestDatabase.deleteTree(root);
     }
     print(settings, results);
@@ -178,9 +179,5 @@ public final class GatewayBench {
     } catch (java.sql.SQLException e) {
       System.out.println("bench: pg_stat_statements not read: " + e.getMessage());
     }
-  }
-
-  private static <T> T await(Future<T> f, Duration limit, String what) {
-    return GatewayRig.await(f, limit, what);
   }
 }

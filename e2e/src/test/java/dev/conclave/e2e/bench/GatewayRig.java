@@ -17,7 +17,8 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.TimeUnit;
+
+import static dev.conclave.platform.testing.Await.await;
 
 /**
  * GatewayBench's set-up, shared with RetentionBench: the node fat jar as its own process, N echo
@@ -179,19 +180,6 @@ final class GatewayRig implements AutoCloseable {
     List<String> errors = node.logText().lines().filter(l -> l.contains(" ERROR ")).toList();
     if (!errors.isEmpty()) {
       System.out.println("bench: the node logged " + errors.size() + " ERROR lines; the first: " + errors.get(0));
-    }
-  }
-
-  static <T> T await(Future<T> f, Duration limit, String what) {
-    try {
-      return f.toCompletionStage().toCompletableFuture().get(limit.toMillis(), TimeUnit.MILLISECONDS);
-    } catch (java.util.concurrent.TimeoutException e) {
-      throw new IllegalStateException(what + ": not done within " + limit.toSeconds() + " s", e);
-    } catch (java.util.concurrent.ExecutionException e) {
-      throw new IllegalStateException(what + ": " + e.getCause().getMessage(), e.getCause());
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException(what + ": interrupted", e);
     }
   }
 

@@ -6,6 +6,7 @@ import io.vertx.sqlclient.SqlConnection;
 
 import java.time.Duration;
 import java.util.Locale;
+import dev.conclave.platform.testing.Await;
 
 /**
  * An old conversation ledger, written by SQL in a few big INSERT … SELECTs: conversations of
@@ -29,7 +30,7 @@ record LedgerSeed(int conversations, int eventsPerRequest, long deletableEvents,
   /** Seeds at least {@code events} deletable events, the node keeping {@code keep} events per conversation. */
   static LedgerSeed write(Pool pool, long events, int keep, int agents) {
     long start = System.nanoTime();
-    SqlConnection conn = GatewayRig.await(pool.getConnection(), Duration.ofSeconds(30), "seed connection");
+    SqlConnection conn = Await.await(pool.getConnection(), Duration.ofSeconds(30), "seed connection");
     try {
       BenchDb.rows(conn, "TemplateRequest");
       BenchDb.rows(conn, "TemplateEvents");
@@ -63,7 +64,7 @@ record LedgerSeed(int conversations, int eventsPerRequest, long deletableEvents,
       System.out.printf(Locale.ROOT, "seed: written and vacuumed in %.0f s%n", (System.nanoTime() - start) / 1e9);
       return seed;
     } finally {
-      GatewayRig.await(conn.close(), Duration.ofSeconds(30), "seed connection close");
+      Await.await(conn.close(), Duration.ofSeconds(30), "seed connection close");
     }
   }
 }

@@ -22,6 +22,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import dev.conclave.platform.testing.Await;
 
 /**
  * Pack tool call benchmark (a program, not a test). Starts two node processes (roles gateway and
@@ -72,8 +73,8 @@ public final class PackBench {
         results.add(bare(load, settings));
       }
     } finally {
-      load.close().toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
-      packLoop.close().toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
+      load.close().await(30, TimeUnit.SECONDS);
+      packLoop.close().await(30, TimeUnit.SECONDS);
       dev.conclave.platform.testing.TestDatabase.deleteTree(root);
     }
     PackBenchReport.print(settings, results, notes);
@@ -92,7 +93,7 @@ public final class PackBench {
       SocketAddress node2 = SocketAddress.inetSocketAddress(cluster.member(1).grpc(), "127.0.0.1");
 
       BenchPack pack = new BenchPack(packLoop, node1, packToken.join());
-      PackScenario.await(pack.register(PACK_ID, TOOL), Duration.ofSeconds(30), "pack registration");
+      Await.await(pack.register(PACK_ID, TOOL), Duration.ofSeconds(30), "pack registration");
       System.out.println("bench: pack '" + PACK_ID + "' registered on node-1 with tool '" + TOOL + "'");
       ProcCpu cpu = new ProcCpu()
         .processByThread("node-1", cluster.node(0).pid())
@@ -125,7 +126,7 @@ public final class PackBench {
       } finally {
         notes.add("the pack answered " + pack.answered() + " calls; " + pack.failedResults() + " ToolResult calls failed"
           + (pack.lost() ? "; its Register stream ENDED during the run" : ""));
-        PackScenario.await(pack.close(), Duration.ofSeconds(30), "pack close");
+        Await.await(pack.close(), Duration.ofSeconds(30), "pack close");
         // what the nodes logged while the benchmark ran (a stopping cluster logs its own farewells)
         for (int i = 0; i < 2; i++) {
           String node = "node-" + (i + 1);
@@ -197,14 +198,14 @@ public final class PackBench {
 
   private static PackScenario.Result bare(Vertx load, PackBenchSettings s) {
     int port = FreePorts.next();
-    String server = PackScenario.await(load.deployVerticle(() -> new BareToolEcho(port), new DeploymentOptions().setInstances(2)),
+    String server = Await.await(load.deployVerticle(() -> new BareToolEcho(port), new DeploymentOptions().setInstances(2)),
       Duration.ofSeconds(30), "bare echo server");
     try {
       ProcCpu cpu = new ProcCpu().self("bench JVM");
       return new PackScenario(load, s).run("bare gRPC echo", "bare", List.of(SocketAddress.inetSocketAddress(port, "127.0.0.1")), null, TOOL,
         cpu, Map::of);
     } finally {
-      PackScenario.await(load.undeploy(server), Duration.ofSeconds(30), "undeploy");
+      Await.await(load.undeploy(server), Duration.ofSeconds(30), "undeploy");
     }
   }
 

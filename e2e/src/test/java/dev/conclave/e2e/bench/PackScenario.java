@@ -10,8 +10,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
+
+import static dev.conclave.platform.testing.Await.await;
 
 /**
  * One scenario of {@link PackBench}: connects N {@link ToolCallAgent}s to its server(s), runs the
@@ -105,19 +106,6 @@ final class PackScenario {
     Map<String, Double> out = new java.util.LinkedHashMap<>();
     after.forEach((k, v) -> out.put(k, v - before.getOrDefault(k, 0.0)));
     return out;
-  }
-
-  static <T> T await(Future<T> f, Duration limit, String what) {
-    try {
-      return f.toCompletionStage().toCompletableFuture().get(limit.toMillis(), TimeUnit.MILLISECONDS);
-    } catch (java.util.concurrent.TimeoutException e) {
-      throw new IllegalStateException(what + ": not done within " + limit.toSeconds() + " s", e);
-    } catch (java.util.concurrent.ExecutionException e) {
-      throw new IllegalStateException(what + ": " + e.getCause().getMessage(), e.getCause());
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException(what + ": interrupted", e);
-    }
   }
 
   static void sleep(Duration d) {

@@ -14,6 +14,7 @@ import java.util.Map;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import dev.conclave.platform.testing.Await;
 
 /**
  * Turns the node's gateway retention worker off and on without restarting the node: while the
@@ -48,7 +49,7 @@ final class PurgeWatch implements AutoCloseable {
   /** Takes the worker's lock before the node starts, so that nothing is deleted until {@link #release}. */
   PurgeWatch(Pool pool) {
     this.pool = pool;
-    this.lock = GatewayRig.await(pool.getConnection(), Duration.ofSeconds(30), "lock connection");
+    this.lock = Await.await(pool.getConnection(), Duration.ofSeconds(30), "lock connection");
     hold();
   }
 
@@ -159,6 +160,6 @@ final class PurgeWatch implements AutoCloseable {
   @Override
   public void close() {
     ticks.shutdownNow();
-    GatewayRig.await(lock.close(), Duration.ofSeconds(30), "lock connection close");
+    Await.await(lock.close(), Duration.ofSeconds(30), "lock connection close");
   }
 }

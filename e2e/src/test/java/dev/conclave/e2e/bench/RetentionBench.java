@@ -17,6 +17,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
+import dev.conclave.platform.testing.Await;
 
 /**
  * What conversation retention costs live traffic (a program, not a test). One node as GatewayBench
@@ -95,10 +96,10 @@ public final class RetentionBench {
         if (watch[0] != null) {
           watch[0].close();
         }
-        GatewayRig.await(pool.close(), Duration.ofSeconds(30), "pool close");
+        Await.await(pool.close(), Duration.ofSeconds(30), "pool close");
       }
     } finally {
-      vertx.close().toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
+      vertx.close().await(30, TimeUnit.SECONDS);
       TestDatabase.deleteTree(root);
     }
   }

@@ -41,7 +41,7 @@ final class ServeCheck {
       for (int w = 0; w < Math.min(inFlight, agentIds.size()); w++) {
         workers.add(worker(vertx, client, node, "Bearer " + adminToken, agentIds, latencies, next));
       }
-      Future.all(workers).toCompletionStage().toCompletableFuture().get(REQUEST_LIMIT_MS * (agentIds.size() / inFlight + 2), TimeUnit.MILLISECONDS);
+      Future.all(workers).await(REQUEST_LIMIT_MS * (agentIds.size() / inFlight + 2), TimeUnit.MILLISECONDS);
     } finally {
       client.close();
     }

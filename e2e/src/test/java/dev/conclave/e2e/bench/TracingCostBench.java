@@ -83,7 +83,7 @@ public final class TracingCostBench {
         }
       }
     } finally {
-      vertx.close().toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
+      vertx.close().await(30, TimeUnit.SECONDS);
       TestDatabase.deleteTree(root);
     }
     print(shapes, tracings, runs);

@@ -76,7 +76,7 @@ class ClientCliAccessIT {
       }
     }
     if (vertx != null) {
-      vertx.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+      vertx.close().await(10, TimeUnit.SECONDS);
     }
     if (node != null) {
       node.terminate(Duration.ofSeconds(30));

@@ -57,7 +57,7 @@ public final class BridgeBench {
       List<ResilientAgent> agents = new ArrayList<>();
       for (int i = 0; i < conversations; i++) {
         ResilientAgent a = new ResilientAgent(vertx, grpc, cluster.grpcPorts(), cluster.member(0).grpc(), agentToken, "bb-" + i, 0);
-        a.start().toCompletionStage().toCompletableFuture().get(60, TimeUnit.SECONDS);
+        a.start().await(60, TimeUnit.SECONDS);
         agents.add(a);
       }
       Recorder bridge = new Recorder();
@@ -69,7 +69,7 @@ public final class BridgeBench {
         String address = "conclave.events.conversation.bb-" + (s % conversations);
         int port = cluster.member(s % 3).http();
         WebSocket ws = wsClient.connect(new WebSocketConnectOptions().setHost("127.0.0.1").setPort(port).setURI("/eventbus/websocket"))
-          .toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+          .await(10, TimeUnit.SECONDS);
         ws.textMessageHandler(text -> {
           JsonObject frame = new JsonObject(text);
           JsonObject body = frame.getJsonObject("body");
@@ -92,10 +92,10 @@ public final class BridgeBench {
       }
       SocketAddress node2 = SocketAddress.inetSocketAddress(cluster.member(1).grpc(), "127.0.0.1");
       for (int c = 0; c < conversations; c++) {
-        var req = grpc.request(node2, ClientServiceGrpcClient.StreamEvents).toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+        var req = grpc.request(node2, ClientServiceGrpcClient.StreamEvents).await(10, TimeUnit.SECONDS);
         req.headers().set("authorization", "Bearer " + admin);
         req.end(StreamEventsRequest.newBuilder().setConversationKey("bb-" + c).build());
-        req.response().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS).handler((ClientStreamEvent e) -> {
+        req.response().await(10, TimeUnit.SECONDS).handler((ClientStreamEvent e) -> {
           if (measuring[0]) {
             streams.record(e.getTimestamp());
           }
@@ -114,7 +114,7 @@ public final class BridgeBench {
       measuring[0] = true;
       long start = System.nanoTime();
       stopAt[0] = start + seconds * 1_000_000_000L;
-      Future.all(loops).toCompletionStage().toCompletableFuture().get(seconds + 60L, TimeUnit.SECONDS);
+      Future.all(loops).await(seconds + 60L, TimeUnit.SECONDS);
       Thread.sleep(1000);
       measuring[0] = false;
       double elapsed = (System.nanoTime() - start) / 1e9;
@@ -129,7 +129,7 @@ public final class BridgeBench {
       BenchMain.requireCompleted("events delivered to StreamEvents followers while measuring", streams.count());
       agents.forEach(ResilientAgent::stop);
       grpc.close();
-      vertx.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+      vertx.close().await(10, TimeUnit.SECONDS);
     }
   }
 

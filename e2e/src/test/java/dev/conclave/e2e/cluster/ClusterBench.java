@@ -70,7 +70,7 @@ public final class ClusterBench {
       long registering = System.nanoTime();
       for (int from = 0; from < agentCount; from += REGISTRATION_BATCH) {
         List<Future<Void>> batch = agents.subList(from, Math.min(agentCount, from + REGISTRATION_BATCH)).stream().map(ResilientAgent::start).toList();
-        Future.all(batch).toCompletionStage().toCompletableFuture().get(120, TimeUnit.SECONDS);
+        Future.all(batch).await(120, TimeUnit.SECONDS);
       }
       System.out.printf("%d agents registered on node-1 in %d ms%n", agentCount, (System.nanoTime() - registering) / 1_000_000);
 
@@ -103,9 +103,9 @@ public final class ClusterBench {
         + "one request through each completed %d ms after the kill (slowest of those: %.1f ms)%n",
         agentCount, reRegisteredMs, servingMs, after[after.length - 1] / 1e6);
       agents.forEach(ResilientAgent::stop);
-      connections.close().toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
+      connections.close().await(30, TimeUnit.SECONDS);
       grpc.close();
-      vertx.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+      vertx.close().await(10, TimeUnit.SECONDS);
     }
   }
 
@@ -115,10 +115,10 @@ public final class ClusterBench {
     Map<String, Promise<Void>> waiting = new ConcurrentHashMap<>();
     for (int c = 0; c < concurrency; c++) {
       String key = "bench-" + c;
-      var req = grpc.request(node, ClientServiceGrpcClient.StreamEvents).toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+      var req = grpc.request(node, ClientServiceGrpcClient.StreamEvents).await(10, TimeUnit.SECONDS);
       req.headers().set("authorization", "Bearer " + admin);
       req.end(StreamEventsRequest.newBuilder().setConversationKey(key).build());
-      req.response().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS).handler((ClientStreamEvent e) -> {
+      req.response().await(10, TimeUnit.SECONDS).handler((ClientStreamEvent e) -> {
         if (e.hasDone() || e.hasError()) {
           Promise<Void> p = waiting.remove(key);
           if (p != null && e.hasDone()) {
@@ -138,7 +138,7 @@ public final class ClusterBench {
       String key = "bench-" + c;
       loops.add(loop(vertx, grpc, node, admin, key, tag, waiting, latencies, next, total));
     }
-    Future.all(loops).toCompletionStage().toCompletableFuture().get(300, TimeUnit.SECONDS);
+    Future.all(loops).await(300, TimeUnit.SECONDS);
     long elapsed = System.nanoTime() - start;
     Arrays.sort(latencies);
     long[] out = Arrays.copyOf(latencies, total + 1);

@@ -32,6 +32,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static dev.conclave.platform.testing.Await.await;
 
 /**
  * Three real node processes on 127.0.0.1, one Hazelcast cluster, one PostgreSQL. Assertions are
@@ -39,6 +40,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class ClusterIT {
+
+  /** The bound of each cluster step this test and its neighbours wait for. */
+  static final java.time.Duration STEP = java.time.Duration.ofSeconds(60);
 
   static Cluster cluster;
   private static Vertx vertx;
@@ -62,7 +66,7 @@ class ClusterIT {
   @AfterAll
   static void stop() throws Exception {
     grpc.close();
-    vertx.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+    vertx.close().await(10, TimeUnit.SECONDS);
     cluster.close();
   }
 
@@ -72,16 +76,16 @@ class ClusterIT {
 
   private static ResilientAgent agent(String id, String token, int firstNode, long delayMs) {
     ResilientAgent a = new ResilientAgent(vertx, grpc, cluster.grpcPorts(), cluster.member(firstNode).grpc(), token, id, delayMs);
-    await(a.start());
+    await(a.start(), STEP);
     return a;
   }
 
   private static BlockingQueue<ClientStreamEvent> follow(int node, String key, String since) {
     BlockingQueue<ClientStreamEvent> events = new LinkedBlockingQueue<>();
-    var req = await(grpc.request(SocketAddress.inetSocketAddress(cluster.member(node).grpc(), "127.0.0.1"), ClientServiceGrpcClient.StreamEvents));
+    var req = await(grpc.request(SocketAddress.inetSocketAddress(cluster.member(node).grpc(), "127.0.0.1"), ClientServiceGrpcClient.StreamEvents), STEP);
     req.headers().set("authorization", "Bearer " + admin);
     req.end(StreamEventsRequest.newBuilder().setConversationKey(key).setSinceEventId(since).build());
-    await(req.response()).handler(events::add);
+    await(req.response(), STEP).handler(events::add);
     return events;
   }
 
@@ -187,7 +191,7 @@ class ClusterIT {
     vertx.cancelTimer(timer);
     for (Future<?> f : inProgress) {
       try {
-        f.toCompletionStage().toCompletableFuture().get(60, TimeUnit.SECONDS);
+        f.await(60, TimeUnit.SECONDS);
       } catch (Exception ignored) {
         // counted in failed
       }
@@ -237,15 +241,15 @@ class ClusterIT {
       agents.add(a);
       starting.add(a.start());
     }
-    starting.forEach(ClusterIT::await);
+    starting.forEach(f -> await(f, STEP));
     assertThat(agents).allSatisfy(a -> assertThat(a.servedBy()).isEqualTo("node-1"));
 
     ResilientClient client = new ResilientClient(vertx, grpc, cluster.grpcPorts(), admin, 1);
     List<String> inFlight = new ArrayList<>();
     List<String> queued = new ArrayList<>();
     for (int i = 0; i < 50; i++) {
-      inFlight.add(await(client.send("fleet-" + i, "slow job", "fleet-" + i + "-a")).getMessageId());
-      queued.add(await(client.send("fleet-" + i, "next job", "fleet-" + i + "-b")).getMessageId());
+      inFlight.add(await(client.send("fleet-" + i, "slow job", "fleet-" + i + "-a"), STEP).getMessageId());
+      queued.add(await(client.send("fleet-" + i, "next job", "fleet-" + i + "-b"), STEP).getMessageId());
     }
     for (int i = 0; i < 50; i++) {
       String id = inFlight.get(i);
@@ -298,13 +302,5 @@ class ClusterIT {
     assertThat(listAgents(2)).isEqualTo(listed);
     System.out.println("failover: 50 agents serving again " + failoverMs + " ms after kill -9");
     agents.forEach(ResilientAgent::stop);
-  }
-
-  static <T> T await(Future<T> f) {
-    try {
-      return f.toCompletionStage().toCompletableFuture().get(60, TimeUnit.SECONDS);
-    } catch (Exception e) {
-      throw new AssertionError("operation failed: " + e, e);
-    }
   }
 }

@@ -27,6 +27,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import dev.conclave.platform.testing.Await;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -72,7 +73,7 @@ class NetnsClusterIT {
     } finally {
       waiters.shutdownNow();
       grpc.close();
-      vertx.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+      vertx.close().await(10, TimeUnit.SECONDS);
       System.out.println("netns cluster: test took " + (System.nanoTime() - began) / 1_000_000 + " ms, teardown included");
     }
   }
@@ -110,13 +111,13 @@ class NetnsClusterIT {
       agents.add(ResilientAgent.at(vertx, grpc, endpoints, first[i % 4], token, id, 10)
         .answerWith(request -> GatewayOps.answerText(id, request)));
     }
-    agents.forEach(a -> ClusterIT.await(a.start()));
+    agents.forEach(a -> Await.await(a.start(), ClusterIT.STEP));
     // every agent serves before the kill, through the pod it is not on when possible
     ResilientClient warm = new ResilientClient(vertx, grpc, endpoints, 2, admin);
     List<CompletableFuture<Long>> before = new ArrayList<>();
     try (DoneWatch watch = new DoneWatch(grpc, endpoints.get(2), admin)) {
       for (int i = 0; i < agents.size(); i++) {
-        ClusterIT.await(watch.follow("netns-" + i));
+        Await.await(watch.follow("netns-" + i), ClusterIT.STEP);
       }
       for (int i = 0; i < agents.size(); i++) {
         int n = i;
@@ -137,7 +138,7 @@ class NetnsClusterIT {
     // the client learns of each answer as a client does, from StreamEvents opened before the kill
     DoneWatch watch = new DoneWatch(grpc, survivors.get(0), admin);
     for (ResilientAgent a : moved) {
-      ClusterIT.await(watch.follow(a.agentId()));
+      Await.await(watch.follow(a.agentId()), ClusterIT.STEP);
     }
 
     long killedAt = System.nanoTime();
@@ -191,7 +192,7 @@ class NetnsClusterIT {
     long deadline = System.nanoTime() + limit.toNanos();
     int attempt = 0;
     while (System.nanoTime() < deadline) {
-      String id = ClusterIT.await(client.send(key, "ping " + tag, tag + "-" + attempt++)).getMessageId();
+      String id = Await.await(client.send(key, "ping " + tag, tag + "-" + attempt++), ClusterIT.STEP).getMessageId();
       Optional<String> terminal = Optional.empty();
       while (terminal.isEmpty() && System.nanoTime() < deadline) {
         Optional<Long> done = watch.doneAt(id, 2_000);
@@ -215,7 +216,7 @@ class NetnsClusterIT {
         req.headers().set("authorization", "Bearer " + admin);
         req.timeout(5, TimeUnit.SECONDS);
         return req.send(GetEventsRequest.newBuilder().setConversationKey(key).setLimit(500).build());
-      }).compose(resp -> resp.last()).toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS).getEventsList();
+      }).compose(resp -> resp.last()).await(10, TimeUnit.SECONDS).getEventsList();
       return events.stream()
         .filter(e -> List.of("done", "error", "cancelled").contains(e.getRawTransport()))
         .filter(e -> e.getRawPayloadRef().equals("request/" + id))

@@ -20,6 +20,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
 
+import static dev.conclave.platform.testing.Await.await;
+
 /**
  * A storm, shared by {@link ScaleBench} and {@code ScaleStormIT}: 3 node processes over one
  * PostgreSQL, {@link StormFleet}'s agents spread evenly over them, {@link StormClient}s keeping a
@@ -71,7 +73,7 @@ final class StormRun {
         return storm(cluster, vertx, admin, token);
       } finally {
         try {
-          vertx.close().toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
+          vertx.close().await(30, TimeUnit.SECONDS);
         } catch (TimeoutException e) {
           out.println("Vert.x did not close within 30 s");
         }
@@ -106,7 +108,7 @@ final class StormRun {
         c.stop();
       }
       try {
-        fleet.stop().toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
+        fleet.stop().await(30, TimeUnit.SECONDS);
       } catch (TimeoutException e) {
         out.println("the agents did not all stop within 30 s; closing Vert.x under them");
       }
@@ -294,16 +296,6 @@ final class StormRun {
 
   private Duration limit(int n) {
     return settings.phaseLimit().plusMillis(n * 20L);
-  }
-
-  static <T> T await(Future<T> f, Duration limit, String what) throws Exception {
-    try {
-      return f.toCompletionStage().toCompletableFuture().get(limit.toMillis(), TimeUnit.MILLISECONDS);
-    } catch (TimeoutException e) {
-      throw new IllegalStateException(what + ": not done within " + limit.toSeconds() + " s");
-    } catch (java.util.concurrent.ExecutionException e) {
-      throw new IllegalStateException(what + " failed: " + e.getCause(), e.getCause());
-    }
   }
 
   private static long ms(long since) {

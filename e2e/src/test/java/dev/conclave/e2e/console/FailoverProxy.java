@@ -15,6 +15,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import static dev.conclave.platform.testing.Await.await;
+
 /**
  * What a Kubernetes Service is to the browser: one origin (127.0.0.1 and a port of its own) in
  * front of the nodes. Each TCP connection (HTTP, WebSocket, anything) is forwarded byte for byte to
@@ -38,7 +40,7 @@ final class FailoverProxy implements AutoCloseable {
     this.client = vertx.createNetClient(new NetClientOptions().setConnectTimeout(2000));
     this.port = FreePorts.next();
     this.server = vertx.createNetServer().connectHandler(this::accept);
-    await(server.listen(port, "127.0.0.1"));
+    await(server.listen(port, "127.0.0.1"), java.time.Duration.ofSeconds(10), "the failover proxy start");
   }
 
   /** The browser's origin. */
@@ -87,17 +89,9 @@ final class FailoverProxy implements AutoCloseable {
   @Override
   public void close() {
     try {
-      vertx.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+      vertx.close().await(10, TimeUnit.SECONDS);
     } catch (Exception e) {
       // best effort: the JVM ends soon after
-    }
-  }
-
-  private static <T> T await(Future<T> f) {
-    try {
-      return f.toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
-    } catch (Exception e) {
-      throw new IllegalStateException("the failover proxy did not start", e);
     }
   }
 }

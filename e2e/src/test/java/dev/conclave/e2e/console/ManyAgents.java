@@ -44,7 +44,7 @@ final class ManyAgents implements AutoCloseable {
       for (int i = start; i < Math.min(to, start + parallel); i++) {
         batch.add(register(id(i)));
       }
-      Future.all(batch).toCompletionStage().toCompletableFuture().get(60, TimeUnit.SECONDS);
+      Future.all(batch).await(60, TimeUnit.SECONDS);
     }
   }
 

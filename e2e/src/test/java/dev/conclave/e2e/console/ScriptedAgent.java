@@ -58,7 +58,7 @@ final class ScriptedAgent implements AutoCloseable {
 
   /** Connects and registers; returns the node that holds the stream. */
   String start(Duration limit) throws Exception {
-    return client.start().toCompletionStage().toCompletableFuture().get(limit.toMillis(), TimeUnit.MILLISECONDS).serverId();
+    return client.start().await(limit.toMillis(), TimeUnit.MILLISECONDS).serverId();
   }
 
   /** The chunk {@code i} (1-based) of a streamed reply. */
@@ -162,10 +162,14 @@ final class ScriptedAgent implements AutoCloseable {
   @Override
   public void close() {
     try {
-      client.stop().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+      client.stop().await(10, TimeUnit.SECONDS);
     } catch (Exception e) {
       System.err.println("the scripted agent did not stop cleanly: " + e);
     }
-    vertx.close().toCompletionStage().toCompletableFuture().orTimeout(10, TimeUnit.SECONDS).exceptionally(e -> null).join();
+    try {
+      vertx.close().await(10, TimeUnit.SECONDS);
+    } catch (Exception e) {
+      // best effort, as the stop above
+    }
   }
 }

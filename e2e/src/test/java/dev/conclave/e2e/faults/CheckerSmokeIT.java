@@ -72,7 +72,7 @@ class CheckerSmokeIT {
         throw t;
       } finally {
         grpc.close();
-        vertx.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+        vertx.close().await(10, TimeUnit.SECONDS);
         System.out.println("checker smoke: took " + ms(began) + " ms");
       }
     }

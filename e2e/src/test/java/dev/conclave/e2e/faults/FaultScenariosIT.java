@@ -79,7 +79,7 @@ class FaultScenariosIT {
     try {
       cluster.dumpLogs(Path.of("target", "fault-scenarios-logs"));
       grpc.close();
-      vertx.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+      vertx.close().await(10, TimeUnit.SECONDS);
     } finally {
       cluster.close();
       say("summary:\n  " + summary.entrySet().stream().map(e -> e.getKey() + ": " + e.getValue()).collect(Collectors.joining("\n  ")));

@@ -18,9 +18,10 @@ import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+
+import static dev.conclave.platform.testing.Await.await;
 
 /**
  * Steady gateway traffic for a fault test, every step recorded in a {@link History}
@@ -98,7 +99,7 @@ public final class GatewayLoad {
       load.agents.add(agent);
       registered.add(agent.start());
     }
-    await(Future.all(registered), Duration.ofSeconds(60));
+    await(Future.all(registered), Duration.ofSeconds(60), "load generator");
     for (int i = 0; i < settings.agents(); i++) {
       String key = load.agents.get(i).agentId();
       EventFollower f = new EventFollower(vertx, grpc, endpoints, i + 1, adminToken, key, "follower-" + (i % settings.followers()), history);
@@ -230,14 +231,6 @@ public final class GatewayLoad {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new IllegalStateException(e);
-    }
-  }
-
-  static <T> T await(Future<T> f, Duration d) {
-    try {
-      return f.toCompletionStage().toCompletableFuture().get(d.toMillis(), TimeUnit.MILLISECONDS);
-    } catch (Exception e) {
-      throw new IllegalStateException("load generator: " + e, e);
     }
   }
 }

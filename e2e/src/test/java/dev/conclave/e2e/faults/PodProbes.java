@@ -165,11 +165,11 @@ final class PodProbes {
         req.headers().set("authorization", "Bearer " + admin);
         return req.send(ClientSendMessageRequest.newBuilder().setConversationKey(conversation).setContent("probe")
           .setIdempotencyKey(idempotencyKey).build());
-      }).compose(r -> r.last()).toCompletionStage().toCompletableFuture().get(15, TimeUnit.SECONDS);
+      }).compose(r -> r.last()).await(15, TimeUnit.SECONDS);
       history.ok(invoke, Map.of(GatewayOps.MESSAGE_ID, response.getMessageId(), GatewayOps.STATUS, response.getStatus()));
       return "OK";
     } catch (Exception e) {
-      Throwable c = e.getCause() != null ? e.getCause() : e;
+      Throwable c = e; // await throws the call's own failure
       history.info(invoke, Map.of(GatewayOps.ERROR, String.valueOf(c)));
       return c instanceof InvalidStatusException ise ? ise.actualStatus().name() : c.getClass().getSimpleName();
     }

@@ -18,6 +18,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Consumer;
+import dev.conclave.platform.testing.Await;
 
 /**
  * Swarm traffic for a fault test, every call recorded in a {@link History} ({@link SwarmOps}):
@@ -85,7 +86,7 @@ public final class SwarmLoad {
         tasks.add(new JsonObject().put("id", settings.prefix() + "-" + i).put("title", "load task " + i)
           .put("requiredSkills", new JsonArray().add(skill())));
       }
-      HttpResponse<Buffer> r = GatewayLoad.await(post(0, "/api/v1/tasks", new JsonObject().put("tasks", tasks)), Duration.ofSeconds(60));
+      HttpResponse<Buffer> r = Await.await(post(0, "/api/v1/tasks", new JsonObject().put("tasks", tasks)), Duration.ofSeconds(60), "load generator");
       if (r.statusCode() != 201) {
         history.fail(create, Map.of(SwarmOps.ERROR, r.statusCode() + " " + r.bodyAsString()));
         throw new IllegalStateException("creating tasks: " + r.statusCode() + " " + r.bodyAsString());
@@ -244,11 +245,15 @@ public final class SwarmLoad {
 
   /** Waits until every claimer found nothing left to claim; false if {@code timeout} passed first. */
   public boolean awaitDone(Duration timeout) {
+    Future<?> all = Future.all(loops);
     try {
-      Future.all(loops).toCompletionStage().toCompletableFuture().get(timeout.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
+      all.await(timeout.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
       return true;
     } catch (java.util.concurrent.TimeoutException e) {
-      return false;
+      if (!all.isComplete()) {
+        return false;
+      }
+      throw new IllegalStateException("swarm load: " + e, e);
     } catch (Exception e) {
       throw new IllegalStateException("swarm load: " + e, e);
     }

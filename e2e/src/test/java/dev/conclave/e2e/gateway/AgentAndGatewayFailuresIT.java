@@ -40,7 +40,7 @@ class AgentAndGatewayFailuresIT {
 
   @AfterEach
   void tearDown() throws Exception {
-    vertx.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+    vertx.close().await(10, TimeUnit.SECONDS);
     TestDatabase.deleteTree(root);
   }
 

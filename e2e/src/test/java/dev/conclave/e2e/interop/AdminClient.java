@@ -17,6 +17,7 @@ import io.vertx.grpc.common.GrpcStatus;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
+import dev.conclave.platform.testing.Await;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -92,13 +93,13 @@ final class AdminClient implements AutoCloseable {
 
   /** A GET that must answer 200. */
   HttpResponse<Buffer> get(String path) {
-    HttpResponse<Buffer> r = RequestFeed.await(web.get(httpPort, "127.0.0.1", path).putHeader("authorization", authorization).send());
+    HttpResponse<Buffer> r = Await.await(web.get(httpPort, "127.0.0.1", path).putHeader("authorization", authorization).send());
     assertThat(r.statusCode()).as("GET %s: %s", path, r.bodyAsString()).isEqualTo(200);
     return r;
   }
 
   HttpResponse<Buffer> post(String path, JsonObject body) {
-    return RequestFeed.await(postAsync(path, body));
+    return Await.await(postAsync(path, body));
   }
 
   /** A POST not waited for: a burst of them reaches the node together. */
@@ -110,7 +111,7 @@ final class AdminClient implements AutoCloseable {
   public void close() throws Exception {
     web.close();
     grpc.close();
-    vertx.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+    vertx.close().await(10, TimeUnit.SECONDS);
   }
 
   private static void sleep(long ms) {

@@ -130,7 +130,7 @@ class LocalClusterTlsIT {
       if (agent != null) {
         agent.close();
       }
-      vertx.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+      vertx.close().await(10, TimeUnit.SECONDS);
       started.addAll(script.descendants().toList());
       script.toHandle().destroy();
       if (!script.waitFor(2, TimeUnit.MINUTES)) {

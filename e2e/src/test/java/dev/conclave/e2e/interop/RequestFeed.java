@@ -14,6 +14,8 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 
+import static dev.conclave.platform.testing.Await.await;
+
 /**
  * What a client following a conversation with {@code StreamEvents} sees of one request: the
  * conversation is replayed from its first event, and the feed starts right after the request's
@@ -95,14 +97,6 @@ final class RequestFeed implements AutoCloseable {
   public void close() {
     if (!end.isDone()) {
       call.cancel();
-    }
-  }
-
-  static <T> T await(io.vertx.core.Future<T> f) {
-    try {
-      return f.toCompletionStage().toCompletableFuture().get(15, TimeUnit.SECONDS);
-    } catch (Exception e) {
-      throw new AssertionError("operation failed: " + e, e);
     }
   }
 }

@@ -245,7 +245,7 @@ class SharedChannelCancelIT {
   /** Waits for the answers of a burst, whatever they are: some reach a stream already gone. */
   private static void settle(List<Future<HttpResponse<Buffer>>> sent) {
     try {
-      Future.join(sent).toCompletionStage().toCompletableFuture().handle((v, e) -> null).get(STEP.toSeconds(), TimeUnit.SECONDS);
+      Future.join(sent).otherwiseEmpty().await(STEP.toSeconds(), TimeUnit.SECONDS); // answered, whatever the answers
     } catch (Exception e) {
       throw new AssertionError("the injections were not answered within " + STEP.toSeconds() + " s", e);
     }

@@ -81,7 +81,7 @@ class SshAgentInteropIT {
     try {
       if (grpc != null) {
         grpc.close();
-        vertx.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+        vertx.close().await(10, TimeUnit.SECONDS);
       }
       if (admin != null) {
         admin.close();

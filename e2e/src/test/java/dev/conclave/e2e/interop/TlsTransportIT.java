@@ -89,7 +89,7 @@ class TlsTransportIT {
         grpc.close();
       }
       if (vertx != null) {
-        vertx.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+        vertx.close().await(10, TimeUnit.SECONDS);
       }
     } finally {
       if (node != null) {

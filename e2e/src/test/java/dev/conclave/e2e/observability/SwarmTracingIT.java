@@ -117,7 +117,7 @@ class SwarmTracingIT {
       }
     } finally {
       http.close();
-      vertx.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+      vertx.close().await(10, TimeUnit.SECONDS);
     }
   }
 
@@ -136,7 +136,7 @@ class SwarmTracingIT {
     if (traceparent != null) {
       request.putHeader("traceparent", traceparent);
     }
-    HttpResponse<Buffer> response = request.sendJsonObject(body).toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
+    HttpResponse<Buffer> response = request.sendJsonObject(body).await(30, TimeUnit.SECONDS);
     assertThat(response.statusCode()).as(response.bodyAsString()).isEqualTo(expected);
     return response.bodyAsJsonObject();
   }

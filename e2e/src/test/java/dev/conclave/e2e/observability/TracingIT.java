@@ -93,7 +93,7 @@ class TracingIT {
               }
             }).build())
           .build();
-        assertThat(pack.start().toCompletionStage().toCompletableFuture().get(60, TimeUnit.SECONDS).liveTools()).containsExactly(TOOL);
+        assertThat(pack.start().await(60, TimeUnit.SECONDS).liveTools()).containsExactly(TOOL);
         agent = new ToolCallingAgent(vertx, grpc, nodes, 1, cluster.agentToken(AGENT), AGENT, TOOL);
         agent.start();
         ToolCallingAgent a = agent;
@@ -140,10 +140,10 @@ class TracingIT {
         agent.close();
       }
       if (pack != null) {
-        pack.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+        pack.close().await(10, TimeUnit.SECONDS);
       }
       grpc.close();
-      vertx.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+      vertx.close().await(10, TimeUnit.SECONDS);
     }
   }
 
@@ -217,7 +217,7 @@ class TracingIT {
       req.headers().set("authorization", "Bearer " + admin);
       req.headers().set("traceparent", "00-" + traceId + "-" + CLIENT_SPAN + "-01");
       return req.send(ClientSendMessageRequest.newBuilder().setConversationKey(AGENT).setContent("use the tool").setIdempotencyKey(key).build());
-    }).compose(resp -> resp.last()).toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
+    }).compose(resp -> resp.last()).await(30, TimeUnit.SECONDS);
     return sent.getMessageId();
   }
 
@@ -229,7 +229,7 @@ class TracingIT {
         List<Event> events = grpc.request(node, ClientServiceGrpcClient.GetEvents).compose(req -> {
           req.headers().set("authorization", "Bearer " + admin);
           return req.send(GetEventsRequest.newBuilder().setConversationKey(AGENT).setLimit(500).build());
-        }).compose(resp -> resp.last()).toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS).getEventsList();
+        }).compose(resp -> resp.last()).await(10, TimeUnit.SECONDS).getEventsList();
         events.stream().filter(e -> List.of("done", "error", "cancelled").contains(e.getRawTransport()))
           .filter(e -> e.getRawPayloadRef().equals("request/" + requestId)).findFirst().ifPresent(e -> kind[0] = e.getRawTransport());
         return kind[0] != null;

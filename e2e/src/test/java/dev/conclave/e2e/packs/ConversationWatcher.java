@@ -18,6 +18,7 @@ import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import dev.conclave.platform.testing.Await;
 
 /**
  * A client following one conversation on one node with {@code StreamEvents} (live, from now on),
@@ -36,8 +37,7 @@ final class ConversationWatcher implements AutoCloseable {
   ConversationWatcher(Vertx vertx, int grpcPort, String token, String conversationKey) {
     this.grpc = new GrpcCalls(vertx, grpcPort);
     this.authorization = GrpcCalls.bearer(token);
-    this.call = ToolAgent.await(grpc.open(ClientServiceGrpcClient.StreamEvents, authorization).toCompletionStage().toCompletableFuture(),
-      Duration.ofSeconds(10), "StreamEvents");
+    this.call = Await.await(grpc.open(ClientServiceGrpcClient.StreamEvents, authorization), Duration.ofSeconds(10), "StreamEvents");
     call.response().onComplete(ar -> {
       if (ar.failed()) {
         end.complete("failed: " + ar.cause());

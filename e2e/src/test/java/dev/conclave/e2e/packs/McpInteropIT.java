@@ -63,7 +63,7 @@ class McpInteropIT {
         grpc.close();
       }
       if (vertx != null) {
-        vertx.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+        vertx.close().await(10, TimeUnit.SECONDS);
       }
     } finally {
       try {

@@ -73,7 +73,7 @@ class PackClusterIT {
         grpc.close();
       }
       if (vertx != null) {
-        vertx.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+        vertx.close().await(10, TimeUnit.SECONDS);
       }
     } finally {
       if (cluster != null) {

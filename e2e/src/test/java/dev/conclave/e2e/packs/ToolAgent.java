@@ -23,6 +23,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import dev.conclave.platform.testing.Await;
 
 /**
  * A Java Coven agent on a real AgentStream (Vert.x gRPC client) that uses pack tools: it registers
@@ -46,8 +47,8 @@ public final class ToolAgent implements AutoCloseable {
 
   /** Connects to a node, registers and waits for the Welcome; fails the test on anything else. */
   public static ToolAgent register(Vertx vertx, GrpcClient client, int grpcPort, String token, String agentId, List<String> capabilities) {
-    GrpcClientRequest<AgentMessage, ServerMessage> req = await(client.request(SocketAddress.inetSocketAddress(grpcPort, "127.0.0.1"),
-      CovenControlGrpcClient.AgentStream).toCompletionStage().toCompletableFuture(), Duration.ofSeconds(10), "open AgentStream");
+    GrpcClientRequest<AgentMessage, ServerMessage> req = Await.await(client.request(SocketAddress.inetSocketAddress(grpcPort, "127.0.0.1"),
+      CovenControlGrpcClient.AgentStream), Duration.ofSeconds(10), "open AgentStream");
     req.headers().set("authorization", "Bearer " + token);
     ToolAgent agent = new ToolAgent(vertx, req);
     req.response().onComplete(ar -> {

@@ -41,14 +41,14 @@ class SessionFlowsIT {
   @AfterAll
   static void stop() throws Exception {
     http.close();
-    vertx.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+    vertx.close().await(10, TimeUnit.SECONDS);
     cluster.close();
   }
 
   private static JsonObject lifecycle(String agentId, String to) throws Exception {
     var r = http.post(cluster.httpPort(0), "127.0.0.1", "/api/v1/gateway/agents/" + agentId + "/lifecycle")
       .bearerTokenAuthentication(cluster.adminToken()).sendJsonObject(new JsonObject().put("to", to).put("reason", "e2e"))
-      .toCompletionStage().toCompletableFuture().get(15, TimeUnit.SECONDS);
+      .await(15, TimeUnit.SECONDS);
     assertThat(r.statusCode()).as(r.bodyAsString()).isEqualTo(200);
     return r.bodyAsJsonObject();
   }

@@ -81,14 +81,14 @@ final class BareClaims implements AutoCloseable {
     Pool pool = PgBuilder.pool().with(new PoolOptions().setMaxSize(poolSize).setShared(false))
       .connectingTo(db.connectOptions()).using(vertx).build();
     vertx.deployVerticle(() -> new Server(pool, port), new DeploymentOptions().setInstances(instances))
-      .toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
+      .await(30, TimeUnit.SECONDS);
     return new BareClaims(vertx, pool);
   }
 
   @Override
   public void close() throws Exception {
-    pool.close().toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
-    vertx.close().toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
+    pool.close().await(30, TimeUnit.SECONDS);
+    vertx.close().await(30, TimeUnit.SECONDS);
   }
 
   /** One event loop's HTTP server and batch. */

@@ -66,7 +66,7 @@ final class HttpClaimers {
       loop(agent, completed, empty, limit, deadline, done);
       loops.add(done.future());
     }
-    Future.all(loops).toCompletionStage().toCompletableFuture().get(budget.toSeconds() + 60, TimeUnit.SECONDS);
+    Future.all(loops).await(budget.toSeconds() + 60, TimeUnit.SECONDS);
     return new Result(completed.get(), empty.get(), Duration.ofNanos(System.nanoTime() - t0));
   }
 

@@ -154,7 +154,7 @@ public final class SwarmBench {
   /** The batch-size metric's count and sum, from the node's /metrics (Prometheus text). */
   private static double[] scrapedBatches(HttpClaimers http) {
     try {
-      String text = http.get("/metrics").toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
+      String text = http.get("/metrics").await(30, TimeUnit.SECONDS);
       double[] out = {0, 0};
       for (String line : text.split("\n")) {
         if (line.startsWith(MetricNames.SWARM_BATCH_SIZE + "_count")) {
@@ -179,7 +179,7 @@ public final class SwarmBench {
       JsonObject agent = new JsonObject().put("id", "bench-agent-" + i).put("name", "bench " + i).put("type", "custom")
         .put("capabilities", new JsonObject().put("skills", new JsonArray()));
       int status = http.post("/api/v1/agents/register", new JsonObject().put("protocolVersion", "1.0").put("agent", agent))
-        .toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS).statusCode();
+        .await(30, TimeUnit.SECONDS).statusCode();
       if (status != 200) {
         throw new IllegalStateException("register failed: " + status);
       }
@@ -338,7 +338,7 @@ public final class SwarmBench {
     for (int from = 0; from < tasks; from += 1000) {
       JsonArray batch = tasks(prefix, from, Math.min(tasks, from + 1000));
       int status = http.post("/api/v1/tasks", new JsonObject().put("tasks", batch))
-        .toCompletionStage().toCompletableFuture().get(60, TimeUnit.SECONDS).statusCode();
+        .await(60, TimeUnit.SECONDS).statusCode();
       if (status != 201) {
         throw new IllegalStateException("creating tasks failed: " + status);
       }

@@ -119,7 +119,7 @@ class TokenManagementTest {
 
   private static HttpResponse<Buffer> send(HttpRequest<Buffer> request, JsonObject body) {
     try {
-      return (body == null ? request.send() : request.sendJsonObject(body)).toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+      return (body == null ? request.send() : request.sendJsonObject(body)).await(10, TimeUnit.SECONDS);
     } catch (Exception e) {
       throw new AssertionError(e);
     }

@@ -17,7 +17,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 
 import static dev.conclave.gateway.support.SessionSocket.op;
@@ -125,7 +124,7 @@ class SessionSocketOriginTest {
     List<String> done = new ArrayList<>();
     SessionSocket s;
     try {
-      s = SessionSocket.connect(gw.vertx(), gw.node().httpPort(), headers).toCompletionStage().toCompletableFuture().get(15, TimeUnit.SECONDS);
+      s = SessionSocket.connect(gw.vertx(), gw.node().httpPort(), headers).await(15, TimeUnit.SECONDS);
     } catch (Exception e) {
       return done;
     }
@@ -167,22 +166,18 @@ class SessionSocketOriginTest {
   /** "opened", or "refused STATUS CODE". */
   private static String upgrade(Map<String, String> headers) {
     try {
-      SessionSocket s = SessionSocket.connect(gw.vertx(), gw.node().httpPort(), headers).toCompletionStage().toCompletableFuture()
-        .get(15, TimeUnit.SECONDS);
+      SessionSocket s = SessionSocket.connect(gw.vertx(), gw.node().httpPort(), headers).await(15, TimeUnit.SECONDS);
       s.close();
       return "opened";
-    } catch (ExecutionException e) {
-      if (e.getCause() instanceof UpgradeRejectedException rejected) {
-        String body = rejected.getBody() == null ? "{}" : rejected.getBody().toString();
-        String code;
-        try {
-          code = new JsonObject(body).getString("code");
-        } catch (RuntimeException notJson) {
-          code = body;
-        }
-        return "refused " + rejected.getStatus() + " " + code;
+    } catch (UpgradeRejectedException rejected) { // await throws the upgrade's own failure
+      String body = rejected.getBody() == null ? "{}" : rejected.getBody().toString();
+      String code;
+      try {
+        code = new JsonObject(body).getString("code");
+      } catch (RuntimeException notJson) {
+        code = body;
       }
-      throw new AssertionError("upgrade failed: " + e, e);
+      return "refused " + rejected.getStatus() + " " + code;
     } catch (Exception e) {
       throw new AssertionError("upgrade failed: " + e, e);
     }

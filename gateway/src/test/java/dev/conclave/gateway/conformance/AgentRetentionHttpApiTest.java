@@ -115,7 +115,7 @@ class AgentRetentionHttpApiTest {
 
   private static HttpResponse<Buffer> send(HttpRequest<Buffer> request, JsonObject body) {
     try {
-      return (body == null ? request.send() : request.sendJsonObject(body)).toCompletionStage().toCompletableFuture().get(15, TimeUnit.SECONDS);
+      return (body == null ? request.send() : request.sendJsonObject(body)).await(15, TimeUnit.SECONDS);
     } catch (Exception e) {
       throw new AssertionError(e);
     }

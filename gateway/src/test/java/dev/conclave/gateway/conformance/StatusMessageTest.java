@@ -64,8 +64,8 @@ class StatusMessageTest {
   private static String rawMessageOf(GetEventsRequest request, String token) throws Exception {
     var response = gw.grpc().open(ClientServiceGrpcClient.GetEvents, GrpcCalls.bearer(token))
       .compose(r -> r.send(request))
-      .toCompletionStage().toCompletableFuture().get(20, TimeUnit.SECONDS);
-    response.last().toCompletionStage().handle((v, e) -> null).toCompletableFuture().get(20, TimeUnit.SECONDS);
+      .await(20, TimeUnit.SECONDS);
+    response.last().otherwiseEmpty().await(20, TimeUnit.SECONDS); // the end, failed or not
     assertThat(response.status()).isNotEqualTo(GrpcStatus.OK);
     String raw = response.headers().get("grpc-message");
     return raw != null ? raw : response.trailers().get("grpc-message");

@@ -126,7 +126,7 @@ class ConversationExportTest {
         r.exceptionHandler(ended::tryFail);
         return r;
       }));
-      Throwable cut = ended.future().toCompletionStage().toCompletableFuture().handle((v, e) -> e).get(15, TimeUnit.SECONDS);
+      Throwable cut = ended.future().transform(ar -> io.vertx.core.Future.succeededFuture(ar.cause())).await(15, TimeUnit.SECONDS);
       assertThat(cut).as("the response did not end cleanly after %s bytes", body.length()).isNotNull();
       String whole = body.toString().substring(0, body.toString().lastIndexOf('\n') + 1);
       List<Long> seqs = new ArrayList<>();

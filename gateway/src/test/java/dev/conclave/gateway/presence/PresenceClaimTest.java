@@ -11,10 +11,11 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import dev.conclave.platform.testing.Await;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static dev.conclave.platform.testing.Await.await;
 
 /**
  * Claiming an agent's presence: a newer session (a higher epoch) replaces an older one, never the
@@ -33,7 +34,7 @@ class PresenceClaimTest {
 
   @AfterAll
   static void stop() throws Exception {
-    vertx.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+    vertx.close().await(10, TimeUnit.SECONDS);
   }
 
   @Test
@@ -54,7 +55,7 @@ class PresenceClaimTest {
     PresenceEntry older = entry("late-older", "node-a", 1);
     await(presence.claim(newer));
 
-    Throwable refused = failure(presence.claim(older));
+    Throwable refused = Await.failure(presence.claim(older));
 
     assertThat(refused).as("the older session's claim").isInstanceOfSatisfying(ConclaveException.class,
       e -> assertThat(e.code()).isEqualTo("superseded"));
@@ -64,18 +65,5 @@ class PresenceClaimTest {
   private static PresenceEntry entry(String agentId, String node, long epoch) {
     return new PresenceEntry(agentId, UUID.nameUUIDFromBytes(agentId.getBytes()), node, epoch, agentId, List.of(), List.of(),
       AgentMetadata.getDefaultInstance(), Instant.parse("2026-12-05T22:00:00Z"));
-  }
-
-  private static <T> T await(io.vertx.core.Future<T> f) throws Exception {
-    return f.toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
-  }
-
-  private static Throwable failure(io.vertx.core.Future<?> f) throws Exception {
-    try {
-      Object value = await(f);
-      return new AssertionError("claimed, replacing " + (value instanceof Optional<?> o ? o : value));
-    } catch (ExecutionException e) {
-      return e.getCause();
-    }
   }
 }

@@ -8,7 +8,6 @@ import dev.conclave.platform.retention.RetentionSettings;
 import dev.conclave.platform.retention.RetentionWorker;
 import dev.conclave.platform.testing.TestDatabase;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.sqlclient.Pool;
 import org.junit.jupiter.api.AfterEach;
@@ -23,9 +22,9 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static dev.conclave.platform.testing.Await.await;
 
 /**
  * Retention overridden per agent (agent_retention), on a real database, time compressed by rows
@@ -35,6 +34,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  * requests follow its window, and clearing the override brings the agent back to the setting.
  */
 class AgentRetentionTest {
+
+  /** The bound of each wait here (the shared one is shorter). */
+  private static final java.time.Duration STEP = java.time.Duration.ofSeconds(60);
 
   private static final int KEEP = 10;
 
@@ -66,7 +68,7 @@ class AgentRetentionTest {
 
   @AfterEach
   void tearDown() throws Exception {
-    await(vertx.close());
+    await(vertx.close(), STEP);
   }
 
   @Test
@@ -74,7 +76,7 @@ class AgentRetentionTest {
     override("brief", 1, null);
     override("few", 1, 3);
     override("hoarder", null, 80);
-    RetentionWorker.Run run = await(worker(7).runOnce());
+    RetentionWorker.Run run = await(worker(7).runOnce(), STEP);
     assertThat(counts()).containsExactly(
       "brief:c:91-100:10",   // its 1-day window, the setting's 10 kept
       "few:c:98-100:3",      // its 1-day window and its 3 kept
@@ -84,19 +86,19 @@ class AgentRetentionTest {
     assertThat(query("SELECT right(id::text, 2) FROM gateway.requests ORDER BY id")).as("brief's request follows its 1-day window")
       .containsExactly("c1");
     assertThat(run.deleted("requests")).isEqualTo(1);
-    RetentionWorker.Run again = await(worker(7).runOnce());
+    RetentionWorker.Run again = await(worker(7).runOnce(), STEP);
     assertThat(again.deleted("events") + again.deleted("requests")).as("a second run").isZero();
   }
 
   @Test
   void clearingAnOverrideReturnsTheAgentToTheSetting() throws Exception {
     AgentRetentionStore store = new AgentRetentionStore(pool);
-    await(store.set("brief", Optional.of(1), Optional.of(0), Optional.empty()));
-    assertThat(await(store.find("brief")).orElseThrow().conversationDays()).contains(1);
-    await(store.set("brief", Optional.empty(), Optional.empty(), Optional.empty()));
-    assertThat(await(store.find("brief")).orElseThrow().conversationDays()).isEmpty();
-    assertThat(await(store.find("nobody"))).as("no such agent").isEmpty();
-    await(worker(50).runOnce());
+    await(store.set("brief", Optional.of(1), Optional.of(0), Optional.empty()), STEP);
+    assertThat(await(store.find("brief"), STEP).orElseThrow().conversationDays()).contains(1);
+    await(store.set("brief", Optional.empty(), Optional.empty(), Optional.empty()), STEP);
+    assertThat(await(store.find("brief"), STEP).orElseThrow().conversationDays()).isEmpty();
+    assertThat(await(store.find("nobody"), STEP)).as("no such agent").isEmpty();
+    await(worker(50).runOnce(), STEP);
     assertThat(counts()).containsExactly("brief:c:1-100:100", "few:c:1-100:100", "hoarder:c:91-100:10", "usual:c:1-100:100");
     assertThat(query("SELECT right(id::text, 2) FROM gateway.requests ORDER BY id")).containsExactly("b1", "c1");
   }
@@ -138,9 +140,5 @@ class AgentRetentionTest {
       }
     }
     return out;
-  }
-
-  private static <T> T await(Future<T> f) throws Exception {
-    return f.toCompletionStage().toCompletableFuture().get(60, TimeUnit.SECONDS);
   }
 }

@@ -8,7 +8,6 @@ import dev.conclave.platform.retention.RetentionSettings;
 import dev.conclave.platform.retention.RetentionWorker;
 import dev.conclave.platform.testing.TestDatabase;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.sqlclient.Pool;
 import org.junit.jupiter.api.AfterEach;
@@ -25,9 +24,9 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static dev.conclave.platform.testing.Await.await;
 
 /**
  * Conversation retention on a real database, time compressed by rows written with old timestamps:
@@ -36,6 +35,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  * (same rows, same seqs), and a second restore adds nothing.
  */
 class ConversationRetentionTest {
+
+  /** The bound of each wait here (the shared one is shorter). */
+  private static final java.time.Duration STEP = java.time.Duration.ofSeconds(60);
 
   private static final int KEEP = 50;
 
@@ -93,12 +95,12 @@ class ConversationRetentionTest {
 
   @AfterEach
   void tearDown() throws Exception {
-    await(vertx.close());
+    await(vertx.close(), STEP);
   }
 
   @Test
   void deletesOldEventsButKeepsTheLatestAndThoseUnfinishedRequestsNeed() throws Exception {
-    RetentionWorker.Run run = await(worker(10, Optional.empty()).runOnce());
+    RetentionWorker.Run run = await(worker(10, Optional.empty()).runOnce(), STEP);
     assertThat(run.deleted("events")).isEqualTo(120);
     assertThat(run.batches("events")).as("120 rows in batches of 10, the last one empty").isEqualTo(13);
     assertThat(run.deleted("requests")).isEqualTo(2);
@@ -109,7 +111,7 @@ class ConversationRetentionTest {
     assertThat(run.deleted("approvals") + run.deleted("request-tool-calls") + run.deleted("questions")).as("d1's").isEqualTo(3);
     assertThat(query("SELECT conversation_key FROM gateway.approvals UNION ALL SELECT conversation_key FROM gateway.tool_calls "
       + "UNION ALL SELECT conversation_key FROM gateway.questions")).containsOnly("A").hasSize(3);
-    RetentionWorker.Run again = await(worker(10, Optional.empty()).runOnce());
+    RetentionWorker.Run again = await(worker(10, Optional.empty()).runOnce(), STEP);
     assertThat(again.deleted("events") + again.deleted("requests")).as("a second run").isZero();
   }
 
@@ -121,20 +123,20 @@ class ConversationRetentionTest {
     List<String> requestsBefore = query(requestsOfD);
     List<String> detailsBefore = query(DETAILS_OF_D);
     assertThat(detailsBefore).hasSize(3);
-    await(worker(7, Optional.of(dir)).runOnce());
+    await(worker(7, Optional.of(dir)).runOnce(), STEP);
     assertThat(query(rowsOfA)).hasSize(KEEP);
     assertThat(query(requestsOfD)).hasSize(1);
 
     ConversationRestore.Archived archivedA = ConversationRestore.read(dir, "A");
     assertThat(archivedA.events()).hasSize(70);
-    ConversationRestore.Result first = await(archivedA.restore(pool));
+    ConversationRestore.Result first = await(archivedA.restore(pool), STEP);
     assertThat(first.restoredEvents()).isEqualTo(70);
     assertThat(query(rowsOfA)).as("every row of A as it was, in seq order").isEqualTo(before);
-    ConversationRestore.Result second = await(ConversationRestore.read(dir, "A").restore(pool));
+    ConversationRestore.Result second = await(ConversationRestore.read(dir, "A").restore(pool), STEP);
     assertThat(second.restoredEvents()).isZero();
     assertThat(query(rowsOfA)).isEqualTo(before);
 
-    ConversationRestore.Result d = await(ConversationRestore.read(dir, "D").restore(pool));
+    ConversationRestore.Result d = await(ConversationRestore.read(dir, "D").restore(pool), STEP);
     assertThat(d.restoredEvents()).isEqualTo(50);
     assertThat(d.restoredRequests()).isEqualTo(1);
     assertThat(query(requestsOfD)).isEqualTo(requestsBefore);
@@ -176,9 +178,5 @@ class ConversationRetentionTest {
       }
     }
     return out;
-  }
-
-  private static <T> T await(Future<T> f) throws Exception {
-    return f.toCompletionStage().toCompletableFuture().get(60, TimeUnit.SECONDS);
   }
 }

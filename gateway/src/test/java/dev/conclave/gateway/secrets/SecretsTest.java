@@ -51,6 +51,7 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static dev.conclave.platform.testing.Await.await;
 
 /**
  * Secrets end to end on a real node: admins set them over HTTP, each agent's Welcome carries the
@@ -288,10 +289,6 @@ class SecretsTest {
   private static HttpResponse<Buffer> send(HttpRequest<Buffer> request, String token, JsonObject body) {
     request.putHeader("authorization", "Bearer " + token);
     return await(body == null ? request.send() : request.sendJsonObject(body));
-  }
-
-  private static <T> T await(io.vertx.core.Future<T> f) {
-    return GatewayFixture.await(f);
   }
 
   private static void sleep(long ms) {

@@ -7,6 +7,7 @@ import dev.conclave.proto.coven.ClientServiceGrpcClient;
 import dev.conclave.proto.coven.StreamEventsRequest;
 import io.vertx.grpc.client.GrpcClientRequest;
 import io.vertx.grpc.common.GrpcStatus;
+import dev.conclave.platform.testing.Await;
 
 /** ClientService calls as one principal. */
 public final class Clients {
@@ -51,12 +52,12 @@ public final class Clients {
       req.setSinceEventId(sinceEventId);
     }
     GrpcClientRequest<StreamEventsRequest, dev.conclave.proto.coven.ClientStreamEvent> request =
-      RawAgent.await(grpc.open(ClientServiceGrpcClient.StreamEvents, authorization()));
+      Await.await(grpc.open(ClientServiceGrpcClient.StreamEvents, authorization()));
     EventTap tap = new EventTap(request);
     request.end(req.build());
     // the gateway answers with headers once the stream is live (or with a refusal): wait for that,
     // so that what the test sends next is followed
-    RawAgent.await(request.response());
+    Await.await(request.response());
     return tap;
   }
 }

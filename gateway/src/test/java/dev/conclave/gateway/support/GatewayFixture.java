@@ -16,6 +16,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
+import dev.conclave.platform.testing.Await;
 
 /** A real node running the gateway role, plus a client-side Vert.x to talk to it over the wire. */
 public final class GatewayFixture implements AutoCloseable {
@@ -118,18 +119,18 @@ public final class GatewayFixture implements AutoCloseable {
   public void close() {
     grpc.close();
     try {
-      vertx.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+      vertx.close().await(10, TimeUnit.SECONDS);
     } catch (Exception ignored) {
       // best effort
     }
     node.close();
   }
 
+  /**
+   * The shared {@link Await#await(io.vertx.core.Future)}; kept under this name because many gateway,
+   * node and pack-host tests (and branches in flight) call it. New code calls {@code Await.await}.
+   */
   public static <T> T await(io.vertx.core.Future<T> f) {
-    try {
-      return f.toCompletionStage().toCompletableFuture().get(15, TimeUnit.SECONDS);
-    } catch (Exception e) {
-      throw new AssertionError("operation failed: " + e, e);
-    }
+    return Await.await(f);
   }
 }

@@ -8,7 +8,6 @@ import dev.conclave.proto.coven.MessageResponse;
 import dev.conclave.proto.coven.RegisterAgent;
 import dev.conclave.proto.coven.ServerMessage;
 import dev.conclave.proto.coven.Welcome;
-import io.vertx.core.Future;
 
 import io.vertx.core.buffer.Buffer;
 import io.vertx.grpc.client.GrpcClient;
@@ -25,6 +24,8 @@ import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+
+import static dev.conclave.platform.testing.Await.await;
 
 /**
  * A scripted Coven agent on a real AgentStream: the test decides every message it sends and reads
@@ -224,14 +225,6 @@ public final class RawAgent implements AutoCloseable {
       } catch (RuntimeException ignored) {
         // already gone
       }
-    }
-  }
-
-  static <T> T await(Future<T> f) {
-    try {
-      return f.toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
-    } catch (Exception e) {
-      throw new AssertionError("operation failed: " + e, e);
     }
   }
 

@@ -67,7 +67,7 @@ class AgentStreamRotationTest {
         assertThat(agent.connection()).as("and on the same connection").isSameAs(connection);
       }
     } finally {
-      vertx.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+      vertx.close().await(10, TimeUnit.SECONDS);
     }
   }
 

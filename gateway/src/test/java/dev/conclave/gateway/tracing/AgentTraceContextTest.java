@@ -88,7 +88,7 @@ class AgentTraceContextTest {
       }).compose(r -> r.last().map(body -> {
         assertThat(r.status()).isEqualTo(GrpcStatus.OK);
         return body;
-      })).toCompletionStage().toCompletableFuture().get(20, TimeUnit.SECONDS);
+      })).await(20, TimeUnit.SECONDS);
       assertThat(response.getMessageId()).isNotEmpty();
     } catch (Exception e) {
       throw new AssertionError("SendMessage failed", e);

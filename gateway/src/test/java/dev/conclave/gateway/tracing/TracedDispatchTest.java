@@ -140,7 +140,7 @@ class TracedDispatchTest {
       }).compose(r -> r.last().map(body -> {
         assertThat(r.status()).isEqualTo(GrpcStatus.OK);
         return body;
-      })).toCompletionStage().toCompletableFuture().get(20, TimeUnit.SECONDS);
+      })).await(20, TimeUnit.SECONDS);
       return response.getMessageId();
     } catch (Exception e) {
       throw new AssertionError("SendMessage failed", e);

@@ -90,7 +90,7 @@ class AuthorizationMatrixTest {
         String actual;
         try {
           actual = probe.run().apply(f, who);
-        } catch (RuntimeException | AssertionError e) {
+        } catch (Exception | AssertionError e) { // await throws a failed call's own exception, checked or not
           actual = "probe failed: " + e.getMessage();
         }
         table.append(' ').append(abbreviate(actual));

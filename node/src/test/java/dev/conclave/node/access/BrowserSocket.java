@@ -8,7 +8,6 @@ import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 
 import java.util.Map;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
@@ -41,13 +40,13 @@ final class BrowserSocket implements AutoCloseable {
     }
     headers.forEach(options::addHeader);
     try {
-      return client.connect(options).map(ws -> new BrowserSocket(client, ws)).toCompletionStage().toCompletableFuture().get(15, TimeUnit.SECONDS);
-    } catch (ExecutionException e) {
+      return client.connect(options).map(ws -> new BrowserSocket(client, ws)).await(15, TimeUnit.SECONDS);
+    } catch (UpgradeRejectedException rejected) {
       client.close();
-      if (e.getCause() instanceof UpgradeRejectedException rejected && rejected.getStatus() < 500) {
+      if (rejected.getStatus() < 500) {
         return null;
       }
-      throw new AssertionError("upgrade " + path + " failed: " + e, e);
+      throw new AssertionError("upgrade " + path + " failed: " + rejected, rejected);
     } catch (Exception e) {
       client.close();
       throw new AssertionError("upgrade " + path + " failed: " + e, e);

@@ -33,7 +33,6 @@ import dev.conclave.proto.coven.StreamEventsRequest;
 import dev.conclave.proto.coven.ToolApprovalRequest;
 import dev.conclave.proto.coven.ToolDefinition;
 import dev.conclave.proto.coven.UpdateBindingRequest;
-import io.vertx.core.Future;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
@@ -54,6 +53,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BiFunction;
 
+import static dev.conclave.platform.testing.Await.await;
 import static dev.conclave.node.access.MatrixFixture.AGENT_ID;
 import static dev.conclave.node.access.MatrixFixture.ALLOWED;
 import static dev.conclave.node.access.MatrixFixture.DENIED;
@@ -632,13 +632,6 @@ final class Probes {
     }
   }
 
-  private static <T> T await(Future<T> f) {
-    try {
-      return f.toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
-    } catch (Exception e) {
-      throw new AssertionError(e);
-    }
-  }
 
   private static String fingerprint() {
     byte[] b = new byte[32];

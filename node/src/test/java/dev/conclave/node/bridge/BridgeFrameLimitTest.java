@@ -164,8 +164,7 @@ class BridgeFrameLimitTest {
   private static HttpResponse<Buffer> post(String path, String body) {
     var request = http.post(node.httpPort(), "127.0.0.1", path).putHeader("content-type", "text/plain");
     try {
-      return (body == null ? request.send() : request.sendBuffer(Buffer.buffer(body))).toCompletionStage().toCompletableFuture()
-        .get(30, TimeUnit.SECONDS);
+      return (body == null ? request.send() : request.sendBuffer(Buffer.buffer(body))).await(30, TimeUnit.SECONDS);
     } catch (Exception e) {
       throw new AssertionError(e);
     }
@@ -193,7 +192,7 @@ class BridgeFrameLimitTest {
         s.closeHandler(v -> closed.complete(s.closeStatusCode()));
         s.exceptionHandler(e -> { });
       })
-      .toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+      .await(10, TimeUnit.SECONDS);
     return new Socket(socket, received, closed);
   }
 }

@@ -50,7 +50,7 @@ final class BridgeSocketClient implements AutoCloseable {
       // the handlers are set as the socket opens, on its event loop: set later, from this thread, a
       // frame or the close of a socket the node refuses at once (a limit) could come first and be lost
       return client.connect(options).map(ws -> new BridgeSocketClient(client, ws))
-        .toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+        .await(10, TimeUnit.SECONDS);
     } catch (Exception e) {
       throw new AssertionError("could not open a bridge socket", e);
     }
@@ -65,7 +65,7 @@ final class BridgeSocketClient implements AutoCloseable {
     headers.forEach(options::addHeader);
     try {
       return client.connect(options).map(ws -> new BridgeSocketClient(client, ws))
-        .toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+        .await(10, TimeUnit.SECONDS);
     } catch (Exception e) {
       throw new AssertionError("could not open a bridge socket", e);
     }

@@ -122,7 +122,7 @@ class BridgeTest {
     var ws = client.webSocket().textMessageHandler(received::add)
       .connect(new io.vertx.core.http.WebSocketConnectOptions().setHost("127.0.0.1").setPort(node.httpPort())
         .setURI("/eventbus/123/" + UUID.randomUUID().toString().substring(0, 8) + "/websocket").addHeader("cookie", login(ownerToken)))
-      .toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+      .await(10, TimeUnit.SECONDS);
     try {
       assertThat(received.poll(10, TimeUnit.SECONDS)).isEqualTo("o");
       ws.writeTextMessage(new io.vertx.core.json.JsonArray().add(new JsonObject().put("type", "register")

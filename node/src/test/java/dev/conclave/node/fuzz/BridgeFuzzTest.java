@@ -74,7 +74,7 @@ class BridgeFuzzTest {
       .setURI(c.sockjs() ? "/eventbus/123/" + Integer.toHexString(SENTINELS.incrementAndGet() + 0x10000000) + "/websocket" : "/eventbus/websocket");
     WebSocket ws;
     try {
-      ws = client.connect(options).toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+      ws = client.connect(options).await(10, TimeUnit.SECONDS);
     } catch (Exception e) {
       found.add("could not open a socket", e.toString());
       found.close();

@@ -150,7 +150,7 @@ class ClientMistakesTest {
       if (response.status() != null) {
         return response.status();
       }
-      response.end().toCompletionStage().toCompletableFuture().handle((v, e) -> v).get(seconds, TimeUnit.SECONDS);
+      response.end().otherwiseEmpty().await(seconds, TimeUnit.SECONDS); // the end, failed or not: the status is what counts
       return response.status();
     }
 
@@ -177,10 +177,9 @@ class ClientMistakesTest {
 
   private static Register register(GrpcCalls grpc, String token, PackManifest manifest) throws Exception {
     GrpcClientRequest<PackManifest, ExecuteToolRequest> request = grpc.open(PackServiceGrpcClient.Register, GrpcCalls.bearer(token))
-      .toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+      .await(10, TimeUnit.SECONDS);
     request.end(manifest);
-    GrpcClientResponse<PackManifest, ExecuteToolRequest> response = request.response().toCompletionStage().toCompletableFuture()
-      .get(10, TimeUnit.SECONDS);
+    GrpcClientResponse<PackManifest, ExecuteToolRequest> response = request.response().await(10, TimeUnit.SECONDS);
     response.handler(call -> { });
     response.exceptionHandler(e -> { });
     return new Register(request, response);

@@ -292,7 +292,7 @@ final class FuzzNode {
     try {
       agent.close();
       grpc.close();
-      vertx.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+      vertx.close().await(10, TimeUnit.SECONDS);
     } catch (Exception ignored) {
       // best effort at JVM exit
     }

@@ -103,9 +103,9 @@ class SessionFuzzTest {
     String admitted = admitted(c);
     WebSocket ws;
     try {
-      ws = client.connect(options).toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+      ws = client.connect(options).await(10, TimeUnit.SECONDS);
     } catch (Exception e) {
-      Throwable cause = e.getCause() != null ? e.getCause() : e;
+      Throwable cause = e; // await throws the upgrade's own failure
       if (!(cause instanceof UpgradeRejectedException rejected) || rejected.getStatus() >= 500) {
         found.add("the upgrade failed: " + (cause instanceof UpgradeRejectedException r ? r.getStatus() : cause.getClass().getSimpleName()),
           cause.toString());

@@ -53,7 +53,7 @@ class SwarmCommandsTest {
         heartbeats.add(m.body().copy().put("receivedNanos", System.nanoTime()));
       }
     });
-    events.completion().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+    events.completion().await(10, TimeUnit.SECONDS);
     SwarmFixture.Program agent = f.start("cmd-agent", Map.of(AgentSettings.BACKEND, "claude-cli", AgentSettings.COMMAND, claude.toString(),
       AgentSettings.MODE, "auto", AgentSettings.SKILLS, "ops"), c -> c.withHeartbeats(IDLE, Duration.ofSeconds(2)));
 

@@ -1,5 +1,6 @@
 package dev.conclave.node.swarm;
 
+import dev.conclave.platform.testing.Await;
 import dev.conclave.agentruntime.app.AgentRuntime;
 import dev.conclave.agentruntime.config.AgentSettings;
 import dev.conclave.agentruntime.config.RuntimeConfig;
@@ -40,6 +41,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 import java.util.function.UnaryOperator;
 
+
 /**
  * A node running all three roles and agent programs ({@link AgentRuntime}, in this JVM, each on a
  * thread of its own) working its swarm; the admin's HTTP calls to the coordinator and the gateway.
@@ -72,10 +74,10 @@ final class SwarmFixture implements AutoCloseable {
   /** A new approved agent principal, owned by the admin (who approves its tools); its token. */
   String agentToken(String name) {
     var ctx = node.runtime().context();
-    UUID admin = ctx.tokens().authenticate(node.adminToken()).toCompletionStage().toCompletableFuture().join().principalId();
-    Principal p = ctx.principals().create(UUID.randomUUID(), PrincipalType.AGENT, name + "-" + UUID.randomUUID(),
-      PrincipalStatus.APPROVED, java.util.List.of(), Optional.empty(), Optional.of(admin)).toCompletionStage().toCompletableFuture().join();
-    return ctx.tokens().issue(p, Duration.ofHours(1)).toCompletionStage().toCompletableFuture().join().token();
+    UUID admin = Await.await(ctx.tokens().authenticate(node.adminToken())).principalId();
+    Principal p = Await.await(ctx.principals().create(UUID.randomUUID(), PrincipalType.AGENT, name + "-" + UUID.randomUUID(),
+      PrincipalStatus.APPROVED, java.util.List.of(), Optional.empty(), Optional.of(admin)));
+    return Await.await(ctx.tokens().issue(p, Duration.ofHours(1))).token();
   }
 
   /**
@@ -159,10 +161,9 @@ final class SwarmFixture implements AutoCloseable {
   /** A new approved member (a person with the member role); its token. */
   String memberToken(String name) {
     var ctx = node.runtime().context();
-    Principal p = ctx.principals().create(UUID.randomUUID(), PrincipalType.CLIENT, name + "-" + UUID.randomUUID(),
-      PrincipalStatus.APPROVED, java.util.List.of(dev.conclave.platform.auth.Roles.MEMBER), Optional.empty(), Optional.empty())
-      .toCompletionStage().toCompletableFuture().join();
-    return ctx.tokens().issue(p, Duration.ofHours(1)).toCompletionStage().toCompletableFuture().join().token();
+    Principal p = Await.await(ctx.principals().create(UUID.randomUUID(), PrincipalType.CLIENT, name + "-" + UUID.randomUUID(),
+      PrincipalStatus.APPROVED, java.util.List.of(dev.conclave.platform.auth.Roles.MEMBER), Optional.empty(), Optional.empty()));
+    return Await.await(ctx.tokens().issue(p, Duration.ofHours(1))).token();
   }
 
   JsonObject call(String method, String path, JsonObject body) {

@@ -74,7 +74,7 @@ class McpAccessTest {
       req.putHeader("mcp-session-id", session);
     }
     try {
-      return req.sendJsonObject(body).toCompletionStage().toCompletableFuture().get(15, TimeUnit.SECONDS);
+      return req.sendJsonObject(body).await(15, TimeUnit.SECONDS);
     } catch (Exception e) {
       throw new AssertionError(e);
     }

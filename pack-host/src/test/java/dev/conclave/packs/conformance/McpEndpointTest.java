@@ -215,7 +215,7 @@ class McpEndpointTest {
   private static HttpResponse<Buffer> send(HttpRequest<Buffer> req, Object body) {
     try {
       var f = body == null ? req.send() : body instanceof Buffer b ? req.sendBuffer(b) : req.sendJsonObject((JsonObject) body);
-      return f.toCompletionStage().toCompletableFuture().get(15, TimeUnit.SECONDS);
+      return f.await(15, TimeUnit.SECONDS);
     } catch (Exception e) {
       throw new AssertionError(e);
     }

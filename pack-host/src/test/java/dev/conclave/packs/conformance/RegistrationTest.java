@@ -129,18 +129,18 @@ class RegistrationTest {
       int port = host.gw().node().httpPort();
       JsonObject principal = http.post(port, "127.0.0.1", "/api/v1/gateway/principals").bearerTokenAuthentication(admin)
         .sendJsonObject(new JsonObject().put("type", "pack").put("displayName", "http-pack"))
-        .toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS).bodyAsJsonObject();
+        .await(10, TimeUnit.SECONDS).bodyAsJsonObject();
       assertThat(principal.getString("type")).isEqualTo("pack");
       JsonObject token = http.post(port, "127.0.0.1", "/api/v1/gateway/principals/" + principal.getString("principalId") + "/tokens")
         .bearerTokenAuthentication(admin).sendJsonObject(new JsonObject().put("ttlSeconds", 600))
-        .toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS).bodyAsJsonObject();
+        .await(10, TimeUnit.SECONDS).bodyAsJsonObject();
       try (RawPack pack = host.registerPack(token.getString("token"), RawPack.manifest("http-made", RawPack.tool("http_made_tool")))) {
         assertThat(pack.welcome().getRejectedToolsList()).isEmpty();
       }
       // a member may not
       int refused = http.post(port, "127.0.0.1", "/api/v1/gateway/principals").bearerTokenAuthentication(host.gw().memberToken("m"))
         .sendJsonObject(new JsonObject().put("type", "pack").put("displayName", "sneaky"))
-        .toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS).statusCode();
+        .await(10, TimeUnit.SECONDS).statusCode();
       assertThat(refused).isEqualTo(403);
     } finally {
       http.close();

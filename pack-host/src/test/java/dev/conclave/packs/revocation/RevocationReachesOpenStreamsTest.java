@@ -22,6 +22,7 @@ import java.util.Optional;
 import java.util.UUID;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static dev.conclave.platform.testing.Await.await;
 
 /**
  * Revoking a token, or deleting a principal, on one node ends that principal's open streams on
@@ -101,9 +102,5 @@ class RevocationReachesOpenStreamsTest {
     var outcome = admin.grpc().unary(AdminServiceGrpcClient.DeletePrincipal, DeletePrincipalRequest.newBuilder().setId(id.toString()).build(),
       admin.authorization());
     assertThat(outcome.status()).isEqualTo(GrpcStatus.OK);
-  }
-
-  private static <T> T await(io.vertx.core.Future<T> f) {
-    return dev.conclave.gateway.support.GatewayFixture.await(f);
   }
 }

@@ -50,7 +50,7 @@ class PackSdkAgainstPackHostTest {
       .tool(clash)
       .build();
     try {
-      PackRegistration registration = pack.start().toCompletionStage().toCompletableFuture().get(15, TimeUnit.SECONDS);
+      PackRegistration registration = pack.start().await(15, TimeUnit.SECONDS);
       assertThat(registration.rejectedTools()).containsExactly("note_get");
       assertThat(registration.liveTools()).containsExactly("shout");
       try (PackHost.ToolAgent agent = host.agent("sdk-user", "chat")) {
@@ -59,7 +59,7 @@ class PackSdkAgainstPackHostTest {
         assertThat(agent.run("s2", "shout", "{}").getError()).isEqualTo("nothing to shout");
       }
     } finally {
-      pack.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+      pack.close().await(10, TimeUnit.SECONDS);
     }
     try (PackHost.ToolAgent later = host.agent("sdk-later", "chat")) {
       assertThat(later.toolNames()).doesNotContain("shout");

@@ -8,7 +8,6 @@ import dev.conclave.platform.retention.RetentionSettings;
 import dev.conclave.platform.retention.RetentionWorker;
 import dev.conclave.platform.testing.TestDatabase;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.sqlclient.Pool;
 import org.junit.jupiter.api.Test;
@@ -20,12 +19,15 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static dev.conclave.platform.testing.Await.await;
 
 /** Retention of the tool-call log on a real database: records of calls started before the window go, in batches; the rest stay. */
 class ToolCallRetentionTest {
+
+  /** The bound of each wait here (the shared one is shorter). */
+  private static final java.time.Duration STEP = java.time.Duration.ofSeconds(60);
 
   @Test
   void recordsOlderThanTheWindowGo() throws Exception {
@@ -38,13 +40,13 @@ class ToolCallRetentionTest {
       Pool pool = PgPools.create(vertx, db, 2, 16);
       RetentionWorker worker = new RetentionWorker(vertx, pool, "packs", List.of(ToolCallRetention.rule(Duration.ofDays(30))),
         new RetentionSettings(10, Duration.ofHours(1), Optional.empty()), new SimpleMeterRegistry());
-      RetentionWorker.Run run = await(worker.runOnce());
+      RetentionWorker.Run run = await(worker.runOnce(), STEP);
       assertThat(run.deleted("tool-calls")).isEqualTo(35);
       assertThat(run.batches("tool-calls")).isEqualTo(4);
       assertThat(count(db, "true")).isEqualTo(4);
       assertThat(count(db, "started_at < now() - interval '30 days'")).isZero();
     } finally {
-      await(vertx.close());
+      await(vertx.close(), STEP);
     }
   }
 
@@ -60,9 +62,5 @@ class ToolCallRetentionTest {
       rs.next();
       return rs.getLong(1);
     }
-  }
-
-  private static <T> T await(Future<T> f) throws Exception {
-    return f.toCompletionStage().toCompletableFuture().get(60, TimeUnit.SECONDS);
   }
 }

@@ -8,7 +8,6 @@ import dev.conclave.proto.coven.PackManifest;
 import dev.conclave.proto.coven.PackServiceGrpcClient;
 import dev.conclave.proto.coven.PackWelcome;
 import dev.conclave.proto.coven.ToolDefinition;
-import io.vertx.core.Future;
 import io.vertx.grpc.client.GrpcClientRequest;
 import io.vertx.grpc.client.GrpcClientResponse;
 import io.vertx.grpc.common.GrpcStatus;
@@ -19,6 +18,8 @@ import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+
+import static dev.conclave.platform.testing.Await.await;
 
 /**
  * A scripted tool pack on a real {@code PackService.Register} stream: the test reads every call the
@@ -163,14 +164,6 @@ public final class RawPack implements AutoCloseable {
       return PackWelcome.parseFrom(Base64.getDecoder().decode(base64));
     } catch (Exception e) {
       throw new AssertionError("pack-welcome-bin is not a base64 PackWelcome: " + base64, e);
-    }
-  }
-
-  static <T> T await(Future<T> f) {
-    try {
-      return f.toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
-    } catch (Exception e) {
-      throw new AssertionError("operation failed: " + e, e);
     }
   }
 }

@@ -193,7 +193,7 @@ class TracedToolCallsTest {
     }).compose(r -> r.last().map(body -> {
       assertThat(r.status()).isEqualTo(GrpcStatus.OK);
       return body;
-    })).toCompletionStage().toCompletableFuture().get(20, TimeUnit.SECONDS);
+    })).await(20, TimeUnit.SECONDS);
     return response.getMessageId();
   }
 

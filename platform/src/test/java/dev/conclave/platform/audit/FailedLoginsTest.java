@@ -7,7 +7,6 @@ import dev.conclave.platform.testing.GrpcCalls;
 import dev.conclave.platform.testing.RawHttp;
 import dev.conclave.platform.testing.TestNode;
 import dev.conclave.proto.coven.ClientServiceGrpcClient;
-import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.grpc.common.GrpcStatus;
 import io.vertx.sqlclient.Row;
@@ -21,6 +20,7 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static dev.conclave.platform.testing.Await.await;
 
 /**
  * Failed authentications are work anyone can make a node do: they are counted and sampled into the
@@ -47,7 +47,7 @@ class FailedLoginsTest {
   @AfterAll
   static void stop() throws Exception {
     grpc.close();
-    vertx.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+    vertx.close().await(10, TimeUnit.SECONDS);
     node.close();
   }
 
@@ -95,13 +95,5 @@ class FailedLoginsTest {
     await(node.runtime().context().pool().query("SELECT target, detail, remote, count FROM auth.audit WHERE action = 'auth.failed' ORDER BY id")
       .execute()).forEach(out::add);
     return out;
-  }
-
-  private static <T> T await(Future<T> future) {
-    try {
-      return future.toCompletionStage().toCompletableFuture().get(20, TimeUnit.SECONDS);
-    } catch (Exception e) {
-      throw new IllegalStateException(e);
-    }
   }
 }

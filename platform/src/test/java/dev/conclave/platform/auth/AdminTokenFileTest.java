@@ -24,6 +24,7 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static dev.conclave.platform.testing.Await.await;
 
 /**
  * {@code CONCLAVE_ADMIN_TOKEN_FILE}: the bootstrap admin's credential comes from a file the operator
@@ -216,9 +217,5 @@ class AdminTokenFileTest {
 
   private static Path secretFile(String content) throws Exception {
     return Files.writeString(Files.createTempFile("admin-secret", ".token"), content);
-  }
-
-  private static <T> T await(Future<T> f) throws Exception {
-    return f.toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
   }
 }

@@ -2,15 +2,14 @@ package dev.conclave.platform.auth;
 
 import dev.conclave.platform.server.EchoRole;
 import dev.conclave.platform.testing.TestNode;
-import io.vertx.core.Future;
 import org.junit.jupiter.api.Test;
 
 import java.nio.file.Files;
 import java.time.Duration;
 import java.util.Optional;
-import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static dev.conclave.platform.testing.Await.await;
 
 /**
  * {@code CONCLAVE_WRITE_ADMIN_TOKEN=off} (the Kubernetes base): a node whose data dir does not last
@@ -31,9 +30,5 @@ class AdminTokenOffTest {
       assertThat(await(node.runtime().context().tokens().authenticate(token)).principalId()).isEqualTo(AdminBootstrap.ADMIN_PRINCIPAL_ID);
       assertThat(Files.list(node.runtime().config().dataDir()).map(p -> p.getFileName().toString())).doesNotContain("admin.token");
     }
-  }
-
-  private static <T> T await(Future<T> f) throws Exception {
-    return f.toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
   }
 }

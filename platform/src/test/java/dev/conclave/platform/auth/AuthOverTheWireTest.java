@@ -52,7 +52,7 @@ class AuthOverTheWireTest {
   static void stop() throws Exception {
     grpc.close();
     http.close();
-    vertx.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+    vertx.close().await(10, TimeUnit.SECONDS);
     node.close();
   }
 
@@ -111,12 +111,12 @@ class AuthOverTheWireTest {
   void aRevokedTokenIsRejectedAtOnce() throws Exception {
     TokenService tokens = node.runtime().context().tokens();
     Principal admin = node.runtime().context().principals().find(AdminBootstrap.ADMIN_PRINCIPAL_ID)
-      .toCompletionStage().toCompletableFuture().get().orElseThrow();
-    TokenService.IssuedToken issued = tokens.issue(admin, Duration.ofHours(1)).toCompletionStage().toCompletableFuture().get();
+      .await(30, TimeUnit.SECONDS).orElseThrow();
+    TokenService.IssuedToken issued = tokens.issue(admin, Duration.ofHours(1)).await(30, TimeUnit.SECONDS);
     assertThat(grpc.unary(ClientServiceGrpcClient.GetMe, Empty.getDefaultInstance(), GrpcCalls.bearer(issued.token())).status())
       .isEqualTo(GrpcStatus.OK);
 
-    assertThat(tokens.revoke(issued.tokenId(), "test").toCompletionStage().toCompletableFuture().get()).isTrue();
+    assertThat(tokens.revoke(issued.tokenId(), "test").await(30, TimeUnit.SECONDS)).isTrue();
 
     rejected(GrpcCalls.bearer(issued.token()), "token_revoked");
   }
@@ -145,7 +145,7 @@ class AuthOverTheWireTest {
       request.putHeader("authorization", authorization);
     }
     try {
-      return request.send().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+      return request.send().await(10, TimeUnit.SECONDS);
     } catch (Exception e) {
       throw new IllegalStateException(e);
     }
@@ -169,7 +169,7 @@ class AuthOverTheWireTest {
     Principal admin = new Principal(AdminBootstrap.ADMIN_PRINCIPAL_ID, PrincipalType.CLIENT, "admin", PrincipalStatus.APPROVED,
       List.of(Roles.MEMBER), Optional.empty(), Instant.now());
     try {
-      return service.issue(admin, ttl).toCompletionStage().toCompletableFuture().get().token();
+      return service.issue(admin, ttl).await(30, TimeUnit.SECONDS).token();
     } catch (Exception e) {
       throw new IllegalStateException(e);
     }

@@ -15,6 +15,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Base64;
+import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -52,8 +53,8 @@ class KeyRotationTest {
     String newKid = SigningKeys.rotate(node.dataDir(), Clock.systemUTC());
     awaitCurrentKid(tokens, newKid);
     Principal admin = node.runtime().context().principals().find(AdminBootstrap.ADMIN_PRINCIPAL_ID)
-      .toCompletionStage().toCompletableFuture().get().orElseThrow();
-    String after = tokens.issue(admin, Duration.ofHours(1)).toCompletionStage().toCompletableFuture().get().token();
+      .await(30, TimeUnit.SECONDS).orElseThrow();
+    String after = tokens.issue(admin, Duration.ofHours(1)).await(30, TimeUnit.SECONDS).token();
     assertThat(kidOf(after)).isEqualTo(newKid);
     assertThat(me(before)).isEqualTo(GrpcStatus.OK);
     assertThat(me(after)).isEqualTo(GrpcStatus.OK);

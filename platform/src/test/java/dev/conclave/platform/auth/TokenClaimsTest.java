@@ -7,7 +7,6 @@ import dev.conclave.platform.testing.TestNode;
 import dev.conclave.platform.db.PgPools;
 import dev.conclave.proto.coven.ClientServiceGrpcClient;
 import dev.conclave.proto.coven.MeResponse;
-import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.json.JsonArray;
@@ -31,6 +30,7 @@ import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static dev.conclave.platform.testing.Await.await;
 
 /**
  * Issue 40, finding 11: a token signed with the node's real key was accepted with an {@code nbf} in
@@ -58,7 +58,7 @@ class TokenClaimsTest {
   static void stop() throws Exception {
     grpc.close();
     http.close();
-    vertx.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+    vertx.close().await(10, TimeUnit.SECONDS);
     node.close();
   }
 
@@ -179,7 +179,7 @@ class TokenClaimsTest {
       assertThat(whoami.statusCode()).as(whoami.bodyAsString()).isEqualTo(200);
       assertThat(whoami.bodyAsJsonObject().getString("principalId")).isEqualTo(p.id().toString());
     } finally {
-      cli.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+      cli.close().await(10, TimeUnit.SECONDS);
     }
   }
 
@@ -219,14 +219,6 @@ class TokenClaimsTest {
 
   private static void sql(String statement, UUID id) {
     await(node.runtime().context().pool().preparedQuery(statement).execute(Tuple.of(id)));
-  }
-
-  private static <T> T await(Future<T> f) {
-    try {
-      return f.toCompletionStage().toCompletableFuture().get(15, TimeUnit.SECONDS);
-    } catch (Exception e) {
-      throw new AssertionError(e);
-    }
   }
 
   private static void sleep(long ms) {

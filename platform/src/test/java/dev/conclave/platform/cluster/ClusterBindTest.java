@@ -12,6 +12,7 @@ import java.net.ServerSocket;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import io.vertx.core.Future;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -43,8 +44,7 @@ class ClusterBindTest {
         assertThat(other.isBound()).isTrue();
       }
     } finally {
-      CompletableFuture.allOf(a.close().toCompletionStage().toCompletableFuture(), b.close().toCompletionStage().toCompletableFuture())
-        .get(60, TimeUnit.SECONDS);
+      Future.join(a.close(), b.close()).await(60, TimeUnit.SECONDS); // both closed, whichever fails
     }
   }
 
@@ -69,13 +69,16 @@ class ClusterBindTest {
     ConclaveConfig config = ConclaveConfig.from(Map.of("CONCLAVE_CLUSTER_MEMBERS", host + ":" + hazelcastPort, "CONCLAVE_CLUSTER_HOST", host,
       "CONCLAVE_CLUSTER_PORT", Integer.toString(hazelcastPort), "CONCLAVE_EVENTBUS_PORT", Integer.toString(eventBusPort),
       "CONCLAVE_AUTH_SECRET", "bind-test-secret-0123456789abcdef0123"));
+    Future<Vertx> starting = VertxBootstrap.create(config, new NodeMetrics());
     try {
-      Vertx started = VertxBootstrap.create(config, new NodeMetrics()).toCompletionStage().toCompletableFuture().get(90, TimeUnit.SECONDS);
-      started.close();
-      throw new AssertionError("the member started although a port was taken");
-    } catch (java.util.concurrent.ExecutionException e) {
-      return e.getCause();
+      starting.await(90, TimeUnit.SECONDS).close();
+    } catch (Exception e) {
+      if (starting.failed()) {
+        return starting.cause(); // await threw it as it is
+      }
+      throw e;
     }
+    throw new AssertionError("the member started although a port was taken");
   }
 
   private static Vertx start(String host, String members, int hazelcastPort, int eventBusPort) {
@@ -83,7 +86,7 @@ class ClusterBindTest {
       "CONCLAVE_CLUSTER_PORT", Integer.toString(hazelcastPort), "CONCLAVE_EVENTBUS_PORT", Integer.toString(eventBusPort),
       "CONCLAVE_AUTH_SECRET", "bind-test-secret-0123456789abcdef0123"));
     try {
-      return VertxBootstrap.create(config, new NodeMetrics()).toCompletionStage().toCompletableFuture().get(90, TimeUnit.SECONDS);
+      return dev.conclave.platform.testing.Await.await(VertxBootstrap.create(config, new NodeMetrics()), java.time.Duration.ofSeconds(90)); // a pool thread: see Await
     } catch (Exception e) {
       throw new IllegalStateException(e);
     }

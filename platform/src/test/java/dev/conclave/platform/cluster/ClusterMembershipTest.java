@@ -47,11 +47,11 @@ class ClusterMembershipTest {
       assertThat(ma.isMember(idOfB)).isTrue();
       CompletableFuture<String> left = new CompletableFuture<>();
       ma.onLeave(left::complete);
-      b.close().toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
+      b.close().await(30, TimeUnit.SECONDS);
       assertThat(left.get(30, TimeUnit.SECONDS)).isEqualTo(idOfB);
       assertThat(ma.isMember(idOfB)).isFalse();
     } finally {
-      a.close().toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
+      a.close().await(30, TimeUnit.SECONDS);
     }
   }
 
@@ -60,7 +60,7 @@ class ClusterMembershipTest {
       "CONCLAVE_CLUSTER_PORT", Integer.toString(port), "CONCLAVE_EVENTBUS_PORT", Integer.toString(FreePorts.next()),
       "CONCLAVE_AUTH_SECRET", SECRET));
     try {
-      return VertxBootstrap.create(config, new NodeMetrics()).toCompletionStage().toCompletableFuture().get(60, TimeUnit.SECONDS);
+      return dev.conclave.platform.testing.Await.await(VertxBootstrap.create(config, new NodeMetrics()), java.time.Duration.ofSeconds(60)); // a pool thread: see Await
     } catch (Exception e) {
       throw new IllegalStateException(e);
     }

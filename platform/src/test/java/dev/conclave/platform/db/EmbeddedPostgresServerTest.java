@@ -77,8 +77,8 @@ class EmbeddedPostgresServerTest {
         assertThat(clientAddress(epoll, pg.url())).isEqualTo(epoll.isNativeTransportEnabled() ? "unix socket" : "127.0.0.1");
         assertThat(clientAddress(nio, pg.url())).as("Vert.x reaches Unix sockets only with the native transport").isEqualTo("127.0.0.1");
       } finally {
-        epoll.close().toCompletionStage().toCompletableFuture().get(30, java.util.concurrent.TimeUnit.SECONDS);
-        nio.close().toCompletionStage().toCompletableFuture().get(30, java.util.concurrent.TimeUnit.SECONDS);
+        epoll.close().await(30, java.util.concurrent.TimeUnit.SECONDS);
+        nio.close().await(30, java.util.concurrent.TimeUnit.SECONDS);
       }
     }
   }
@@ -88,7 +88,7 @@ class EmbeddedPostgresServerTest {
     io.vertx.sqlclient.Pool pool = PgPools.create(vertx, url, 1, 10);
     try {
       return pool.query("SELECT coalesce(host(inet_client_addr()), 'unix socket') AS client").execute()
-        .toCompletionStage().toCompletableFuture().get(30, java.util.concurrent.TimeUnit.SECONDS)
+        .await(30, java.util.concurrent.TimeUnit.SECONDS)
         .iterator().next().getString("client");
     } finally {
       pool.close();

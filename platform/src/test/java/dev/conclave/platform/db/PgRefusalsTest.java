@@ -14,8 +14,10 @@ import org.junit.jupiter.api.Test;
 
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
+import dev.conclave.platform.testing.Await;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static dev.conclave.platform.testing.Await.await;
 
 /**
  * A value PostgreSQL refuses because of the value (a check, a NOT NULL, a length, a syntax, a
@@ -46,8 +48,8 @@ class PgRefusalsTest {
 
   @AfterAll
   static void stop() throws Exception {
-    pool.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
-    vertx.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+    pool.close().await(10, TimeUnit.SECONDS);
+    vertx.close().await(10, TimeUnit.SECONDS);
   }
 
   @Test
@@ -117,21 +119,6 @@ class PgRefusalsTest {
   }
 
   private static ConclaveException failure(io.vertx.core.Future<?> f) {
-    try {
-      f.toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
-    } catch (java.util.concurrent.ExecutionException e) {
-      return Failures.classify(e.getCause());
-    } catch (Exception e) {
-      throw new AssertionError(e);
-    }
-    throw new AssertionError("the statement succeeded");
-  }
-
-  private static void await(io.vertx.core.Future<?> f) {
-    try {
-      f.toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
-    } catch (Exception e) {
-      throw new AssertionError(e);
-    }
+    return Failures.classify(Await.failure(f, java.time.Duration.ofSeconds(10)));
   }
 }

@@ -53,7 +53,7 @@ class HealthEndpointsTest {
   static void stop() throws Exception {
     grpc.close();
     http.close();
-    vertx.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+    vertx.close().await(10, TimeUnit.SECONDS);
     node.close();
   }
 
@@ -117,7 +117,7 @@ class HealthEndpointsTest {
     ServerReflectionResponse response = grpc.open(REFLECTION, null)
       .compose(request -> request.send(ServerReflectionRequest.newBuilder().setListServices("").build()))
       .compose(r -> r.last())
-      .toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+      .await(10, TimeUnit.SECONDS);
     List<String> names = response.getListServicesResponse().getServiceList().stream().map(ServiceResponse::getName).toList();
     assertThat(names).contains("coven.ClientService", "grpc.health.v1.Health");
   }
@@ -139,7 +139,7 @@ class HealthEndpointsTest {
 
   private static HttpResponse<Buffer> get(String path) {
     try {
-      return http.get(node.httpPort(), "127.0.0.1", path).send().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+      return http.get(node.httpPort(), "127.0.0.1", path).send().await(10, TimeUnit.SECONDS);
     } catch (Exception e) {
       throw new IllegalStateException(e);
     }

@@ -28,9 +28,9 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static dev.conclave.platform.testing.Await.await;
 
 /**
  * The retention worker on a real database, with the token rule: what is older than the window goes, in
@@ -39,6 +39,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  * rows inserted with old timestamps, not by a fake clock.
  */
 class RetentionWorkerTest {
+
+  /** The bound of each wait here (the shared one is shorter). */
+  private static final java.time.Duration STEP = java.time.Duration.ofSeconds(60);
 
   private static final Duration WINDOW = Duration.ofDays(30);
 
@@ -67,13 +70,13 @@ class RetentionWorkerTest {
 
   @AfterEach
   void tearDown() throws Exception {
-    await(vertx.close());
+    await(vertx.close(), STEP);
   }
 
   @Test
   void deletesExactlyTheTokensPastTheWindowInBatches() throws Exception {
     Set<String> doomed = ids("expires_at < now() - interval '30 days'");
-    RetentionWorker.Run run = await(worker(10, Optional.empty()).runOnce());
+    RetentionWorker.Run run = await(worker(10, Optional.empty()).runOnce(), STEP);
     assertThat(run.skipped()).isFalse();
     assertThat(run.deleted("tokens")).isEqualTo(35);
     assertThat(run.batches("tokens")).as("35 rows in batches of 10").isEqualTo(4);
@@ -86,7 +89,7 @@ class RetentionWorkerTest {
   void theArchiveHoldsEveryDeletedRow(@TempDir Path dir) throws Exception {
     Set<String> doomed = ids("expires_at < now() - interval '30 days'");
     Path archive = dir.resolve("archive");
-    await(worker(10, Optional.of(archive)).runOnce());
+    await(worker(10, Optional.of(archive)).runOnce(), STEP);
     List<JsonObject> lines = new ArrayList<>();
     RetentionArchive.read(archive, "tokens", l -> lines.add(new JsonObject(l)));
     Set<String> archived = new HashSet<>();
@@ -102,7 +105,7 @@ class RetentionWorkerTest {
   @Test
   void anArchiveThatCannotBeWrittenDeletesNothing(@TempDir Path dir) throws Exception {
     Path notADirectory = Files.writeString(dir.resolve("file"), "x");
-    RetentionWorker.Run run = await(worker(10, Optional.of(notADirectory.resolve("archive"))).runOnce());
+    RetentionWorker.Run run = await(worker(10, Optional.of(notADirectory.resolve("archive"))).runOnce(), STEP);
     assertThat(run.deleted("tokens")).isZero();
     assertThat(ids("true")).hasSize(42);
     assertThat(metrics.counter(MetricNames.RETENTION_ARCHIVE_FAILURES, "kind", "tokens").count()).isEqualTo(1.0);
@@ -113,7 +116,7 @@ class RetentionWorkerTest {
     try (Connection other = DriverManager.getConnection(db.jdbcUrl(), db.user(), db.password().orElse(null));
          Statement s = other.createStatement()) {
       s.execute("SELECT pg_advisory_lock(hashtext('conclave.retention.auth'))");
-      RetentionWorker.Run run = await(worker(10, Optional.empty()).runOnce());
+      RetentionWorker.Run run = await(worker(10, Optional.empty()).runOnce(), STEP);
       assertThat(run.skipped()).isTrue();
       assertThat(ids("true")).hasSize(42);
       assertThat(metrics.counter(MetricNames.RETENTION_RUNS_SKIPPED, "worker", "auth").count()).isEqualTo(1.0);
@@ -122,7 +125,7 @@ class RetentionWorkerTest {
     // two workers at once (two nodes): together they delete each row once, and at most one runs at a time
     RetentionWorker a = worker(5, Optional.empty());
     RetentionWorker b = worker(5, Optional.empty());
-    List<RetentionWorker.Run> runs = await(Future.all(a.runOnce(), b.runOnce())).list();
+    List<RetentionWorker.Run> runs = await(Future.all(a.runOnce(), b.runOnce()), STEP).list();
     assertThat(runs.stream().mapToLong(r -> r.deleted("tokens")).sum()).isEqualTo(35);
     assertThat(ids("true")).hasSize(7);
   }
@@ -147,9 +150,5 @@ class RetentionWorkerTest {
       }
     }
     return out;
-  }
-
-  private static <T> T await(Future<T> f) throws Exception {
-    return f.toCompletionStage().toCompletableFuture().get(60, TimeUnit.SECONDS);
   }
 }

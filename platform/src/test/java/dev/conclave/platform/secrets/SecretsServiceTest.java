@@ -10,11 +10,11 @@ import org.junit.jupiter.api.Test;
 
 import java.util.Map;
 import java.util.UUID;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
+import dev.conclave.platform.testing.Await;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static dev.conclave.platform.testing.Await.await;
 
 /** The secrets service on a real database: what it accepts, what it refuses, and that stored values stay bound to their names. */
 class SecretsServiceTest {
@@ -95,25 +95,11 @@ class SecretsServiceTest {
     assertThat(failure(secrets.delete(ref, ADMIN)).code()).isEqualTo("secret_not_found");
   }
 
-  private static <T> T await(Future<T> f) {
-    try {
-      return f.toCompletionStage().toCompletableFuture().get(15, TimeUnit.SECONDS);
-    } catch (Exception e) {
-      throw new AssertionError("operation failed: " + e, e);
-    }
-  }
-
   private static ConclaveException failure(Future<?> f) {
-    try {
-      f.toCompletionStage().toCompletableFuture().get(15, TimeUnit.SECONDS);
-    } catch (ExecutionException e) {
-      if (e.getCause() instanceof ConclaveException ce) {
-        return ce;
-      }
-      throw new AssertionError("expected a ConclaveException, got " + e.getCause(), e.getCause());
-    } catch (Exception e) {
-      throw new AssertionError(e);
+    Throwable failure = Await.failure(f, java.time.Duration.ofSeconds(15));
+    if (failure instanceof ConclaveException ce) {
+      return ce;
     }
-    throw new AssertionError("expected a failure");
+    throw new AssertionError("expected a ConclaveException, got " + failure, failure);
   }
 }

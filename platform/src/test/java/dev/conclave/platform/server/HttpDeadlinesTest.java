@@ -49,7 +49,7 @@ class HttpDeadlinesTest {
 
   @AfterAll
   static void stop() throws Exception {
-    vertx.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+    vertx.close().await(10, TimeUnit.SECONDS);
     node.close();
   }
 
@@ -117,7 +117,7 @@ class HttpDeadlinesTest {
     WebSocketClient client = vertx.createWebSocketClient();
     try {
       WebSocket ws = client.connect(new WebSocketConnectOptions().setHost("127.0.0.1").setPort(node.httpPort())
-        .setURI("/eventbus/websocket")).toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+        .setURI("/eventbus/websocket")).await(10, TimeUnit.SECONDS);
       AtomicBoolean closed = new AtomicBoolean();
       ws.closeHandler(v -> closed.set(true));
       // a frame now and then, as a client's pings would be

@@ -43,7 +43,7 @@ class StreamsPerConnectionTest {
       assertThat(connection.connections.get()).as("connections opened").isEqualTo(1);
       connection.close();
     } finally {
-      vertx.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+      vertx.close().await(10, TimeUnit.SECONDS);
     }
   }
 
@@ -67,7 +67,7 @@ class StreamsPerConnectionTest {
       assertThat(connection.answers).as("grpc-status of the calls the node answered").containsExactly("8");
       connection.close();
     } finally {
-      vertx.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+      vertx.close().await(10, TimeUnit.SECONDS);
     }
   }
 
@@ -108,7 +108,7 @@ class StreamsPerConnectionTest {
 
     void close() throws Exception {
       requests.forEach(HttpClientRequest::reset);
-      client.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+      client.close().await(10, TimeUnit.SECONDS);
     }
   }
 }

@@ -60,7 +60,7 @@ public final class GrpcCalls implements AutoCloseable {
         .recover(err -> Future.succeededFuture(new Outcome<>(response.status(),
           response.status() == null ? "call failed: " + err : response.statusMessage(), Optional.empty()))));
     try {
-      return outcome.toCompletionStage().toCompletableFuture().get(20, TimeUnit.SECONDS);
+      return outcome.await(20, TimeUnit.SECONDS);
     } catch (Exception e) {
       throw new IllegalStateException("gRPC call " + method.fullMethodName() + " failed: " + e, e);
     }

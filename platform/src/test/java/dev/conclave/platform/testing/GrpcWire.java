@@ -99,9 +99,12 @@ public final class GrpcWire implements AutoCloseable {
         return new Answer(resp.statusCode(), status, message, b, false);
       }));
     try {
-      return answer.toCompletionStage().toCompletableFuture().get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+      return answer.await(timeout.toMillis(), TimeUnit.MILLISECONDS);
     } catch (TimeoutException e) {
-      return new Answer(0, null, null, Buffer.buffer(), true);
+      if (!answer.isComplete()) {
+        return new Answer(0, null, null, Buffer.buffer(), true);
+      }
+      throw new IllegalStateException("call to " + path + " failed: " + e, e);
     } catch (Exception e) {
       throw new IllegalStateException("call to " + path + " failed: " + e, e);
     }

@@ -1,6 +1,5 @@
 package dev.conclave.platform.testing;
 
-import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.net.NetServer;
@@ -9,8 +8,9 @@ import io.vertx.core.net.SocketAddress;
 
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+
+import static dev.conclave.platform.testing.Await.await;
 
 /**
  * A TCP route from a client to a node's HTTP/2 (gRPC) port on 127.0.0.1 that faults the way a network
@@ -129,13 +129,5 @@ public final class Http2Route implements AutoCloseable {
   public void close() {
     sockets.forEach(NetSocket::close);
     await(server.close());
-  }
-
-  private static <T> T await(Future<T> future) {
-    try {
-      return future.toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
-    } catch (Exception e) {
-      throw new IllegalStateException(e);
-    }
   }
 }

@@ -44,7 +44,7 @@ class ClientCertificateTest {
 
   @AfterAll
   static void stop() throws Exception {
-    vertx.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+    vertx.close().await(10, TimeUnit.SECONDS);
     node.close();
   }
 

@@ -57,7 +57,7 @@ class ClusterTlsTest {
   static void stop() throws Exception {
     for (Vertx v : new Vertx[] {a, b}) {
       if (v != null) {
-        v.close().toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
+        v.close().await(30, TimeUnit.SECONDS);
       }
     }
   }
@@ -65,14 +65,14 @@ class ClusterTlsTest {
   @Test
   void membersExchangeMessagesOverTls() throws Exception {
     b.eventBus().<String>consumer("cluster-tls-test.echo", m -> m.reply("echo:" + m.body()))
-      .completion().toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
+      .completion().await(30, TimeUnit.SECONDS);
     // the consumer's registration reaches A through Hazelcast; retry until it is known there
     String answer = null;
     long deadline = System.currentTimeMillis() + 60_000;
     while (answer == null && System.currentTimeMillis() < deadline) {
       try {
         answer = a.eventBus().<String>request("cluster-tls-test.echo", "hello", new DeliveryOptions().setSendTimeout(10_000))
-          .toCompletionStage().toCompletableFuture().get(20, TimeUnit.SECONDS).body();
+          .await(20, TimeUnit.SECONDS).body();
       } catch (Exception notYet) {
         Thread.sleep(500);
       }
@@ -171,8 +171,7 @@ class ClusterTlsTest {
     env.put("CONCLAVE_CLUSTER_TLS_KEY_FILE", certs.clusterKey().toString());
     env.put("CONCLAVE_CLUSTER_TLS_CA_FILE", certs.clusterCaCert().toString());
     try {
-      return VertxBootstrap.create(ConclaveConfig.from(env), new NodeMetrics()).toCompletionStage().toCompletableFuture()
-        .get(120, TimeUnit.SECONDS);
+      return VertxBootstrap.create(ConclaveConfig.from(env), new NodeMetrics()).await(120, TimeUnit.SECONDS);
     } catch (Exception e) {
       throw new IllegalStateException(e);
     }

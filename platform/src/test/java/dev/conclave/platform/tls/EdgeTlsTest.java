@@ -54,7 +54,7 @@ class EdgeTlsTest {
 
   @AfterAll
   static void stop() throws Exception {
-    vertx.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+    vertx.close().await(10, TimeUnit.SECONDS);
     node.close();
   }
 

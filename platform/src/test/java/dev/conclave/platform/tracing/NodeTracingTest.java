@@ -69,7 +69,7 @@ class NodeTracingTest {
         grpc.open(HEALTH_CHECK, null).compose(request -> {
           request.headers().set("traceparent", TRACEPARENT);
           return request.send(HealthCheckRequest.newBuilder().build());
-        }).compose(response -> response.last()).toCompletionStage().toCompletableFuture().get(20, TimeUnit.SECONDS);
+        }).compose(response -> response.last()).await(20, TimeUnit.SECONDS);
       }
     } finally {
       vertx.close().await();

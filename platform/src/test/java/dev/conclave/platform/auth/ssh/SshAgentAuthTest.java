@@ -26,6 +26,7 @@ import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static dev.conclave.platform.testing.Await.await;
 
 /**
  * SSH-signed calls (coven agents' x-ssh-* headers) against a real node: which are accepted as which
@@ -47,7 +48,7 @@ class SshAgentAuthTest {
   @AfterAll
   static void stop() throws Exception {
     calls.close();
-    vertx.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+    vertx.close().await(10, TimeUnit.SECONDS);
     node.close();
   }
 
@@ -239,9 +240,5 @@ class SshAgentAuthTest {
 
   private static long nonceRows(String fingerprint) {
     return nonceRows(node, fingerprint);
-  }
-
-  static <T> T await(io.vertx.core.Future<T> future) {
-    return SshCalls.await(future);
   }
 }

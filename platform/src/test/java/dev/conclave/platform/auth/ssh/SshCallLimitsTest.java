@@ -19,6 +19,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
+import dev.conclave.platform.testing.Await;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -45,21 +46,21 @@ class SshCallLimitsTest {
   @AfterAll
   static void stop() throws Exception {
     calls.close();
-    vertx.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+    vertx.close().await(10, TimeUnit.SECONDS);
     node.close();
   }
 
   @Test
   void callsCancelledWhileTheirSignatureIsCheckedGiveTheirPlaceBack() throws Exception {
     AgentKeys agent = AgentKeys.ed25519("hasty");
-    SshAgentAuthTest.await(node.runtime().context().principals().create(UUID.randomUUID(), PrincipalType.AGENT, "hasty",
+    Await.await(node.runtime().context().principals().create(UUID.randomUUID(), PrincipalType.AGENT, "hasty",
       PrincipalStatus.APPROVED, List.of(), Optional.of(agent.fingerprint())));
     GrpcClient client = GrpcClient.client(vertx);
     try {
       for (int i = 0; i < 60; i++) {
-        var request = SshCalls.await(client.request(SocketAddress.inetSocketAddress(node.grpcPort(), "127.0.0.1"), ClientServiceGrpcClient.GetMe));
+        var request = Await.await(client.request(SocketAddress.inetSocketAddress(node.grpcPort(), "127.0.0.1"), ClientServiceGrpcClient.GetMe));
         agent.headers().forEach(request.headers()::set);
-        SshCalls.await(request.write(com.google.protobuf.Empty.getDefaultInstance()));
+        Await.await(request.write(com.google.protobuf.Empty.getDefaultInstance()));
         // the cancel comes while the node looks the key and the nonce up, or just before, or just after
         Thread.sleep(i % 4);
         request.cancel();

@@ -11,7 +11,8 @@ import io.vertx.grpc.client.GrpcClient;
 
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.TimeUnit;
+
+import static dev.conclave.platform.testing.Await.await;
 
 /** GetMe over real gRPC with whatever headers a test gives (the x-ssh-* ones), and how it ended. */
 final class SshCalls implements AutoCloseable {
@@ -49,14 +50,6 @@ final class SshCalls implements AutoCloseable {
         .map(body -> new GrpcCalls.Outcome<>(response.status(), response.statusMessage(), Optional.of(body)))
         .recover(err -> Future.succeededFuture(new GrpcCalls.Outcome<MeResponse>(response.status(),
           response.status() == null ? "call failed: " + err : response.statusMessage(), Optional.empty())))));
-  }
-
-  static <T> T await(Future<T> future) {
-    try {
-      return future.toCompletionStage().toCompletableFuture().get(20, TimeUnit.SECONDS);
-    } catch (Exception e) {
-      throw new IllegalStateException(e);
-    }
   }
 
   @Override

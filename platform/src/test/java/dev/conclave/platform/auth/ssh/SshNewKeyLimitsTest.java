@@ -16,6 +16,7 @@ import org.junit.jupiter.api.Test;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
+import dev.conclave.platform.testing.Await;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -43,7 +44,7 @@ class SshNewKeyLimitsTest {
   @AfterAll
   static void stop() throws Exception {
     calls.close();
-    vertx.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+    vertx.close().await(10, TimeUnit.SECONDS);
     perSource.close();
     capped.close();
   }
@@ -76,7 +77,7 @@ class SshNewKeyLimitsTest {
 
     // an admin approves one: a place is free again
     Principal decided = pending(capped).get(0);
-    assertThat(SshAgentAuthTest.await(capped.runtime().context().principals().setStatus(decided.id(), PrincipalStatus.APPROVED))).isTrue();
+    assertThat(Await.await(capped.runtime().context().principals().setStatus(decided.id(), PrincipalStatus.APPROVED))).isTrue();
     AgentKeys later = AgentKeys.ed25519("<img src=x onerror=alert(1)>\u0085");
     assertThat(call(capped, later).message()).startsWith("ssh_principal_pending:");
     Principal named = pending(capped).stream().filter(p -> p.pubkeyFingerprint().orElse("").equals(later.fingerprint())).findFirst().orElseThrow();
@@ -89,6 +90,6 @@ class SshNewKeyLimitsTest {
   }
 
   private static List<Principal> pending(TestNode node) {
-    return SshAgentAuthTest.await(node.runtime().context().principals().list(Optional.of(PrincipalType.AGENT), Optional.of(PrincipalStatus.PENDING)));
+    return Await.await(node.runtime().context().principals().list(Optional.of(PrincipalType.AGENT), Optional.of(PrincipalStatus.PENDING)));
   }
 }

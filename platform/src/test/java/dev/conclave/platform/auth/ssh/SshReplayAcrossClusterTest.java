@@ -24,6 +24,7 @@ import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import dev.conclave.platform.testing.Await;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -71,7 +72,7 @@ class SshReplayAcrossClusterTest {
   @AfterAll
   static void stop() throws Exception {
     calls.close();
-    vertx.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+    vertx.close().await(10, TimeUnit.SECONDS);
     CompletableFuture.allOf(CompletableFuture.runAsync(b::close), CompletableFuture.runAsync(a::close)).join();
   }
 
@@ -80,13 +81,13 @@ class SshReplayAcrossClusterTest {
     assertThat(a.runtime().vertx().isClustered()).isTrue();
     for (AgentKeys.Kind kind : List.of(AgentKeys.Kind.ED25519, AgentKeys.Kind.ECDSA_P256)) {
       AgentKeys agent = AgentKeys.generate(kind, "replayed " + kind);
-      Principal principal = SshAgentAuthTest.await(a.runtime().context().principals().create(UUID.randomUUID(), PrincipalType.AGENT,
+      Principal principal = Await.await(a.runtime().context().principals().create(UUID.randomUUID(), PrincipalType.AGENT,
         "replayed", PrincipalStatus.APPROVED, List.of(), Optional.of(agent.fingerprint())));
       for (int round = 0; round < ROUNDS; round++) {
         Map<String, String> headers = agent.headers(Instant.now().getEpochSecond(), agent.nonce());
         Future<GrpcCalls.Outcome<MeResponse>> viaA = calls.getMe(a.grpcPort(), headers);
         Future<GrpcCalls.Outcome<MeResponse>> viaB = calls.getMe(b.grpcPort(), headers);
-        List<GrpcCalls.Outcome<MeResponse>> outcomes = List.of(SshAgentAuthTest.await(viaA), SshAgentAuthTest.await(viaB));
+        List<GrpcCalls.Outcome<MeResponse>> outcomes = List.of(Await.await(viaA), Await.await(viaB));
 
         assertThat(outcomes).as("round " + round + " " + kind).filteredOn(o -> o.status() == GrpcStatus.OK).hasSize(1)
           .allSatisfy(o -> assertThat(o.response().orElseThrow().getPrincipalId()).isEqualTo(principal.id().toString()));
@@ -106,13 +107,13 @@ class SshReplayAcrossClusterTest {
     String fp = AgentKeys.ed25519(null).fingerprint();
     Instant now = Instant.now();
     for (int i = 0; i < 3; i++) {
-      assertThat(SshAgentAuthTest.await(store.use(fp, "old-" + i, now.minus(NonceStore.RETENTION).minusSeconds(60)))).isTrue();
+      assertThat(Await.await(store.use(fp, "old-" + i, now.minus(NonceStore.RETENTION).minusSeconds(60)))).isTrue();
     }
-    assertThat(SshAgentAuthTest.await(store.use(fp, "recent", now.minusSeconds(30)))).isTrue();
-    assertThat(SshAgentAuthTest.await(store.use(fp, "recent", now.minusSeconds(30)))).as("a nonce is used once").isFalse();
+    assertThat(Await.await(store.use(fp, "recent", now.minusSeconds(30)))).isTrue();
+    assertThat(Await.await(store.use(fp, "recent", now.minusSeconds(30)))).as("a nonce is used once").isFalse();
 
-    assertThat(SshAgentAuthTest.await(store.deleteSignedBefore(now.minus(NonceStore.RETENTION)))).isEqualTo(3);
+    assertThat(Await.await(store.deleteSignedBefore(now.minus(NonceStore.RETENTION)))).isEqualTo(3);
     assertThat(SshAgentAuthTest.nonceRows(a, fp)).isEqualTo(1);
-    assertThat(SshAgentAuthTest.await(store.deleteSignedBefore(now.minus(NonceStore.RETENTION)))).isZero();
+    assertThat(Await.await(store.deleteSignedBefore(now.minus(NonceStore.RETENTION)))).isZero();
   }
 }

@@ -25,6 +25,7 @@ import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import dev.conclave.platform.testing.Await;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -52,7 +53,7 @@ class SshUnknownKeysTest {
   @AfterAll
   static void stop() throws Exception {
     calls.close();
-    vertx.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+    vertx.close().await(10, TimeUnit.SECONDS);
     for (TestNode node : List.of(pending, reject, approve)) {
       node.close();
     }
@@ -78,7 +79,7 @@ class SshUnknownKeysTest {
     assertThat(again.status()).isEqualTo(GrpcStatus.PERMISSION_DENIED);
     assertThat(principalIn(again.message())).isEqualTo(id);
 
-    assertThat(SshAgentAuthTest.await(pending.runtime().context().principals().setStatus(id, PrincipalStatus.APPROVED))).isTrue();
+    assertThat(Await.await(pending.runtime().context().principals().setStatus(id, PrincipalStatus.APPROVED))).isTrue();
     GrpcCalls.Outcome<MeResponse> me = calls.getMeNow(pending.grpcPort(), agent.headers());
     assertThat(me.status()).as(me.message()).isEqualTo(GrpcStatus.OK);
     assertThat(me.response().orElseThrow().getPrincipalId()).isEqualTo(id.toString());
@@ -100,11 +101,11 @@ class SshUnknownKeysTest {
     }
     UUID id = agentWithKeyAfter(outcomes).orElseThrow();
     for (Future<GrpcCalls.Outcome<MeResponse>> f : outcomes) {
-      GrpcCalls.Outcome<MeResponse> outcome = SshAgentAuthTest.await(f);
+      GrpcCalls.Outcome<MeResponse> outcome = Await.await(f);
       assertThat(outcome.status()).as(outcome.message()).isEqualTo(GrpcStatus.PERMISSION_DENIED);
       assertThat(principalIn(outcome.message())).isEqualTo(id);
     }
-    long count = SshAgentAuthTest.await(pending.runtime().context().principals().list(Optional.of(PrincipalType.AGENT), Optional.empty()))
+    long count = Await.await(pending.runtime().context().principals().list(Optional.of(PrincipalType.AGENT), Optional.empty()))
       .stream().filter(p -> p.pubkeyFingerprint().equals(Optional.of(agent.fingerprint()))).count();
     assertThat(count).isEqualTo(1);
   }
@@ -119,7 +120,7 @@ class SshUnknownKeysTest {
     assertThat(SshAgentAuthTest.nonceRows(reject, agent.fingerprint())).isZero();
 
     // a key an admin registered is accepted as usual
-    Principal known = SshAgentAuthTest.await(reject.runtime().context().principals().create(UUID.randomUUID(), PrincipalType.AGENT,
+    Principal known = Await.await(reject.runtime().context().principals().create(UUID.randomUUID(), PrincipalType.AGENT,
       "known", PrincipalStatus.APPROVED, List.of(), Optional.of(agent.fingerprint())));
     GrpcCalls.Outcome<MeResponse> me = calls.getMeNow(reject.grpcPort(), agent.headers());
     assertThat(me.status()).isEqualTo(GrpcStatus.OK);
@@ -151,13 +152,13 @@ class SshUnknownKeysTest {
   }
 
   private static Optional<UUID> agentWithKeyAfter(List<Future<GrpcCalls.Outcome<MeResponse>>> outcomes) {
-    outcomes.forEach(SshAgentAuthTest::await);
-    return SshAgentAuthTest.await(pending.runtime().context().principals().list(Optional.of(PrincipalType.AGENT), Optional.empty()))
+    outcomes.forEach(Await::await);
+    return Await.await(pending.runtime().context().principals().list(Optional.of(PrincipalType.AGENT), Optional.empty()))
       .stream().filter(p -> p.displayName().equals("racer")).map(Principal::id).findFirst();
   }
 
   private static Optional<Principal> agentWithKey(TestNode node, AgentKeys agent) {
-    return SshAgentAuthTest.await(node.runtime().context().principals().findByFingerprint(PrincipalType.AGENT, agent.fingerprint()));
+    return Await.await(node.runtime().context().principals().findByFingerprint(PrincipalType.AGENT, agent.fingerprint()));
   }
 
   private static UUID principalIn(String message) {
