@@ -104,12 +104,11 @@ $$;
 -- The requests of a batch were all in flight at once, so any order is a correct one between
 -- different agents; one agent's requests run in the order given. An agent with a single request
 -- that is a plain CLAIM (no filter) or a plain COMPLETE (no qualityMetrics), the hot path, goes
--- through swarm.complete_batch and swarm.claim_batch: a few statements for all of them. Every other
--- request runs alone through swarm.dispatch, in order, first; then the COMPLETEs, so that the CLAIMs
--- after them can take the tasks the COMPLETEs unblocked; then the CLAIMs. What a set-based step does
--- not serve (a COMPLETE it did not write, an agent without a first-choice task among the tasks it
--- looked at) runs alone, in order, right after it. The outcome is that of running the requests one by
--- one through swarm.dispatch in the order "order" gives (BatchEquivalenceTest).
+-- through swarm.complete_batch and swarm.claim_batch together: a few statements for all of them (the
+-- functions a single COMPLETE or CLAIM runs too, as a batch of one). Every other request runs alone
+-- through swarm.dispatch, in order, first; then the COMPLETEs, so that the CLAIMs after them can take
+-- the tasks the COMPLETEs unblocked; then the CLAIMs. The outcome is that of running the requests one
+-- by one through swarm.dispatch in the order "order" gives (BatchEquivalenceTest).
 -- (one generic plan per statement: left to choose, PostgreSQL planned several of them afresh for every
 -- batch, about a tenth of a small batch's time)
 CREATE OR REPLACE FUNCTION swarm.dispatch_batch_parts(p_items jsonb,
@@ -124,8 +123,6 @@ DECLARE
   v_claims integer[];
   v_completes integer[];
   v_agent_ids text[];
-  v_again integer[] := '{}';
-  v_served integer[];
   v_order integer[] := '{}';
   v_o integer;
   v_item jsonb;
@@ -162,37 +159,34 @@ BEGIN
                     FROM jsonb_array_elements(p_items) WITH ORDINALITY x(i, o)) s) k;
   PERFORM 1 FROM swarm.agents WHERE id = ANY (v_agent_ids) ORDER BY id FOR NO KEY UPDATE;
 
-  -- the other requests; then the plain COMPLETEs; then the plain CLAIMs. After each set-based step, the
-  -- requests it did not serve run alone, in order, before the next step.
+  -- the other requests, alone, in order; then the plain COMPLETEs; then the plain CLAIMs, each set in
+  -- the order its requests took effect
   FOR v_pass IN 1 .. 3 LOOP
-    v_served := '{}';
-    v_again := '{}';
-    IF (v_pass = 2 AND cardinality(v_completes) > 0) OR (v_pass = 3 AND cardinality(v_claims) > 0) THEN
-      FOR r IN SELECT * FROM swarm.complete_batch(p_items, v_completes, p_now) WHERE v_pass = 2
-               UNION ALL
-               SELECT * FROM swarm.claim_batch(p_items, v_claims, p_now) WHERE v_pass = 3 LOOP
-        IF r.result IS NULL THEN
-          v_again := array_append(v_again, r.o);
-        ELSE
-          v_served := array_append(v_served, r.o);
-          v_results[r.o] := r.result;
-          v_batch_events := CASE WHEN r.events IS NULL THEN v_batch_events ELSE array_append(v_batch_events, r.events) END;
+    IF v_pass = 1 THEN
+      FOREACH v_o IN ARRAY v_alone LOOP
+        v_item := p_items -> (v_o - 1);
+        v_results[v_o] := swarm.dispatch(
+          v_item -> 'request', p_now, (v_item ->> 'principal')::uuid, coalesce(v_item -> 'options', '{}'::jsonb));
+        v_order := array_append(v_order, v_o);
+        IF p_capture_events THEN
+          -- moved out after each request, so the setting stays short
+          v_captured := v_captured || current_setting('swarm.captured');
+          -- (an assignment rather than PERFORM: see swarm._emit)
+          v_setting := set_config('swarm.captured', '', true);
         END IF;
       END LOOP;
-      v_order := v_order || ARRAY(SELECT unnest(v_served) ORDER BY 1);
+    ELSIF (v_pass = 2 AND cardinality(v_completes) > 0) OR (v_pass = 3 AND cardinality(v_claims) > 0) THEN
+      FOR r IN SELECT b.o, b.res, b.evs, b.n FROM swarm.complete_batch(p_items, v_completes, p_now) WITH ORDINALITY b(o, res, evs, n)
+                WHERE v_pass = 2
+               UNION ALL
+               SELECT b.o, b.res, b.evs, b.n FROM swarm.claim_batch(p_items, v_claims, p_now) WITH ORDINALITY b(o, res, evs, n)
+                WHERE v_pass = 3
+               ORDER BY 4 LOOP
+        v_results[r.o] := r.res;
+        v_order := array_append(v_order, r.o);
+        v_batch_events := CASE WHEN r.evs IS NULL THEN v_batch_events ELSE array_append(v_batch_events, r.evs) END;
+      END LOOP;
     END IF;
-    FOREACH v_o IN ARRAY CASE WHEN v_pass = 1 THEN v_alone ELSE v_again END LOOP
-      v_item := p_items -> (v_o - 1);
-      v_results[v_o] := swarm.dispatch(
-        v_item -> 'request', p_now, (v_item ->> 'principal')::uuid, coalesce(v_item -> 'options', '{}'::jsonb));
-      v_order := array_append(v_order, v_o);
-      IF p_capture_events THEN
-        -- moved out after each request, so the setting stays short
-        v_captured := v_captured || current_setting('swarm.captured');
-        -- (an assignment rather than PERFORM: see swarm._emit)
-        v_setting := set_config('swarm.captured', '', true);
-      END IF;
-    END LOOP;
   END LOOP;
 
   IF p_capture_events THEN

@@ -243,6 +243,28 @@ BEGIN
   RETURN NULL;
 END $$;
 
+-- Emits events numbered already (swarm._event), as swarm._emit does: captured when capturing, else
+-- into the outbox. For an operation that runs as a batch of one (swarm.op_claim, swarm.op_complete):
+-- the batch returns its events, a single request emits them. Returns how many (an assignment: see above).
+CREATE OR REPLACE FUNCTION swarm._emit_events(p_events jsonb) RETURNS integer LANGUAGE plpgsql AS $$
+DECLARE
+  v_captured text;
+BEGIN
+  IF p_events IS NULL OR p_events = '[]'::jsonb THEN
+    RETURN 0;
+  END IF;
+  IF current_setting('swarm.capture', true) = 'on' THEN
+    v_captured := set_config('swarm.captured', current_setting('swarm.captured')
+      || (SELECT string_agg(e::text || E'\n', '' ORDER BY n) FROM jsonb_array_elements(p_events) WITH ORDINALITY x(e, n)), true);
+  ELSE
+    INSERT INTO swarm.events (seq, kind, event, entity_id, at, data)
+    SELECT (e ->> 'seq')::bigint, e ->> 'kind', e ->> 'event', e ->> 'id', (e ->> 'at')::timestamptz, e -> 'data'
+      FROM jsonb_array_elements(p_events) e
+     ORDER BY 1;
+  END IF;
+  RETURN jsonb_array_length(p_events);
+END $$;
+
 -- ---- agents as callers ---------------------------------------------------------------------
 
 -- why the agent may not make this call, or NULL. The caller has locked the row (a.id IS NULL: none).

@@ -7,7 +7,7 @@ import io.vertx.core.json.JsonObject;
 
 /**
  * Normalizes CLAIM requests: {agentId, filter?: {skills, priorities, types, excludeIds, maxMinutes}}.
- * Checks sizes, id formats and maxMinutes' range; swarm._claim_filter and swarm.op_claim check JSON
+ * Checks sizes, id formats and maxMinutes' range; swarm._claim_criteria and swarm.claim_batch check JSON
  * types, required members and the priorities' and types' enumerations.
  */
 public final class ClaimRequests {

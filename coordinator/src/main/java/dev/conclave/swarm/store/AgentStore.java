@@ -1,17 +1,19 @@
 package dev.conclave.swarm.store;
 
+import dev.conclave.platform.db.sql.SqlFile;
 import io.vertx.core.Future;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import io.vertx.sqlclient.Pool;
 import io.vertx.sqlclient.Row;
-import io.vertx.sqlclient.Tuple;
 
 import java.time.Instant;
 import java.util.Optional;
 
 /** Agents for operators (list, read, queue heartbeat commands) and the learnings search. */
 public final class AgentStore {
+
+  private static final SqlFile SQL = SqlFile.of(AgentStore.class, "agents.sql");
 
   private final Pool pool;
 
@@ -20,9 +22,7 @@ public final class AgentStore {
   }
 
   public Future<JsonArray> list(String status) {
-    return pool.preparedQuery("SELECT swarm.agent_json(a) AS agent FROM swarm.agents a "
-        + "WHERE ($1::text IS NULL OR a.status = $1) ORDER BY a.first_registered_at, a.id LIMIT 1000")
-      .execute(Tuple.tuple().addValue(status))
+    return SQL.get("List").with("status", status).execute(pool)
       .map(rows -> {
         JsonArray agents = new JsonArray();
         for (Row row : rows) {
@@ -33,23 +33,21 @@ public final class AgentStore {
   }
 
   public Future<Optional<JsonObject>> get(String id) {
-    return pool.preparedQuery("SELECT swarm.agent_json(a) AS agent FROM swarm.agents a WHERE a.id = $1")
-      .execute(Tuple.of(id))
+    return SQL.get("Get").with("id", id).execute(pool)
       .map(rows -> rows.size() == 0 ? Optional.<JsonObject>empty() : Optional.of(rows.iterator().next().getJsonObject("agent")));
   }
 
   /** Queues a validated command for the agent's next heartbeat; returns the command. */
   public Future<JsonObject> queueCommand(String agentId, JsonObject command, Instant now) {
-    return pool.preparedQuery("SELECT swarm.queue_command($1, $2::jsonb, $3) AS command")
-      .execute(Tuple.of(agentId, command, SqlTime.of(now)))
+    return SQL.get("QueueCommand").with("agent_id", agentId).with("command", command).with("now", SqlTime.of(now))
+      .execute(pool)
       .map(rows -> rows.iterator().next().getJsonObject("command"))
       .recover(SwarmStores::fail);
   }
 
   /** Full-text search over stored learnings (web-search syntax), best match first. */
   public Future<JsonArray> searchLearnings(String query, int limit) {
-    return pool.preparedQuery("SELECT swarm.search_learnings($1, $2) AS learnings")
-      .execute(Tuple.of(query, limit))
+    return SQL.get("SearchLearnings").with("query", query).with("limit", limit).execute(pool)
       .map(rows -> rows.iterator().next().getJsonArray("learnings"));
   }
 }

@@ -1,12 +1,12 @@
 package dev.conclave.swarm.store;
 
+import dev.conclave.platform.db.sql.SqlFile;
 import dev.conclave.swarm.errors.SwarmErrors;
 import io.vertx.core.Future;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import io.vertx.sqlclient.Pool;
 import io.vertx.sqlclient.Row;
-import io.vertx.sqlclient.Tuple;
 
 import java.time.Instant;
 import java.util.ArrayList;
@@ -26,14 +26,10 @@ public final class ProtocolStore {
   public record Result(String ok, JsonObject error) {
   }
 
-  /**
-   * The batch's results split into their responses (text) and errors (JSON), with its events ($1 the
-   * items, $2 the time). (From the function's parts: its results as one JSON object cost PostgreSQL two
-   * copies of every answer.)
-   */
-  public static final String DISPATCH = "SELECT s.oks, s.errors, b.events FROM swarm.dispatch_batch_parts($1::jsonb, $2, true) b, "
-    + "LATERAL (SELECT array_agg((r.x -> 'ok')::text ORDER BY r.o) AS oks, jsonb_agg(r.x -> 'error' ORDER BY r.o) AS errors "
-    + "FROM unnest(b.results) WITH ORDINALITY r(x, o)) s";
+  private static final SqlFile SQL = SqlFile.of(ProtocolStore.class, "protocol.sql");
+
+  /** The batch statement (protocol.sql's Dispatch): $1 the items, $2 the time. */
+  public static final String DISPATCH = SQL.get("Dispatch").sql();
 
   private final Pool pool;
 
@@ -46,8 +42,7 @@ public final class ProtocolStore {
    * @return one result per item, in the same order, and the events, captured rather than put in the outbox
    */
   public Future<Batch> dispatchBatch(JsonArray items, Instant now) {
-    return pool.preparedQuery(DISPATCH)
-      .execute(Tuple.of(items, SqlTime.of(now)))
+    return SQL.get("Dispatch").with("items", items).with("now", SqlTime.of(now)).execute(pool)
       .map(rows -> {
         Row row = rows.iterator().next();
         String[] oks = row.getArrayOfStrings("oks");

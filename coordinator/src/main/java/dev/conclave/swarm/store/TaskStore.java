@@ -47,10 +47,7 @@ public final class TaskStore {
    * events and the lease and message events that name it; empty when the task does not exist.
    */
   public Future<JsonArray> history(String id, int limit) {
-    return pool.preparedQuery("SELECT jsonb_build_object('seq', seq, 'kind', kind, 'event', event, 'at', "
-        + "to_char(at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"'), 'data', data) AS entry "
-        + "FROM swarm.task_history WHERE task_id = $1 ORDER BY seq LIMIT $2")
-      .execute(Tuple.of(id, limit))
+    return SQL.get("History").with("id", id).with("limit", limit).execute(pool)
       .map(rows -> {
         JsonArray out = new JsonArray();
         rows.forEach(r -> out.add(r.getJsonObject("entry")));

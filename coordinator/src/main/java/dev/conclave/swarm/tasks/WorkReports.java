@@ -10,7 +10,7 @@ import java.util.List;
 
 /**
  * Normalizes what agents report about a claimed task: PROGRESS and COMPLETE. Checks sizes, id formats
- * and percentComplete's range; swarm.op_progress and swarm.op_complete check JSON types, required
+ * and percentComplete's range; swarm.op_progress and swarm.complete_batch check JSON types, required
  * members and the phase's enumeration.
  */
 public final class WorkReports {

@@ -35,3 +35,12 @@ SELECT swarm.retry_task(:id, :now) AS task
 -- One action on every task the filter matches, in one transaction: {action, matched, changed}
 -- (swarm.bulk_tasks, R__swarm_bulk.sql).
 SELECT swarm.bulk_tasks(:action, :filter::jsonb, :priority::text, :reason::text, :limit, :now) AS outcome
+
+-- name: History
+-- The task's history, oldest first: its own events and the lease and message events that name it.
+SELECT jsonb_build_object('seq', seq, 'kind', kind, 'event', event,
+                          'at', to_char(at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), 'data', data) AS entry
+  FROM swarm.task_history
+ WHERE task_id = :id
+ ORDER BY seq
+ LIMIT :limit

@@ -30,7 +30,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * swarm.dispatch_batch runs an agent's lone plain CLAIM or plain COMPLETE set-based (claim_batch,
- * complete_batch) and every other request alone, and promises the outcome of running the requests one
+ * complete_batch, with all of the batch's others) and every other request alone (a single CLAIM or
+ * COMPLETE through the same functions, as a batch of one), and promises the outcome of running the requests one
  * by one through swarm.dispatch in the order it reports: every request once, one agent's in the order
  * given, the other requests first. This test holds it to that promise on random batches: agents with
  * different skills (some offline, not registered or not the caller's), ready tasks with required

@@ -41,6 +41,17 @@ class SwarmSchemaTest {
   }
 
   @Test
+  void claimAndCompleteAreEachWrittenOnceASingleRequestBeingABatchOfOne() throws SQLException {
+    PgUrl db = TestDatabase.freshDatabase();
+    Migrations.apply(db, SCHEMAS);
+    // the one statement that claims tasks, and the one that completes them
+    assertThat(functionsWhoseSource(db, "SET status = 'claimed', assigned_agent =")).containsExactly("claim_batch");
+    assertThat(functionsWhoseSource(db, "result = [a-z_.]+, quality = [a-z_.]+, completed_by =")).containsExactly("complete_batch");
+    assertThat(functionsWhoseSource(db, "swarm\\.claim_batch\\(")).contains("op_claim", "dispatch_batch_parts");
+    assertThat(functionsWhoseSource(db, "swarm\\.complete_batch\\(")).contains("op_complete", "dispatch_batch_parts");
+  }
+
+  @Test
   void aDatabaseFromBeforeTheMoveStartsAndGetsTheFunctionsFromTheRepeatableFiles() throws SQLException {
     PgUrl db = TestDatabase.freshDatabase();
     Migrations.apply(db, SCHEMAS);
@@ -117,6 +128,21 @@ class SwarmSchemaTest {
     // nor is the claim order a generated column (its expression would be parsed again for every UPDATE of a task)
     assertThat(single(db, "SELECT count(*) FROM pg_attribute WHERE attrelid = 'swarm.tasks'::regclass AND attgenerated <> ''"))
       .isZero();
+  }
+
+  /** The swarm functions whose source matches the regular expression, by name. */
+  private static List<String> functionsWhoseSource(PgUrl db, String regex) throws SQLException {
+    List<String> out = new ArrayList<>();
+    try (Connection c = connect(db); java.sql.PreparedStatement s = c.prepareStatement(
+      "SELECT p.proname FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace WHERE n.nspname = 'swarm' AND p.prosrc ~ ? ORDER BY 1")) {
+      s.setString(1, regex);
+      try (ResultSet rs = s.executeQuery()) {
+        while (rs.next()) {
+          out.add(rs.getString(1));
+        }
+      }
+    }
+    return out;
   }
 
   private static List<String> functions(PgUrl db) throws SQLException {
