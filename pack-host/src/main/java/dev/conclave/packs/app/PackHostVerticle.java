@@ -2,7 +2,6 @@ package dev.conclave.packs.app;
 
 import dev.conclave.packs.api.PackNodeEndpoint;
 import dev.conclave.packs.builtin.Builtins;
-import dev.conclave.packs.builtin.ui.QuestionWaiters;
 import dev.conclave.packs.registry.RegistryJanitor;
 import dev.conclave.packs.registry.ToolRegistry;
 import dev.conclave.packs.store.ToolCallLog;
@@ -13,7 +12,7 @@ import io.vertx.core.eventbus.MessageConsumer;
 import io.vertx.core.json.JsonObject;
 
 /**
- * The pack host's node-level duties: its event-bus address, the ask_user answer feed, the built-in
+ * The pack host's node-level duties: its event-bus address, the built-in
  * tools in the registry, this node in the list of pack hosts, and the registry janitor.
  */
 final class PackHostVerticle extends VerticleBase {
@@ -26,21 +25,17 @@ final class PackHostVerticle extends VerticleBase {
   private final Builtins builtins;
   private final ToolCallLog calls;
   private final PackNodeEndpoint endpoint;
-  private final QuestionWaiters waiters;
   private final RegistryJanitor janitor;
   private MessageConsumer<JsonObject> nodeConsumer;
-  private MessageConsumer<JsonObject> answers;
 
   PackHostVerticle(String nodeId, ClusterMembership membership, ToolRegistry registry, Builtins builtins, ToolCallLog calls,
-                   PackNodeEndpoint endpoint,
-                   QuestionWaiters waiters) {
+                   PackNodeEndpoint endpoint) {
     this.nodeId = nodeId;
     this.membership = membership;
     this.registry = registry;
     this.builtins = builtins;
     this.calls = calls;
     this.endpoint = endpoint;
-    this.waiters = waiters;
     this.janitor = new RegistryJanitor(registry);
   }
 
@@ -48,10 +43,9 @@ final class PackHostVerticle extends VerticleBase {
   public Future<?> start() {
     nodeConsumer = endpoint.register(vertx);
     calls.start(vertx);
-    answers = waiters.listen(vertx);
     membership.onLeave(member -> janitor.sweep("member " + member + " left"));
     vertx.setPeriodic(SWEEP_MS, t -> janitor.sweep("periodic"));
-    return Future.all(nodeConsumer.completion(), answers.completion())
+    return nodeConsumer.completion()
       .compose(v -> registry.publishBuiltins(builtins.packs()))
       .compose(v -> janitor.sweep("start"))
       .compose(v -> registry.joinNode(nodeId));
@@ -59,6 +53,6 @@ final class PackHostVerticle extends VerticleBase {
 
   @Override
   public Future<?> stop() {
-    return Future.join(registry.leaveNode(nodeId), nodeConsumer.unregister(), answers.unregister(), calls.flush());
+    return Future.join(registry.leaveNode(nodeId), nodeConsumer.unregister(), calls.flush());
   }
 }
