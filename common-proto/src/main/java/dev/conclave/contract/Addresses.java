@@ -152,6 +152,13 @@ public final class Addresses {
   /** Shared-data map: pack-host node id → JSON {@code {"member", "startedAt"}} for every pack-host node that is up. */
   public static final String PACK_HOST_NODES_MAP = "conclave.packs.nodes";
 
+  /**
+   * Send, no reply: a call of one of the gateway's own tools has ended; a pack-host node records it in
+   * {@code packs.tool_calls} beside every other call. Body: {@code platform.packs.PackNodeOps#callRecord}.
+   * With no pack host in the cluster the record is dropped (the call itself never waits for it).
+   */
+  public static final String PACK_CALL_RECORDS = "conclave.packs.call-records";
+
   /** Shared-data map: MCP session id → JSON {@code {"principalId", "agentId", "protocolVersion", "createdAt"}}. */
   public static final String MCP_SESSIONS_MAP = "conclave.packs.mcp-sessions";
 

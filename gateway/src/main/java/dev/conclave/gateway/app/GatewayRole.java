@@ -182,7 +182,7 @@ public final class GatewayRole implements RoleModule {
     GatewayToolsEndpoint tools = new GatewayToolsEndpoint(new dev.conclave.gateway.control.RequestTraces(requests));
     // the gateway's own tools (ask_user, admin_*) run here; its agents see them beside every other tool
     QuestionWaiters waiters = new QuestionWaiters();
-    GatewayToolRunner toolRunner = new GatewayToolRunner(vertx, ctx.nodeId(), ctx.metrics());
+    GatewayToolRunner toolRunner = new GatewayToolRunner(vertx, ctx.nodeId(), ctx.metrics(), ctx.clock());
     GatewayTools ownTools = new GatewayTools(GatewayBuiltins.create(vertx, questions, waiters, settings.askUserTimeout(),
       new ActingOwner(pool), new AgentTools(presence, agents, ledger, usage, ctx.access()),
       new AgentPrompts(vertx, mailbox, requests, ledger, presence)), toolRunner);

@@ -1,6 +1,8 @@
 package dev.conclave.gateway.tools;
 
+import dev.conclave.contract.Addresses;
 import dev.conclave.platform.metrics.MetricNames;
+import dev.conclave.platform.packs.PackNodeOps;
 import dev.conclave.platform.packs.ToolCall;
 import dev.conclave.platform.packs.ToolOutcome;
 import dev.conclave.platform.packs.ToolScope;
@@ -15,7 +17,9 @@ import io.vertx.core.json.JsonObject;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeSet;
@@ -25,7 +29,7 @@ import java.util.concurrent.TimeUnit;
  * Runs a call of one of the gateway's own tools here, by the rules the pack host applies to every
  * tool (platform.packs.ToolScope, platform.packs.schema.Schemas): the caller's capabilities, the
  * input against the tool's schema, the tool's timeout, and exactly one outcome, with the same
- * messages. Traced and counted as the pack host's calls are.
+ * messages. Traced, counted and recorded as the pack host's calls are.
  */
 public final class GatewayToolRunner {
 
@@ -35,14 +39,18 @@ public final class GatewayToolRunner {
   private final String nodeId;
   private final MeterRegistry metrics;
 
-  public GatewayToolRunner(Vertx vertx, String nodeId, MeterRegistry metrics) {
+  private final Clock clock;
+
+  public GatewayToolRunner(Vertx vertx, String nodeId, MeterRegistry metrics, Clock clock) {
     this.vertx = vertx;
     this.nodeId = nodeId;
     this.metrics = metrics;
+    this.clock = clock;
   }
 
   /** Runs {@code call} of {@code tool}; never fails. {@code traceContext}: the caller's, when it came over the bus. */
   public Future<ToolOutcome> execute(GatewayTool tool, ToolCall call, Optional<String> traceContext) {
+    Instant started = clock.instant();
     long t0 = System.nanoTime();
     Span span = ToolCallSpans.start(vertx, call, tool.packId(), nodeId, traceContext);
     Future<ToolOutcome> outcome;
@@ -53,7 +61,10 @@ public final class GatewayToolRunner {
     return outcome.onSuccess(o -> {
       ToolCallSpans.end(span, o);
       metrics.counter(MetricNames.PACKS_TOOL_CALLS, "outcome", o.status().wire(), "origin", call.origin()).increment();
-      metrics.timer(MetricNames.PACKS_TOOL_CALL_DURATION, "kind", "builtin").record(System.nanoTime() - t0, TimeUnit.NANOSECONDS);
+      long took = System.nanoTime() - t0;
+      metrics.timer(MetricNames.PACKS_TOOL_CALL_DURATION, "kind", "builtin").record(took, TimeUnit.NANOSECONDS);
+      // recorded with every other call by a pack host (packs.tool_calls is its store); nothing waits for it
+      vertx.eventBus().send(Addresses.PACK_CALL_RECORDS, PackNodeOps.callRecord(call, tool.packId(), nodeId, o, started, Duration.ofNanos(took)));
     });
   }
 
