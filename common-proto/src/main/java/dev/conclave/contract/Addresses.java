@@ -92,11 +92,19 @@ public final class Addresses {
   public static final String PRESENCE_EVENTS = "conclave.events.presence";
 
   /**
-   * Request-reply, to any gateway node: what the built-in tools need from the gateway. Body: JSON
-   * {@code {"op": ..., ...}} with the ops and fields named in {@code platform.packs.GatewayToolOps};
-   * reply: a JSON object, or a failure whose message is the error the agent sees.
+   * Request-reply, to any gateway node: what the pack host's MCP endpoint needs from the gateway.
+   * Body: JSON {@code {"op": ..., ...}} with the ops and fields named in
+   * {@code platform.packs.GatewayToolOps}; reply: a JSON object, or a failure.
    */
   public static final String GATEWAY_TOOLS = "conclave.gateway.tools";
+
+  /**
+   * Request-reply, to any gateway node: run one of the gateway's own tools ({@code ask_user},
+   * {@code admin_*}) for a caller that is not an agent stream on a gateway (the pack host's MCP
+   * endpoint). Body: {@code platform.packs.PackNodeOps#execute}; reply: {@code ToolOutcome} JSON.
+   * Agent streams call these tools in their own gateway, with no message on the bus.
+   */
+  public static final String GATEWAY_TOOL_CALLS = "conclave.gateway.tool-calls";
 
   /**
    * Request-reply, to any gateway node: the coordinator hands a swarm task an agent claimed to the
@@ -107,8 +115,8 @@ public final class Addresses {
 
   /**
    * Publish. A user answered an agent's {@code ask_user} question (after the answer was committed).
-   * Body: JSON {@code {"questionId", "agentId", "selected": [..], "customText"?}}. The pack host
-   * waiting for that question completes the tool call.
+   * Body: JSON {@code {"questionId", "agentId", "selected": [..], "customText"?}}. The gateway node
+   * whose ask_user call waits for that question completes it.
    */
   public static final String QUESTION_ANSWERED = "conclave.questions.answered";
 
@@ -130,8 +138,8 @@ public final class Addresses {
   /**
    * Shared-data map: tool name → the tool's registry entry. Value: JSON {@code {"name", "packId",
    * "builtin": bool, "node", "member", "connection", "principalId", "definition": "<ToolDefinition,
-   * protobuf, base64>"}}; built-in tools have empty node, member and connection (any pack-host node
-   * runs them). Putting a name first is what makes tool names unique across the cluster.
+   * protobuf, base64>"}}; built-in tools have empty member and connection, and an empty node when
+   * any pack-host node runs them, or node {@code "@gateway"} when any gateway node does. Putting a name first is what makes tool names unique across the cluster.
    */
   public static final String PACKS_TOOLS_MAP = "conclave.packs.tools";
 
@@ -143,6 +151,13 @@ public final class Addresses {
 
   /** Shared-data map: pack-host node id → JSON {@code {"member", "startedAt"}} for every pack-host node that is up. */
   public static final String PACK_HOST_NODES_MAP = "conclave.packs.nodes";
+
+  /**
+   * Send, no reply: a call of one of the gateway's own tools has ended; a pack-host node records it in
+   * {@code packs.tool_calls} beside every other call. Body: {@code platform.packs.PackNodeOps#callRecord}.
+   * With no pack host in the cluster the record is dropped (the call itself never waits for it).
+   */
+  public static final String PACK_CALL_RECORDS = "conclave.packs.call-records";
 
   /** Shared-data map: MCP session id → JSON {@code {"principalId", "agentId", "protocolVersion", "createdAt"}}. */
   public static final String MCP_SESSIONS_MAP = "conclave.packs.mcp-sessions";

@@ -27,7 +27,8 @@ public record GatewaySettings(
   Duration commandTimeout,
   String mcpEndpoint,
   int registrationsInFlight,
-  int registrationsQueued) {
+  int registrationsQueued,
+  Duration askUserTimeout) {
 
   public static final Setting<Duration> REGISTER_TIMEOUT = Setting.define("CONCLAVE_AGENT_REGISTER_TIMEOUT_SECONDS", Parsers.SECONDS)
     .readBy(Reader.GATEWAY).describedAs("time a new stream has to send RegisterAgent")
@@ -73,6 +74,11 @@ public record GatewaySettings(
    */
   public static final Duration COMMAND_TIMEOUT = Duration.ofSeconds(5);
 
+  /** The gateway runs ask_user (gateway.tools.builtin), so it reads its bound. */
+  public static final Setting<Duration> ASK_USER_TIMEOUT = Setting.define("CONCLAVE_ASK_USER_TIMEOUT_SECONDS", Parsers.SECONDS)
+    .readBy(Reader.GATEWAY).describedAs("how long `ask_user` waits by default, and the most a question may ask for")
+    .byDefault("300");
+
   public static final Setting<Duration> CONVERSATION_RETENTION = Setting.define("CONCLAVE_CONVERSATION_RETENTION_DAYS", Parsers.DAYS)
     .readBy(Reader.GATEWAY).describedAs("conversation ledger events are deleted this long after they were written, except each "
       + "conversation's latest `CONCLAVE_CONVERSATION_KEEP_EVENTS` and those of requests not finished yet")
@@ -95,7 +101,8 @@ public record GatewaySettings(
       COMMAND_TIMEOUT,
       config.find(MCP_ENDPOINT).orElse(config.httpScheme() + "://" + config.advertisedHost() + ":" + config.httpPort() + "/mcp"),
       config.get(REGISTRATIONS_IN_FLIGHT),
-      config.get(REGISTRATIONS_QUEUED));
+      config.get(REGISTRATIONS_QUEUED),
+      config.get(ASK_USER_TIMEOUT));
   }
 
   private static Duration pingSeconds(String variable, String text) {

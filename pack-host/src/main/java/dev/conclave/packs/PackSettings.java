@@ -14,11 +14,8 @@ import java.util.List;
  * {@link Catalogue}, documented in the README's configuration table and docs/packs.md),
  * and their values for one node.
  */
-public record PackSettings(Duration askUserTimeout, Duration pingInterval) {
+public record PackSettings(Duration pingInterval) {
 
-  public static final Setting<Duration> ASK_USER_TIMEOUT = Setting.define("CONCLAVE_ASK_USER_TIMEOUT_SECONDS", Parsers.SECONDS)
-    .readBy(Reader.PACK_HOST).describedAs("how long `ask_user` waits by default, and the most a question may ask for")
-    .byDefault("300");
   public static final Setting<Duration> PACK_PING = Setting.define("CONCLAVE_PACK_PING_SECONDS", Parsers.SECONDS)
     .readBy(Reader.PACK_HOST).describedAs("HTTP/2 ping interval on pack connections; a ping still unanswered two intervals later drops the pack")
     .byDefault("20");
@@ -28,7 +25,7 @@ public record PackSettings(Duration askUserTimeout, Duration pingInterval) {
     .byDefault("30");
 
   public static PackSettings from(ConclaveConfig config) {
-    return new PackSettings(config.get(ASK_USER_TIMEOUT), config.get(PACK_PING));
+    return new PackSettings(config.get(PACK_PING));
   }
 
   /**

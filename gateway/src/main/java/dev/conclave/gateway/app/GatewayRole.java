@@ -35,6 +35,11 @@ import dev.conclave.gateway.control.Approvals;
 import dev.conclave.gateway.control.Cancellation;
 import dev.conclave.gateway.control.Injections;
 import dev.conclave.gateway.control.Questions;
+import dev.conclave.gateway.tools.GatewayPackTools;
+import dev.conclave.gateway.tools.GatewayToolRunner;
+import dev.conclave.gateway.tools.GatewayTools;
+import dev.conclave.gateway.tools.builtin.GatewayBuiltins;
+import dev.conclave.gateway.tools.builtin.QuestionWaiters;
 import dev.conclave.gateway.control.TaskConversations;
 import dev.conclave.gateway.directory.AgentDirectory;
 import dev.conclave.gateway.directory.ConversationAccess;
@@ -160,9 +165,6 @@ public final class GatewayRole implements RoleModule {
     RegistryStore registryStore = new RegistryStore(pool);
     Lifecycle lifecycle = new Lifecycle(vertx, writer, registryStore, router, terminations, ctx.clock());
     SessionStores sessionStores = new SessionStores(ctx.principals(), agents, requests, writer, ledger, approvalStore, usage, injectionStore);
-    AgentSessions agentSessions = new AgentSessions(vertx, ctx.nodeId(), settings, sessionStores, new SessionMetrics(ctx.metrics()),
-      ctx.edge(), ctx.tokens(), ctx.secrets(), ctx.packTools(), ctx.clock(), sessions, presence, router, terminations, lifecycle);
-
     Mailbox mailbox = new Mailbox(new IdleHandoff(sessions, writer), bindings, ctx.access(), router, ctx.clock());
     AgentDirectory directory = new AgentDirectory(agents, presence, ctx.access());
     ConversationAccess conversations = new ConversationAccess(ctx.access());
@@ -178,9 +180,16 @@ public final class GatewayRole implements RoleModule {
     ClusterHttpApi clusterHttp = new ClusterHttpApi(nodes, presence);
     ConversationRelay relay = new ConversationRelay(vertx);
     AgentGrants grants = new AgentGrants(pool);
-    GatewayToolsEndpoint tools = new GatewayToolsEndpoint(questions, new AgentTools(presence, agents, ledger, usage, ctx.access()),
-      new AgentPrompts(vertx, mailbox, requests, ledger, presence), new ActingOwner(pool),
-      new dev.conclave.gateway.control.RequestTraces(requests));
+    GatewayToolsEndpoint tools = new GatewayToolsEndpoint(new dev.conclave.gateway.control.RequestTraces(requests));
+    // the gateway's own tools (ask_user, admin_*) run here; its agents see them beside every other tool
+    QuestionWaiters waiters = new QuestionWaiters();
+    GatewayToolRunner toolRunner = new GatewayToolRunner(vertx, ctx.nodeId(), ctx.metrics(), ctx.clock());
+    GatewayTools ownTools = new GatewayTools(GatewayBuiltins.create(vertx, questions, waiters, settings.askUserTimeout(),
+      new ActingOwner(pool), new AgentTools(presence, agents, ledger, usage, ctx.access()),
+      new AgentPrompts(vertx, mailbox, requests, ledger, presence)), toolRunner);
+    AgentSessions agentSessions = new AgentSessions(vertx, ctx.nodeId(), settings, sessionStores, new SessionMetrics(ctx.metrics()),
+      ctx.edge(), ctx.tokens(), ctx.secrets(), new GatewayPackTools(ownTools, toolRunner, ctx.packTools()), ctx.clock(), sessions,
+      presence, router, terminations, lifecycle);
     TaskConversationsEndpoint taskConversations = new TaskConversationsEndpoint(
       new TaskConversations(agents, bindings, mailbox, ctx.access(), ctx.clock()));
     AdminServiceEndpoint admin = new AdminServiceEndpoint(bindings, ctx.principals(), ctx.tokens(), ctx.edge());
@@ -232,7 +241,8 @@ public final class GatewayRole implements RoleModule {
       new PresenceReconciler(ctx.nodeId(), presence, sessions, agents), new StrandedRequestSweep(ctx.nodeId(), sessions, terminations),
       followers);
     SessionDrain drain = new SessionDrain(vertx, ctx.nodeId(), sessions, followers);
-    return vertx.deployVerticle(node).map(deployment -> {
+    MessageConsumer<JsonObject> answers = waiters.listen(vertx);
+    return answers.completion().compose(v -> ownTools.start(vertx)).compose(toolCalls -> vertx.deployVerticle(node).map(deployment -> {
       LOG.info("role gateway: CovenControl, ClientService, AdminService and /api/v1/gateway ready on node={}", ctx.nodeId());
       MessageConsumer<JsonObject> tasks = taskConversations.register(vertx);
       waiting.start();
@@ -242,9 +252,9 @@ public final class GatewayRole implements RoleModule {
       return running(vertx, edge, drain, () -> {
         waiting.stop();
         retention.stop();
-        return tasks.unregister().transform(ar -> vertx.undeploy(deployment));
+        return Future.join(tasks.unregister(), toolCalls.unregister(), answers.unregister()).transform(ar -> vertx.undeploy(deployment));
       });
-    });
+    }));
   }
 
   private static RunningRole running(Vertx vertx, EdgeContribution edge, SessionDrain drain, Supplier<Future<Void>> stop) {

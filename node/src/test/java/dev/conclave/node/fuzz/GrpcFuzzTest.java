@@ -4,7 +4,7 @@ import com.google.protobuf.Empty;
 import com.google.protobuf.MessageLite;
 import dev.conclave.gateway.support.RawAgent;
 import dev.conclave.node.fuzz.FuzzNode.Caller;
-import dev.conclave.packs.registry.Schemas;
+import dev.conclave.platform.packs.schema.Schemas;
 import dev.conclave.platform.access.Audience;
 import dev.conclave.platform.access.RouteTable.Route;
 import dev.conclave.proto.coven.AgentMessage;

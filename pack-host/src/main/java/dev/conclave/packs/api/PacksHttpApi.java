@@ -9,6 +9,7 @@ import dev.conclave.platform.access.Resource;
 import dev.conclave.packs.PackErrors;
 import dev.conclave.platform.errors.ConclaveException;
 import dev.conclave.platform.packs.PackTools;
+import dev.conclave.platform.packs.ToolEntry;
 import dev.conclave.platform.server.HttpRoutes;
 import dev.conclave.proto.coven.ToolDefinition;
 import io.vertx.core.json.JsonArray;
@@ -52,17 +53,13 @@ public final class PacksHttpApi {
   }
 
   public void mount(HttpRoutes routes) {
-    routes.get(BASE, Audience.MEMBERS, Resource.NONE, (caller, ctx) -> registry.packs(Optional.empty()).map(packs -> {
-      JsonArray live = new JsonArray();
-      packs.forEach(p -> live.add(new JsonObject().put("packId", p.packId()).put("version", p.version()).put("node", p.node())
-        .put("tools", new JsonArray(p.tools())).put("registeredAt", p.registeredAt().toString())));
-      JsonArray builtin = new JsonArray();
-      for (BuiltinPack b : builtins.packs()) {
-        builtin.add(new JsonObject().put("packId", b.packId()).put("capability", b.capability())
-          .put("tools", new JsonArray(b.tools().stream().map(t -> t.name()).toList())));
-      }
-      return new JsonObject().put("packs", live).put("builtins", builtin);
-    }));
+    routes.get(BASE, Audience.MEMBERS, Resource.NONE, (caller, ctx) -> registry.packs(Optional.empty())
+      .compose(packs -> registry.builtinEntries().map(entries -> {
+        JsonArray live = new JsonArray();
+        packs.forEach(p -> live.add(new JsonObject().put("packId", p.packId()).put("version", p.version()).put("node", p.node())
+          .put("tools", new JsonArray(p.tools())).put("registeredAt", p.registeredAt().toString())));
+        return new JsonObject().put("packs", live).put("builtins", builtinPacks(entries));
+      })));
     routes.get(BASE + "/calls/:agentId", Audience.ADMINS, Resource.NONE, (caller, ctx) ->
       calls.recentOf(ctx.pathParam("agentId"), parseLimit(ctx.queryParams().get("limit"))).map(list -> new JsonObject().put("calls", list)));
     routes.get(BASE + "/tools", Audience.ADMINS, Resource.NONE, (caller, ctx) -> tools(capabilities(ctx.queryParams().get("capabilities"))));
@@ -74,9 +71,10 @@ public final class PacksHttpApi {
    * name), or every live tool when no capabilities are named.
    */
   private io.vertx.core.Future<JsonObject> tools(Optional<Set<String>> capabilities) {
-    return registry.packs(Optional.empty()).compose(packs -> packTools.available(capabilities.orElse(EVERY)).map(defs -> {
+    return registry.packs(Optional.empty()).compose(packs -> registry.builtinEntries().compose(entries ->
+      packTools.available(capabilities.orElse(EVERY)).map(defs -> {
       Map<String, String> packOf = new HashMap<>();
-      builtins.packs().forEach(b -> b.tools().forEach(t -> packOf.put(t.name(), b.packId())));
+      entries.forEach(e -> packOf.put(e.name(), e.packId()));
       packs.forEach(p -> p.tools().forEach(t -> packOf.put(t, p.packId())));
       JsonArray out = new JsonArray();
       for (ToolDefinition d : defs) {
@@ -87,7 +85,25 @@ public final class PacksHttpApi {
       JsonObject answer = new JsonObject();
       capabilities.ifPresent(c -> answer.put("capabilities", new JsonArray(List.copyOf(new TreeSet<>(c)))));
       return answer.put("tools", out);
-    }));
+    })));
+  }
+
+  /**
+   * The built-in packs, this pack host's first in their order, then those other roles put in the
+   * registry (the gateway's builtin:admin and builtin:ui), each with its capability and tools.
+   */
+  private JsonArray builtinPacks(List<ToolEntry> entries) {
+    Map<String, JsonObject> byPack = new java.util.LinkedHashMap<>();
+    for (BuiltinPack b : builtins.packs()) {
+      byPack.put(b.packId(), new JsonObject().put("packId", b.packId()).put("capability", b.capability())
+        .put("tools", new JsonArray(b.tools().stream().map(t -> t.name()).toList())));
+    }
+    entries.stream().filter(e -> !byPack.containsKey(e.packId()) || e.onGateway()).sorted(java.util.Comparator.comparing(ToolEntry::packId))
+      .forEach(e -> byPack.computeIfAbsent(e.packId(), id -> new JsonObject().put("packId", id)
+          .put("capability", e.definition().getRequiredCapabilitiesCount() == 0 ? "" : e.definition().getRequiredCapabilities(0))
+          .put("tools", new JsonArray()))
+        .getJsonArray("tools").add(e.name()));
+    return new JsonArray(List.copyOf(byPack.values()));
   }
 
   /** {@code capabilities=a,b} (empty: none at all); absent: no filter. */

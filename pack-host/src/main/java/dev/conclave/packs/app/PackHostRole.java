@@ -9,12 +9,9 @@ import dev.conclave.packs.api.PackServiceEndpoint;
 import dev.conclave.packs.api.PacksHttpApi;
 import dev.conclave.packs.builtin.Builtins;
 import dev.conclave.packs.builtin.GatewayCalls;
-import dev.conclave.packs.builtin.admin.AdminPack;
 import dev.conclave.packs.builtin.base.BasePack;
 import dev.conclave.packs.builtin.mail.MailPack;
 import dev.conclave.packs.builtin.notes.NotesPack;
-import dev.conclave.packs.builtin.ui.QuestionWaiters;
-import dev.conclave.packs.builtin.ui.UiPack;
 import dev.conclave.packs.connections.LocalPacks;
 import dev.conclave.packs.connections.PackRegistrations;
 import dev.conclave.packs.connections.ResultRouter;
@@ -49,7 +46,7 @@ import tools.jackson.databind.json.JsonMapper;
 import java.time.Duration;
 import java.util.List;
 
-/** The pack-tool host role: wires PackService, the tool registry and dispatch, the built-in packs and MCP. */
+/** The pack-tool host role: wires PackService, the tool registry and dispatch, its built-in packs and MCP (the gateway runs its own tools). */
 public final class PackHostRole implements RoleModule {
 
   private static final Logger LOG = LoggerFactory.getLogger(PackHostRole.class);
@@ -72,13 +69,10 @@ public final class PackHostRole implements RoleModule {
     LocalPacks local = new LocalPacks();
     ctx.metrics().gauge(MetricNames.PACKS_CONNECTED, local, LocalPacks::size);
     GatewayCalls gateway = new GatewayCalls(vertx);
-    QuestionWaiters waiters = new QuestionWaiters();
     Builtins builtins = new Builtins(List.of(
       BasePack.create(ctx.pool(), ctx.clock()),
       NotesPack.create(ctx.pool(), ctx.clock()),
-      MailPack.create(ctx.pool(), ctx.clock()),
-      AdminPack.create(gateway),
-      UiPack.create(vertx, gateway, waiters, settings.askUserTimeout())));
+      MailPack.create(ctx.pool(), ctx.clock())));
     ToolCallLog calls = new ToolCallLog(ctx.pool(), ctx.metrics());
     ToolDispatcher dispatcher = new ToolDispatcher(vertx, ctx.nodeId(), registry, local, builtins, calls, ctx.metrics(), ctx.clock());
     ResultRouter results = new ResultRouter(vertx, ctx.nodeId(), local, registry, ctx.metrics());
@@ -110,7 +104,7 @@ public final class PackHostRole implements RoleModule {
       }
     };
     PackHostVerticle node = new PackHostVerticle(ctx.nodeId(), ctx.membership(), registry, builtins, calls,
-      new PackNodeEndpoint(ctx.nodeId(), dispatcher, results, local), waiters);
+      new PackNodeEndpoint(ctx.nodeId(), dispatcher, results, local));
     RetentionWorker retention = new RetentionWorker(vertx, ctx.pool(), "packs",
       List.of(ToolCallRetention.rule(ctx.config().get(PackSettings.TOOL_CALL_RETENTION))), RetentionSettings.from(ctx.config()), ctx.metrics());
     return vertx.deployVerticle(node).map(deployment -> {

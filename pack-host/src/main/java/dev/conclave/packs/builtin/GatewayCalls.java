@@ -12,8 +12,8 @@ import io.vertx.core.json.JsonObject;
 import java.time.Duration;
 
 /**
- * Built-in tools' requests to the gateway ({@link Addresses#GATEWAY_TOOLS}, any gateway node), with
- * failures turned into the {@link ToolFailure} the agent sees.
+ * The pack host's requests to the gateway ({@link Addresses#GATEWAY_TOOLS}, any gateway node; today
+ * MCP's request trace), with failures turned into a {@link ToolFailure}.
  */
 public final class GatewayCalls {
 

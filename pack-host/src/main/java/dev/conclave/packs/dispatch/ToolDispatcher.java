@@ -5,7 +5,7 @@ import dev.conclave.packs.builtin.Builtins;
 import dev.conclave.packs.builtin.ToolCaller;
 import dev.conclave.packs.builtin.ToolFailure;
 import dev.conclave.packs.connections.LocalPacks;
-import dev.conclave.packs.registry.Schemas;
+import dev.conclave.platform.packs.schema.Schemas;
 import dev.conclave.packs.registry.ToolRegistry;
 import dev.conclave.packs.store.ToolCallLog;
 import dev.conclave.platform.metrics.MetricNames;

@@ -2,6 +2,7 @@ package dev.conclave.packs.registry;
 
 import dev.conclave.packs.PackErrors;
 import dev.conclave.platform.packs.ToolScope;
+import dev.conclave.platform.packs.schema.Schemas;
 import dev.conclave.platform.validation.TextRules;
 import dev.conclave.proto.coven.PackManifest;
 import dev.conclave.proto.coven.ToolDefinition;

@@ -3,10 +3,10 @@ package dev.conclave.packs.registry;
 import dev.conclave.contract.Addresses;
 import dev.conclave.packs.PackErrors;
 import dev.conclave.packs.builtin.BuiltinPack;
-import dev.conclave.packs.builtin.BuiltinTool;
 import dev.conclave.platform.cluster.ClusterMembership;
 import dev.conclave.platform.errors.ConclaveException;
 import dev.conclave.platform.errors.ErrorKind;
+import dev.conclave.platform.packs.BuiltinEntries;
 import dev.conclave.platform.packs.ToolEntry;
 import dev.conclave.proto.coven.ToolDefinition;
 import io.vertx.core.Future;
@@ -14,8 +14,6 @@ import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import io.vertx.core.shareddata.AsyncMap;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 import java.time.Instant;
 import java.util.ArrayList;
@@ -31,7 +29,6 @@ import java.util.Optional;
  */
 public final class ToolRegistry {
 
-  private static final Logger LOG = LoggerFactory.getLogger(ToolRegistry.class);
   private static final int MAX_ATTEMPTS = 8;
 
   /** The result of a registration: the record as stored, the names won and lost, the registration it replaced. */
@@ -63,25 +60,14 @@ public final class ToolRegistry {
 
   /** Makes the built-in tools known; a built-in's name is never given to a pack. */
   public Future<Void> publishBuiltins(List<BuiltinPack> builtins) {
-    List<Future<?>> all = new ArrayList<>();
-    for (BuiltinPack pack : builtins) {
-      for (BuiltinTool tool : pack.tools()) {
-        ToolEntry entry = ToolEntry.builtin(pack.packId(), tool.definition());
-        all.add(tools.compose(m -> m.putIfAbsent(tool.name(), entry.toJson()).compose(previous -> {
-          if (previous == null || previous.equals(entry.toJson())) {
-            return Future.succeededFuture();
-          }
-          ToolEntry was = ToolEntry.fromJson(previous);
-          if (was.builtin()) {
-            // another version of Conclave defined it differently: the newest start wins
-            return m.replaceIfPresent(tool.name(), previous, entry.toJson()).mapEmpty();
-          }
-          LOG.warn("packs: built-in tool name is held by a pack tool={} pack={}", tool.name(), was.packId());
-          return Future.succeededFuture();
-        })));
-      }
-    }
-    return Future.all(all).mapEmpty();
+    return BuiltinEntries.publish(vertx, builtins.stream()
+      .flatMap(pack -> pack.tools().stream().map(tool -> ToolEntry.builtin(pack.packId(), tool.definition()))).toList());
+  }
+
+  /** Every built-in tool in the registry: this pack host's and the gateway's own. */
+  public Future<List<ToolEntry>> builtinEntries() {
+    return tools.compose(AsyncMap::entries).map(entries -> entries.values().stream().map(ToolEntry::fromJson)
+      .filter(ToolEntry::builtin).sorted(java.util.Comparator.comparing(ToolEntry::name)).toList());
   }
 
   public Future<Optional<ToolEntry>> lookup(String name) {

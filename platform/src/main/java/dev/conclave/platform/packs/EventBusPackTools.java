@@ -24,8 +24,9 @@ import java.util.concurrent.ThreadLocalRandom;
 
 /**
  * {@link PackTools} over the cluster: reads the tool registry from shared data, sends each call
- * straight to the pack-host node that runs it, and ends the call at once when that node leaves the
- * cluster (a reply from a dead node would otherwise only ever time out).
+ * straight to the pack-host node that runs it (the gateway's own tools: to any gateway node), and
+ * ends the call at once when that node leaves the cluster (a reply from a dead node would otherwise
+ * only ever time out).
  */
 public final class EventBusPackTools implements PackTools {
 
@@ -59,7 +60,8 @@ public final class EventBusPackTools implements PackTools {
       List<ToolDefinition> out = new ArrayList<>();
       for (JsonObject json : entries.values()) {
         ToolEntry entry = ToolEntry.fromJson(json);
-        boolean runnable = entry.builtin() ? !live.isEmpty() : membership.isMember(entry.member());
+        // the gateway's own tools are put here by the gateway, and run on any gateway node
+        boolean runnable = entry.onGateway() || (entry.builtin() ? !live.isEmpty() : membership.isMember(entry.member()));
         if (runnable && ToolScope.allows(capabilities, entry.definition())) {
           out.add(entry.definition());
         }
@@ -74,9 +76,10 @@ public final class EventBusPackTools implements PackTools {
     // the caller's span is current only now: the send happens after the lookups, in their callbacks
     Optional<String> trace = dev.conclave.platform.tracing.TraceContexts.current();
     return tools.compose(m -> m.get(call.toolName()))
-      .compose(json -> target(Optional.ofNullable(json).map(ToolEntry::fromJson), call))
-      .compose(target -> target.map(t -> send(t, call, trace)).orElseGet(() -> Future.succeededFuture(ToolOutcome.failed(
-        ToolOutcome.Status.UNAVAILABLE, "no pack host is running in this cluster, so tool '" + call.toolName() + "' cannot run"))))
+      .map(json -> Optional.ofNullable(json).map(ToolEntry::fromJson))
+      .compose(entry -> entry.filter(ToolEntry::onGateway).map(e -> toGateway(e, call, trace))
+        .orElseGet(() -> target(entry, call).compose(target -> target.map(t -> send(t, call, trace)).orElseGet(() -> Future.succeededFuture(
+          ToolOutcome.failed(ToolOutcome.Status.UNAVAILABLE, "no pack host is running in this cluster, so tool '" + call.toolName() + "' cannot run"))))))
       .recover(err -> Future.succeededFuture(err instanceof GoneException gone ? gone.outcome : ToolOutcome.failed(
         ToolOutcome.Status.UNAVAILABLE, "the tool registry is unavailable right now (" + err.getMessage() + "); retry")));
   }
@@ -115,6 +118,17 @@ public final class EventBusPackTools implements PackTools {
     vertx.eventBus().<JsonObject>request(Addresses.packHostNode(target.node()), PackNodeOps.execute(call, trace), options)
       .onComplete(ar -> outcome.tryComplete(ar.succeeded() ? ToolOutcome.fromJson(ar.result().body()) : failure(ar.cause(), call, target)));
     return outcome.future().onComplete(v -> watched.remove(outcome));
+  }
+
+  /** One of the gateway's own tools, called from elsewhere (MCP on a pack host): any gateway node runs it. */
+  private Future<ToolOutcome> toGateway(ToolEntry entry, ToolCall call, Optional<String> trace) {
+    Duration timeout = ToolScope.timeout(entry.definition());
+    DeliveryOptions options = new DeliveryOptions().setSendTimeout(timeout.plus(HOP_MARGIN).toMillis());
+    return vertx.eventBus().<JsonObject>request(Addresses.GATEWAY_TOOL_CALLS, PackNodeOps.execute(call, trace), options)
+      .map(reply -> ToolOutcome.fromJson(reply.body()))
+      .recover(err -> Future.succeededFuture(err instanceof ReplyException re && re.failureType() == ReplyFailure.NO_HANDLERS
+        ? ToolOutcome.failed(ToolOutcome.Status.UNAVAILABLE, "no gateway is running in this cluster, so tool '" + call.toolName() + "' cannot run")
+        : failure(err, call, new Target("", "", timeout))));
   }
 
   private static ToolOutcome failure(Throwable err, ToolCall call, Target target) {

@@ -39,6 +39,13 @@ public final class PackNodeOps {
     return java.util.Optional.ofNullable(op.getString(TRACE_CONTEXT));
   }
 
+  /** A finished call for the call record ({@code Addresses.PACK_CALL_RECORDS}): what ran where, how it ended and when. */
+  public static JsonObject callRecord(ToolCall call, String packId, String node, ToolOutcome outcome, java.time.Instant startedAt,
+                                      java.time.Duration took) {
+    return new JsonObject().put("call", call.toJson()).put("packId", packId).put("node", node).put("outcome", outcome.toJson())
+      .put("startedAt", startedAt.toString()).put("tookNanos", took.toNanos());
+  }
+
   public static JsonObject toolResult(String principalId, String responseBase64) {
     return new JsonObject().put(OP, TOOL_RESULT).put("principalId", principalId).put("response", responseBase64);
   }

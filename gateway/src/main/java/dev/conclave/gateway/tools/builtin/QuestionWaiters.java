@@ -1,4 +1,4 @@
-package dev.conclave.packs.builtin.ui;
+package dev.conclave.gateway.tools.builtin;
 
 import dev.conclave.contract.Addresses;
 import dev.conclave.platform.packs.GatewayToolOps;
@@ -12,7 +12,7 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * The ask_user calls waiting on this node, by question id. Answers are announced cluster-wide on
+ * The ask_user calls waiting on this gateway node, by question id. Answers are announced cluster-wide on
  * {@link Addresses#QUESTION_ANSWERED} after the gateway committed them; the node whose waiter it is
  * completes the call, every other node ignores the announcement.
  */

@@ -1,10 +1,10 @@
-package dev.conclave.packs.builtin.ui;
+package dev.conclave.gateway.tools.builtin;
 
-import dev.conclave.packs.builtin.BuiltinTool;
-import dev.conclave.packs.builtin.GatewayCalls;
-import dev.conclave.packs.builtin.ToolCaller;
-import dev.conclave.packs.builtin.ToolFailure;
+import dev.conclave.gateway.control.Questions;
+import dev.conclave.gateway.tools.GatewayTool;
+import dev.conclave.gateway.tools.ToolError;
 import dev.conclave.platform.packs.GatewayToolOps;
+import dev.conclave.platform.packs.ToolCall;
 import dev.conclave.proto.coven.QuestionOption;
 import dev.conclave.proto.coven.ToolDefinition;
 import dev.conclave.proto.coven.UserQuestionRequest;
@@ -16,9 +16,10 @@ import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import java.time.Duration;
-import java.util.Base64;
 import java.util.HashSet;
 import java.util.Map;
 import java.util.Set;
@@ -26,11 +27,16 @@ import java.util.UUID;
 
 /**
  * {@code ask_user}: puts a question to the people following the agent's conversation and returns
- * their answer as the tool's output. The gateway records the question in the conversation (so a
- * follower that joins or resumes later still sees it) and decides the one answer; this tool waits
+ * their answer as the tool's output. {@link Questions} records the question in the conversation (so
+ * a follower that joins or resumes later still sees it) and decides the one answer; this tool waits
  * for it, and at its timeout expires the question, unless an answer got there first.
  */
-public final class AskUser implements BuiltinTool {
+public final class AskUser implements GatewayTool {
+
+  /** The built-in pack of tools that involve the agent's human, and its capability. */
+  public static final String PACK_ID = "builtin:ui";
+  public static final String CAPABILITY = "ui";
+  private static final Logger LOG = LoggerFactory.getLogger(AskUser.class);
 
   static final String SCHEMA = "{\"type\":\"object\",\"properties\":{"
     + "\"question\":{\"type\":\"string\",\"description\":\"The question to ask the user\"},"
@@ -46,21 +52,25 @@ public final class AskUser implements BuiltinTool {
     + "clarification, or to present choices. Returns the user's selected option(s) or indicates timeout if they don't respond.";
   /** The question's own timer fires before the dispatcher's, so the agent gets this tool's clear answer. */
   static final int DISPATCH_MARGIN_SECONDS = 5;
-  static final Duration GATEWAY_TIMEOUT = Duration.ofSeconds(10);
 
   private final Vertx vertx;
-  private final GatewayCalls gateway;
+  private final Questions questions;
   private final QuestionWaiters waiters;
   private final Duration maxWait;
   private final ToolDefinition definition;
 
-  public AskUser(Vertx vertx, GatewayCalls gateway, QuestionWaiters waiters, Duration maxWait) {
+  public AskUser(Vertx vertx, Questions questions, QuestionWaiters waiters, Duration maxWait) {
     this.vertx = vertx;
-    this.gateway = gateway;
+    this.questions = questions;
     this.waiters = waiters;
     this.maxWait = maxWait;
     this.definition = ToolDefinition.newBuilder().setName("ask_user").setDescription(DESCRIPTION).setInputSchemaJson(SCHEMA)
-      .addRequiredCapabilities(UiPack.CAPABILITY).setTimeoutSeconds((int) maxWait.toSeconds() + DISPATCH_MARGIN_SECONDS).build();
+      .addRequiredCapabilities(CAPABILITY).setTimeoutSeconds((int) maxWait.toSeconds() + DISPATCH_MARGIN_SECONDS).build();
+  }
+
+  @Override
+  public String packId() {
+    return PACK_ID;
   }
 
   @Override
@@ -69,16 +79,15 @@ public final class AskUser implements BuiltinTool {
   }
 
   @Override
-  public Future<String> run(ToolCaller caller, JsonObject input) {
+  public Future<String> run(ToolCall caller, JsonObject input) {
     UserQuestionRequest question = question(caller, input);
     String id = question.getQuestionId();
     // the time until a person answers, in the call's trace (the call's span is current here). The wait
     // begins and ends on this node: the answer, taken on any node, is announced to the waiter here
     Span wait = RequestSpans.startWait(vertx, "ask_user", Context.current(), Map.of("conclave.question_id", id));
     Future<GatewayToolOps.Answer> answered = waiters.await(id, caller.agentId());
-    JsonObject ask = GatewayToolOps.request(GatewayToolOps.ASK_USER).put("agentId", caller.agentId())
-      .put("question", Base64.getEncoder().encodeToString(question.toByteArray()));
-    return gateway.request(ask, GATEWAY_TIMEOUT)
+    return questions.ask(caller.agentId(), question)
+      .recover(err -> Future.failedFuture(ToolError.of(LOG, "ask_user", err)))
       .onFailure(err -> {
         waiters.forget(id);
         RequestSpans.endWait(wait, "not_asked");
@@ -97,25 +106,25 @@ public final class AskUser implements BuiltinTool {
   /** The wait is over: the question expires, unless the gateway says an answer won the race. */
   private void expire(String id, int seconds, Promise<String> output) {
     waiters.forget(id);
-    gateway.request(GatewayToolOps.request(GatewayToolOps.EXPIRE_QUESTION).put("questionId", id), GATEWAY_TIMEOUT)
+    questions.expire(id)
       .onComplete(ar -> {
         if (ar.succeeded() && "answered".equals(ar.result().getString("state"))) {
           JsonArray selected = ar.result().getJsonArray("selected", new JsonArray());
           output.tryComplete(output(selected.stream().map(String::valueOf).toList(), ar.result().getString("customText", "")));
         } else {
-          output.tryFail(new ToolFailure("ask_user: nobody answered within " + seconds + " s (question " + id + ")"));
+          output.tryFail(new ToolError("ask_user: nobody answered within " + seconds + " s (question " + id + ")"));
         }
       });
   }
 
-  private UserQuestionRequest question(ToolCaller caller, JsonObject input) {
+  private UserQuestionRequest question(ToolCall caller, JsonObject input) {
     String text = input.getString("question", "");
     if (text.isBlank()) {
-      throw new ToolFailure("question is required");
+      throw new ToolError("question is required");
     }
     JsonArray options = input.getJsonArray("options", new JsonArray());
     if (options.isEmpty()) {
-      throw new ToolFailure("at least one option is required");
+      throw new ToolError("at least one option is required");
     }
     UserQuestionRequest.Builder q = UserQuestionRequest.newBuilder().setAgentId(caller.agentId())
       .setQuestionId(UUID.randomUUID().toString()).setQuestion(text).setMultiSelect(input.getBoolean("multi_select", false));
@@ -124,10 +133,10 @@ public final class AskUser implements BuiltinTool {
       JsonObject o = options.getJsonObject(i);
       String label = o.getString("label", "");
       if (label.isBlank()) {
-        throw new ToolFailure("options[" + i + "].label must not be empty");
+        throw new ToolError("options[" + i + "].label must not be empty");
       }
       if (!labels.add(label)) {
-        throw new ToolFailure("duplicate option label: \"" + label + "\"");
+        throw new ToolError("duplicate option label: \"" + label + "\"");
       }
       QuestionOption.Builder option = QuestionOption.newBuilder().setLabel(label);
       String description = o.getString("description", "");

@@ -1,4 +1,4 @@
-package dev.conclave.packs.registry;
+package dev.conclave.platform.packs.schema;
 
 import com.networknt.schema.SpecificationVersion;
 
