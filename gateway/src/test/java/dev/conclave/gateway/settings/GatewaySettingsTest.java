@@ -36,4 +36,11 @@ class GatewaySettingsTest {
     assertThat(settings.idleRedispatch()).isEqualTo(GatewaySettings.IDLE_REDISPATCH).isEqualTo(Duration.ofSeconds(10));
     assertThat(settings.commandTimeout()).isEqualTo(GatewaySettings.COMMAND_TIMEOUT).isEqualTo(Duration.ofSeconds(5));
   }
+
+  @Test
+  void askUsersBoundIsTheGatewaysSettingNow() {
+    assertThat(GatewaySettings.from(ConclaveConfig.from(Map.of())).askUserTimeout()).isEqualTo(Duration.ofSeconds(300));
+    assertThatThrownBy(() -> GatewaySettings.from(ConclaveConfig.from(Map.of("CONCLAVE_ASK_USER_TIMEOUT_SECONDS", "soon"))))
+      .isInstanceOf(ConfigException.class).hasMessage("CONCLAVE_ASK_USER_TIMEOUT_SECONDS: 'soon' is not a whole number");
+  }
 }

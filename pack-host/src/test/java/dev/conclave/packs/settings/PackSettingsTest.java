@@ -17,14 +17,11 @@ class PackSettingsTest {
   @Test
   void theDefaultsAreTheDocumentedOnes() {
     PackSettings settings = PackSettings.from(ConclaveConfig.from(Map.of()));
-    assertThat(settings.askUserTimeout()).isEqualTo(Duration.ofSeconds(300));
     assertThat(settings.pingInterval()).isEqualTo(Duration.ofSeconds(20));
   }
 
   @Test
   void aBadValueStopsStartUpNamingTheVariable() {
-    assertThatThrownBy(() -> PackSettings.from(ConclaveConfig.from(Map.of("CONCLAVE_ASK_USER_TIMEOUT_SECONDS", "soon"))))
-      .isInstanceOf(ConfigException.class).hasMessage("CONCLAVE_ASK_USER_TIMEOUT_SECONDS: 'soon' is not a whole number");
     assertThatThrownBy(() -> PackSettings.from(ConclaveConfig.from(Map.of("CONCLAVE_PACK_PING_SECONDS", "0"))))
       .isInstanceOf(ConfigException.class).hasMessage("CONCLAVE_PACK_PING_SECONDS: must be a positive whole number, got '0'");
   }
