@@ -171,7 +171,9 @@ class ClusterTlsTest {
     env.put("CONCLAVE_CLUSTER_TLS_KEY_FILE", certs.clusterKey().toString());
     env.put("CONCLAVE_CLUSTER_TLS_CA_FILE", certs.clusterCaCert().toString());
     try {
-      return VertxBootstrap.create(ConclaveConfig.from(env), new NodeMetrics()).await(120, TimeUnit.SECONDS);
+      // on a pool thread of supplyAsync: Await blocks as a managed blocker, so the other member's start still runs
+      return dev.conclave.platform.testing.Await.await(VertxBootstrap.create(ConclaveConfig.from(env), new NodeMetrics()),
+        java.time.Duration.ofSeconds(120));
     } catch (Exception e) {
       throw new IllegalStateException(e);
     }
