@@ -58,14 +58,37 @@ final class Postmaster {
         if (pgCtl.exitValue() != 0) {
           throw new IOException("pg_ctl could not start PostgreSQL in " + cluster + ": " + pgCtlOutput + " " + tail(log, logFrom));
         }
-        String written = tail(log, logFrom);
-        if (written.contains("FATAL:") || written.contains("PANIC:") || written.contains("database system is shut down")) {
-          throw new IOException("PostgreSQL did not start in " + cluster + ": " + written);
+        if (gone(cluster, stale, startedAt, log, logFrom)) {
+          throw new IOException("PostgreSQL did not start in " + cluster + ": " + tail(log, logFrom));
         }
       }
       sleep(POLL);
     }
     throw new IOException("PostgreSQL in " + cluster + " was not ready within " + patience.toSeconds() + " s: " + tail(log, logFrom));
+  }
+
+  /**
+   * True when this start's postmaster has exited: its postmaster.pid names a process that is gone, or
+   * there is none and the log says the server stopped or refused to start. A client's connection
+   * refused while the server starts ("the database system is starting up") is not the server's end.
+   */
+  private static boolean gone(Path cluster, Optional<Long> stale, long startedAt, Path log, long logFrom) {
+    List<String> lines = pidFile(cluster);
+    if (lines.size() >= 3) {
+      try {
+        long pid = Long.parseLong(lines.get(0).trim());
+        long started = Long.parseLong(lines.get(2).trim());
+        if (started >= startedAt && !(stale.isPresent() && stale.get() == pid)) {
+          return ProcessHandle.of(pid).map(h -> !h.isAlive()).orElse(true);
+        }
+      } catch (NumberFormatException e) {
+        return false; // being written
+      }
+    }
+    String written = tail(log, logFrom);
+    return written.contains("database system is shut down") || written.contains("PANIC:")
+      || written.lines().anyMatch(l -> l.contains("FATAL:") && !l.contains("the database system is starting up")
+        && !l.contains("password authentication failed") && !l.contains("no pg_hba.conf entry"));
   }
 
   /** Where the postmaster started here writes its log: {@code pg.log} beside the cluster. */
