@@ -78,6 +78,29 @@ final class AppliedMigrations {
     }
   }
 
+  /**
+   * As {@link #check(Connection, MigrationScripts)}, over the node's own connection in a transaction
+   * {@code tx} (a node's start reads the history this way, without JDBC: no second driver to load, no
+   * second password exchange). The schema is the search path for the transaction only.
+   */
+  static io.vertx.core.Future<Verdict> check(io.vertx.sqlclient.SqlConnection tx, MigrationScripts scripts) {
+    return SQL.get("UseSchema").with("schema", scripts.schema()).execute(tx)
+      .compose(set -> SQL.get("HistoryExists").execute(tx))
+      .compose(present -> {
+        if (!present.iterator().next().getBoolean("present")) {
+          return io.vertx.core.Future.succeededFuture(Verdict.differs(Verdict.NO_HISTORY));
+        }
+        return SQL.get("History").execute(tx).map(rs -> {
+          List<Row> rows = new ArrayList<>();
+          for (io.vertx.sqlclient.Row r : rs) {
+            rows.add(new Row(r.getInteger("installed_rank"), r.getString("version"), r.getString("script"), r.getInteger("checksum"),
+              r.getString("type"), r.getBoolean("success")));
+          }
+          return compare(scripts.scripts(), rows);
+        });
+      });
+  }
+
   /** The comparison itself, on rows in {@code installed_rank} order. */
   static Verdict compare(List<MigrationScripts.Script> scripts, List<Row> rows) {
     Map<String, MigrationScripts.Script> byName = new HashMap<>();

@@ -8,46 +8,44 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 
 /**
- * The node's database, opened and migrated on a thread of its own (issue 45): embedded PostgreSQL's
- * start is mostly another process's work ({@code pg_ctl start}, then polling), and the migrations wait
- * on the database, so the node creates Vert.x and joins its cluster meanwhile instead of waiting for
- * them first. {@link #await} gives the database or
- * throws what {@link NodeDatabase#open} threw, the same exception, so a PostgreSQL that does not start
- * fails the node with the message it always did.
+ * The node's database, opened on a thread of its own (issue 45): embedded PostgreSQL's start is
+ * mostly another process's work ({@code pg_ctl start}, then polling), so the node creates Vert.x and
+ * joins its cluster meanwhile instead of waiting for it first. This build's migration scripts are read
+ * on a third thread at the same time, for the history check the node then makes over its own pool
+ * ({@link Migrations#pending}). {@link #await} gives the database or throws what
+ * {@link NodeDatabase#open} threw, the same exception, so a PostgreSQL that does not start fails the
+ * node with the message it always did.
  */
 final class DatabaseStart {
 
   private final CompletableFuture<NodeDatabase> opening = new CompletableFuture<>();
-  private final CompletableFuture<Void> migrating = new CompletableFuture<>();
+  private final CompletableFuture<Migrations.BuildScripts> reading = new CompletableFuture<>();
 
   private DatabaseStart() {
   }
 
-  /** Starts opening the database now; the data dir must already be this node's. A new cluster has {@code schemas} migrated if it can. */
+  /** Starts opening the database now, and reading {@code schemas}' scripts; the data dir must already be this node's. A new cluster has {@code schemas} migrated if it can. */
   static DatabaseStart begin(ConclaveConfig config, java.util.List<dev.conclave.platform.db.SchemaMigration> schemas) {
     DatabaseStart start = new DatabaseStart();
-    Thread thread = new Thread(() -> {
-      NodeDatabase database;
+    Thread reader = new Thread(() -> {
       try {
-        database = NodeDatabase.open(config, schemas);
-        start.opening.complete(database);
+        start.reading.complete(Migrations.scripts(schemas));
+      } catch (Throwable e) {
+        start.reading.completeExceptionally(e);
+      }
+    }, "conclave-migration-scripts");
+    Thread thread = new Thread(() -> {
+      try {
+        start.opening.complete(NodeDatabase.open(config, schemas));
       } catch (Throwable e) {
         start.opening.completeExceptionally(e);
-        start.migrating.completeExceptionally(e);
-        return;
-      }
-      // the migrations (over JDBC: its classes, a password exchange, the history read) go on here too,
-      // while the node's thread is still creating Vert.x (issue 45)
-      try {
-        Migrations.apply(database.url(), schemas);
-        start.migrating.complete(null);
-      } catch (Throwable e) {
-        start.migrating.completeExceptionally(e);
       }
     }, "conclave-database-start");
-    // a JVM that exits mid-start (System.exit on another failure) does not wait for this thread
+    // a JVM that exits mid-start (System.exit on another failure) does not wait for these threads
+    reader.setDaemon(true);
     thread.setDaemon(true);
     thread.start();
+    reader.start();
     return start;
   }
 
@@ -56,9 +54,9 @@ final class DatabaseStart {
     return join(opening);
   }
 
-  /** Blocks until {@code schemas} are migrated (after {@link #await}); rethrows the migrations' failure as it was thrown. */
-  void awaitMigrations() {
-    join(migrating);
+  /** Blocks until this build's scripts are read; rethrows the reading's failure as it was thrown. */
+  Migrations.BuildScripts awaitScripts() {
+    return join(reading);
   }
 
   private static <T> T join(CompletableFuture<T> future) {

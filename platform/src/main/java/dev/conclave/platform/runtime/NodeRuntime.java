@@ -23,6 +23,7 @@ import dev.conclave.platform.cluster.DatabaseClaim;
 import dev.conclave.platform.cluster.VertxBootstrap;
 import dev.conclave.platform.config.ConclaveConfig;
 import dev.conclave.platform.config.NodeSettings;
+import dev.conclave.platform.db.Migrations;
 import dev.conclave.platform.db.NodeDatabase;
 import dev.conclave.platform.db.PgPools;
 import dev.conclave.platform.db.SchemaMigration;
@@ -142,15 +143,14 @@ public final class NodeRuntime {
       phases.mark("postgres");
 
       Pool pool = PgPools.create(vertx, database.url(), config.pgPoolSize(), config.pgPoolWaitQueue());
-      // while the database's thread migrates (over JDBC), the event loop opens the pool's first connection
-      // (the PostgreSQL client's classes, the password exchange) and the database claim's own: work that
-      // was on the start's path after the migrations. Neither reads a schema.
-      pool.query("SELECT 1").execute();
+      // the migration history is read over the pool's first connection, not over JDBC (issue 45): one
+      // driver and one password exchange, not two; the database claim opens its own connection meanwhile.
+      // Flyway (over JDBC) runs only on a schema whose history is not exactly this build's scripts.
+      Future<Migrations.Pending> checking = Migrations.pending(pool, databaseStart.awaitScripts());
       Future<DatabaseClaim> claiming = modules.stream().anyMatch(RoleModule::oneClusterPerDatabase)
         ? DatabaseClaim.take(vertx, database.url(), !vertx.isClustered(), config.nodeId(), DATABASE_CLAIM_PATIENCE)
         : null;
-      // "migrations" is what is left of them: they began as soon as PostgreSQL was up
-      databaseStart.awaitMigrations();
+      Migrations.apply(database.url(), await(checking, "read the migration history"));
       phases.mark("migrations");
 
       // the auth phase's reads run side by side (issue 45): the secrets key's check, the access feed and

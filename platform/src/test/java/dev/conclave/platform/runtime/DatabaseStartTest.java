@@ -52,17 +52,23 @@ class DatabaseStartTest {
   }
 
   @Test
-  void theSchemasAreMigratedOnTheDatabasesThreadBeforeTheNodeGoesOn(@TempDir Path data) throws Exception {
+  void theScriptsAreReadBesideTheDatabaseAndTheHistoryOverThePool(@TempDir Path data) throws Exception {
     ConclaveConfig config = ConclaveConfig.from(Map.of("CONCLAVE_DATA_DIR", data.toString(),
       "CONCLAVE_PG_URL", dev.conclave.platform.testing.TestDatabase.freshDatabase().full()));
     DatabaseStart start = DatabaseStart.begin(config, List.of(new dev.conclave.platform.db.SchemaMigration("auth")));
+    io.vertx.core.Vertx vertx = io.vertx.core.Vertx.vertx();
     try (NodeDatabase database = start.await()) {
-      start.awaitMigrations();
+      var pool = dev.conclave.platform.db.PgPools.create(vertx, database.url(), 1, 10);
+      var pending = dev.conclave.platform.testing.Await.await(dev.conclave.platform.db.Migrations.pending(pool, start.awaitScripts()));
+      assertThat(pending.withoutHistory()).extracting(dev.conclave.platform.db.SchemaMigration::schema).containsExactly("auth");
+      dev.conclave.platform.db.Migrations.apply(database.url(), pending);
       var url = database.url();
       try (var c = java.sql.DriverManager.getConnection(url.jdbcUrl(), url.user(), url.password().orElse(null));
            var rs = c.createStatement().executeQuery("SELECT count(*) FROM auth.principals")) {
         assertThat(rs.next()).isTrue();
       }
+    } finally {
+      dev.conclave.platform.testing.Await.await(vertx.close());
     }
   }
 }

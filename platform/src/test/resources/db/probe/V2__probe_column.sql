@@ -1,0 +1,1 @@
+ALTER TABLE probe_items ADD COLUMN label text;
