@@ -30,10 +30,21 @@ public final class Main implements Runnable {
 
   public static void main(String[] args) {
     JvmTuning.apply();
+    if (servesPlainly(args)) {
+      // a node's start: nothing to parse, so picocli (which reads every option's annotations to build its
+      // model) is not built; it cost the start about a tenth of a second (issue 45)
+      new ServeCommand().run();
+      return;
+    }
     int code = commandLine(args).execute(args);
     if (code != 0) {
       System.exit(code);
     }
+  }
+
+  /** Whether {@code args} ask for a node with no option to parse: none at all, or {@code serve} alone. */
+  static boolean servesPlainly(String[] args) {
+    return args.length == 0 || (args.length == 1 && args[0].equals("serve"));
   }
 
   /** The command line for {@code args}: the node's own commands alone when one of them runs, else all of them. */

@@ -29,6 +29,16 @@ class MainCommandsTest {
   }
 
   @Test
+  void aPlainStartBuildsNoCommandLineAtAll() {
+    assertThat(Main.servesPlainly(new String[] {})).isTrue();
+    assertThat(Main.servesPlainly(new String[] {"serve"})).isTrue();
+    // anything to parse goes through picocli, which prints help and refuses what it does not know
+    for (String[] args : new String[][] {{"serve", "--help"}, {"serve", "--version"}, {"serve", "extra"}, {"--help"}, {"token"}}) {
+      assertThat(Main.servesPlainly(args)).as("plain for %s", String.join(" ", args)).isFalse();
+    }
+  }
+
+  @Test
   void aNodeCommandStillParsesAsBefore() {
     assertThat(Main.commandLine(new String[] {"token", "--help"}).execute("token", "--help")).isZero();
   }
