@@ -38,7 +38,7 @@ final class CliLogs {
       return;
     }
     if (LoggerFactory.getILoggerFactory() instanceof LoggerContext context) {
-      // logback.xml sets these loggers' own levels, which a root level would not override
+      // the log configuration (NodeLogConfigurator) sets these loggers' own levels, which a root level would not override
       for (String name : java.util.List.of(org.slf4j.Logger.ROOT_LOGGER_NAME, "io.vertx", "io.netty", "dev.conclave")) {
         context.getLogger(name).setLevel(Level.ERROR);
       }

@@ -2,7 +2,7 @@ package dev.conclave.node.docs;
 
 import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.LoggerContext;
-import ch.qos.logback.classic.joran.JoranConfigurator;
+import dev.conclave.platform.logging.NodeLogConfigurator;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.classic.util.LogbackMDCAdapter;
 import ch.qos.logback.core.OutputStreamAppender;
@@ -26,7 +26,7 @@ import java.util.List;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * {@code CONCLAVE_LOG_FORMAT=json} (issue 44): the node's logback.xml writes one JSON object per line
+ * {@code CONCLAVE_LOG_FORMAT=json} (issue 44): the node's log configuration writes one JSON object per line
  * through logback's own encoder, with the node's id and, inside a span, the trace and span ids; what a
  * caller put in a value (a forged line, quotes, controls) stays inside its field.
  */
@@ -45,10 +45,7 @@ class JsonLogTest {
     context = new LoggerContext();
     // what logback's service provider gives the process's context; a context made here has none
     context.setMDCAdapter(new LogbackMDCAdapter());
-    context.putProperty("CONCLAVE_LOG_FORMAT", format);
-    JoranConfigurator configurator = new JoranConfigurator();
-    configurator.setContext(context);
-    configurator.doConfigure(JsonLogTest.class.getResource("/logback.xml"));
+    NodeLogConfigurator.configure(context, java.util.Map.of("CONCLAVE_LOG_FORMAT", format));
     assertThat(context.getStatusManager().getCopyOfStatusList()).filteredOn(s -> s.getLevel() >= Status.WARN)
       .extracting(Status::getMessage).isEmpty();
     Logger root = context.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME);

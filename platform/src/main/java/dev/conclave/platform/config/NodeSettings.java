@@ -235,15 +235,15 @@ public final class NodeSettings {
     .readBy(Reader.NODE).describedAs("PEM file of the cluster CA: the only issuer whose certificates the event bus accepts, in both "
       + "directions; give it no other use")
     .noDefault("unset");
-  /** Read by logback.xml ({@code ${CONCLAVE_LOG_LEVEL:-INFO}}), not by Java code: the default is written there too. */
+  /** Read by the log configuration ({@code NodeLogConfigurator}) as logback starts, before any setting is parsed. */
   public static final Setting<String> LOG_LEVEL = Setting.define("CONCLAVE_LOG_LEVEL", Parsers.TEXT)
     .readBy(Reader.NODE, Reader.CLI).describedAs("log level of Conclave's own loggers")
     .byDefault("INFO");
 
-  /** The values {@link #LOG_FORMAT} takes: each names an appender of logback.xml. */
+  /** The values {@link #LOG_FORMAT} takes: each names an appender of the node's log configuration. */
   public static final List<String> LOG_FORMATS = List.of("text", "json");
   /**
-   * Read by logback.xml ({@code ${CONCLAVE_LOG_FORMAT:-text}} names the appender), and checked by the node at
+   * Read by the log configuration ({@code NodeLogConfigurator}: it names the appender that writes), and checked by the node at
    * start so that a wrong value stops it with one line instead of leaving it without logs.
    */
   public static final Setting<String> LOG_FORMAT = Setting.define("CONCLAVE_LOG_FORMAT", NodeSettings::logFormat)

@@ -5,7 +5,7 @@ import ch.qos.logback.core.filter.Filter;
 import ch.qos.logback.core.spi.FilterReply;
 
 /**
- * Lets an appender of logback.xml write only when {@code CONCLAVE_LOG_FORMAT} names it: both the
+ * Lets an appender of the node's log configuration ({@link NodeLogConfigurator}) write only when {@code CONCLAVE_LOG_FORMAT} names it: both the
  * text and the JSON appender stay attached to the root logger, and this filter silences the one not
  * chosen. Why not name the appender from the variable: logback warns about an appender no logger
  * references, and a warning makes it print its status on stdout, which the CLI keeps for what it

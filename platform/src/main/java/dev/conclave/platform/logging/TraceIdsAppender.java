@@ -16,7 +16,7 @@ import java.util.Map;
 
 /**
  * Puts the current span's {@code trace_id} and {@code span_id} into an event's MDC, then hands the
- * event to the appenders it wraps (the JSON one: {@code logback.xml}). Outside a span, or with tracing
+ * event to the appenders it wraps (the JSON one: {@link NodeLogConfigurator}). Outside a span, or with tracing
  * off, the event passes unchanged.
  *
  * <p>Why not OpenTelemetry's {@code logback-mdc} appender, which does the same: it also replaces the

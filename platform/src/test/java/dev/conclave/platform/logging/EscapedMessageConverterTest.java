@@ -49,9 +49,14 @@ public class EscapedMessageConverterTest {
     JoranConfigurator configurator = new JoranConfigurator();
     configurator.setContext(context);
     configurator.doConfigure(configuration);
+    assertOneLinePerEvent(context, appenderName, configuration.toString());
+  }
+
+  /** As {@link #assertOneLinePerEvent(URL, String)}, with a context already configured (by {@code what}). */
+  public static void assertOneLinePerEvent(LoggerContext context, String appenderName, String what) {
     // a configuration logback warns about makes it print its status on stdout, where a command's
     // output goes (the token CLI printed a token with logback's status lines around it)
-    assertThat(context.getStatusManager().getCopyOfStatusList()).as("logback's status while reading " + configuration)
+    assertThat(context.getStatusManager().getCopyOfStatusList()).as("logback's status while reading " + what)
       .allMatch(status -> status.getLevel() < ch.qos.logback.core.status.Status.WARN);
     Logger root = context.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME);
     @SuppressWarnings("unchecked")
