@@ -120,13 +120,13 @@ class AccessRuleTest {
       String name = q.principal() + " on " + q.agentId();
       byStatement.put(name, verdicts.get(i).allowed());
       UUID id = UUID.randomUUID();
-      var request = new dev.conclave.gateway.store.LedgerStore.NewRequest(id, q.principal(), "tester", "ar-write-" + id, "hello",
+      var request = new dev.conclave.gateway.mailbox.Mailbox.NewRequest(id, q.principal(), "tester", "ar-write-" + id, "hello",
         java.util.Optional.empty());
       var inbound = dev.conclave.gateway.ledger.Entries.inbound(id, "tester", q.principal(), "hello", java.time.Instant.now());
       var conn = GatewayFixture.await(pool.getConnection());
       try {
         var tx = GatewayFixture.await(conn.begin());
-        var enqueued = GatewayFixture.await(ledger.enqueueWithInbound(conn, q.agentId(), q.agentId(), inbound, request,
+        var enqueued = GatewayFixture.await(dev.conclave.gateway.mailbox.Mailbox.enqueueWithInbound(conn, ledger, q.agentId(), q.agentId(), java.util.List.of(inbound), request,
           java.util.Optional.empty(), false));
         GatewayFixture.await(tx.rollback());
         byWrite.put(name, enqueued.allowed());
