@@ -24,7 +24,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The access rule is written more than once: as an expression ({@link AgentAccess#allows}), written
- * out again inside the statement that stores a client's message (the gateway's {@code store/ledger.sql}),
+ * out again inside the statement that stores a client's message (the gateway's {@code mailbox/mailbox.sql}),
  * and as the batch statement ({@link AgentAccess#check}, {@code access.sql}) that every check and every
  * re-check of open followers asks. This keeps them in agreement, on every kind of principal and agent,
  * and pins what a conversation's readers are.
@@ -96,7 +96,7 @@ class AccessRuleTest {
   }
 
   /**
-   * The statement that stores a client's message writes the rule out again ({@code store/ledger.sql},
+   * The statement that stores a client's message writes the rule out again ({@code mailbox/mailbox.sql},
    * EnqueueWithInbound): its {@code allowed} agrees with the batch statement on every principal and
    * agent. Each message is written in a transaction that is rolled back.
    */
