@@ -53,7 +53,6 @@ import dev.conclave.gateway.registry.AgentRegistry;
 import dev.conclave.gateway.routing.AgentRouter;
 import dev.conclave.gateway.sessions.AgentSessions;
 import dev.conclave.gateway.sessions.LocalSessions;
-import dev.conclave.gateway.sessions.IdleHandoff;
 import dev.conclave.gateway.sessions.NodeCommandHandler;
 import dev.conclave.gateway.sessions.SessionDrain;
 import dev.conclave.gateway.sessions.SessionMetrics;
@@ -165,7 +164,7 @@ public final class GatewayRole implements RoleModule {
     RegistryStore registryStore = new RegistryStore(pool);
     Lifecycle lifecycle = new Lifecycle(vertx, writer, registryStore, router, terminations, ctx.clock());
     SessionStores sessionStores = new SessionStores(ctx.principals(), agents, requests, writer, ledger, approvalStore, usage, injectionStore);
-    Mailbox mailbox = new Mailbox(new IdleHandoff(sessions, writer), bindings, ctx.access(), router, ctx.clock());
+    Mailbox mailbox = new Mailbox(writer, ledger, sessions, bindings, ctx.access(), router, ctx.clock());
     AgentDirectory directory = new AgentDirectory(agents, presence, ctx.access());
     ConversationAccess conversations = new ConversationAccess(ctx.access());
     Followers followers = new Followers();

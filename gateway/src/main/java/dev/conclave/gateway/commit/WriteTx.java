@@ -48,20 +48,6 @@ public final class WriteTx {
   }
 
   /**
-   * Queues a new request with its inbound entry, and with {@code dispatch} dispatches it at once when
-   * the agent is idle ({@link LedgerStore#enqueueWithInbound}); nothing for a repeated idempotency
-   * key. Published after commit, when appended.
-   */
-  public Future<LedgerStore.Enqueued> enqueueWithInbound(String conversationKey, String agentId, LedgerEntry inbound,
-                                                         LedgerStore.NewRequest request, Optional<LedgerStore.DispatchTo> dispatch,
-                                                         boolean admin) {
-    return ledger.enqueueWithInbound(sql, conversationKey, agentId, inbound, request, dispatch, admin).map(enqueued -> {
-      enqueued.firstSeq().ifPresent(s -> appended(conversationKey, s, List.of(inbound)));
-      return enqueued;
-    });
-  }
-
-  /**
    * Runs a store's appending statement in this transaction ({@code statement}, given the transaction)
    * whose result names the first sequence number it appended ({@code firstSeq}: empty when it
    * appended nothing, say because its checks refused): what it appended is published after commit.

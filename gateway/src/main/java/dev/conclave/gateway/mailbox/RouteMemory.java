@@ -10,7 +10,7 @@ import java.util.UUID;
  * What this node remembers of where conversations go and of what senders are called, so that a
  * client's message needs no lookup before it is written. A remembered route is a guess: the
  * statement that writes the message checks that the conversation still routes to that agent and
- * that the agent is not retired ({@link Handoff.Written#routed}), and a guess that no longer holds is
+ * that the agent is not retired ({@link Mailbox.Enqueued#routed}), and a guess that no longer holds is
  * forgotten and looked up again. A sender's name is the principal's display name, which never
  * changes once the principal exists. Both are bounded; the least recently used go first.
  */

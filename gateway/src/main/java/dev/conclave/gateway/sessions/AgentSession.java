@@ -1,7 +1,7 @@
 package dev.conclave.gateway.sessions;
 
 import dev.conclave.gateway.GatewayErrors;
-import dev.conclave.gateway.mailbox.Handoff;
+import dev.conclave.gateway.mailbox.Mailbox;
 import dev.conclave.platform.auth.AuthErrors;
 import dev.conclave.platform.auth.Caller;
 import dev.conclave.platform.errors.ConclaveException;
@@ -22,6 +22,7 @@ import org.slf4j.LoggerFactory;
 
 import java.util.Locale;
 import java.util.Optional;
+import java.util.function.Function;
 
 /**
  * One agent's {@code AgentStream}: registration first, then exactly one request in flight at a
@@ -167,11 +168,11 @@ public final class AgentSession {
 
   // ---- what the node asks of this session (from any thread: each hops onto the session's context) ----
 
-  /** A client's message for this agent, written with the agent's next dispatch when it is idle. */
-  Future<Handoff.Written> acceptAndDispatch(Handoff.Message message) {
-    Promise<Handoff.Written> written = Promise.promise();
+  /** A client's message for this agent (its statement), written with the agent's next dispatch when it is idle. */
+  Future<Mailbox.Enqueued> acceptAndDispatch(Function<Optional<Mailbox.DispatchTo>, Future<Mailbox.Enqueued>> statement) {
+    Promise<Mailbox.Enqueued> written = Promise.promise();
     // the dispatcher's state belongs to the session's event loop
-    loop.run(() -> dispatcher.acceptAndDispatch(message).onComplete(written));
+    loop.run(() -> dispatcher.acceptAndDispatch(statement).onComplete(written));
     return written.future();
   }
 

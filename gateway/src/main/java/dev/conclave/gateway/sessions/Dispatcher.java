@@ -6,9 +6,8 @@ import dev.conclave.proto.coven.FileAttachment;
 import dev.conclave.proto.coven.SendMessage;
 import dev.conclave.proto.coven.ServerMessage;
 import dev.conclave.gateway.mailbox.Attachments;
-import dev.conclave.gateway.mailbox.Handoff;
+import dev.conclave.gateway.mailbox.Mailbox;
 import dev.conclave.gateway.routing.AgentRouter;
-import dev.conclave.gateway.store.LedgerStore;
 import dev.conclave.gateway.store.RequestStore;
 import dev.conclave.platform.errors.ConclaveException;
 import dev.conclave.platform.tracing.RequestSpans;
@@ -27,6 +26,7 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.Consumer;
+import java.util.function.Function;
 
 /**
  * Hands the agent its next queued request when it has none in flight. Woken when work is queued;
@@ -137,42 +137,31 @@ final class Dispatcher {
   }
 
   /**
-   * Writes a client's message for this agent through the ledger writer; when the agent is idle, its
-   * statement also hands the request to this session if nothing was queued before it, as
-   * {@link #poll} would have once woken. Completes once committed; a dispatch that lost a race to
-   * another session leaves the message queued.
+   * Runs a client's message's statement for this agent (the mailbox's, through the ledger writer); when
+   * the agent is idle, with this session as its dispatch target, so it also hands the request to this
+   * session if nothing was queued before it, as {@link #poll} would have once woken. Completes once
+   * committed; a dispatch that lost a race to another session leaves the message queued.
    */
-  Future<Handoff.Written> acceptAndDispatch(Handoff.Message message) {
-    String agentId = session.agentId();
+  Future<Mailbox.Enqueued> acceptAndDispatch(Function<Optional<Mailbox.DispatchTo>, Future<Mailbox.Enqueued>> statement) {
     if (unsure || polling || !mayDispatch()) {
-      return enqueue(writer, agentId, message, Optional.empty()).map(Handoff.Written::of);
+      return statement.apply(Optional.empty());
     }
     polling = true;
     pollAgain = false;
-    Optional<LedgerStore.DispatchTo> here = Optional.of(new LedgerStore.DispatchTo(session.epoch(), nodeId));
-    Promise<Handoff.Written> written = Promise.promise();
-    enqueue(writer, agentId, message, here)
+    Optional<Mailbox.DispatchTo> here = Optional.of(new Mailbox.DispatchTo(session.epoch(), nodeId));
+    Promise<Mailbox.Enqueued> written = Promise.promise();
+    statement.apply(here)
       .recover(err -> RequestStore.lostDispatchRace(err)
-        ? enqueue(writer, agentId, message, Optional.empty())
+        ? statement.apply(Optional.empty())
         : Future.failedFuture(err))
       .onComplete(ar -> {
         // a message refused before anything was sent (too large, say) leaves no dispatch to be unsure of
         settle(ar.failed() && ar.cause() instanceof ConclaveException
           ? Future.succeededFuture(Optional.empty())
           : ar.map(e -> e.dispatched().map(r -> new RequestStore.Dispatched(r, false))));
-        written.handle(ar.map(Handoff.Written::of));
+        written.handle(ar);
       });
     return written.future();
-  }
-
-  /**
-   * A client's message for {@code agentId} as one ledger statement; with {@code dispatch}, handed to
-   * that session in the same statement when the agent is idle with nothing queued.
-   */
-  static Future<LedgerStore.Enqueued> enqueue(LedgerWriter writer, String agentId, Handoff.Message message,
-                                              Optional<LedgerStore.DispatchTo> dispatch) {
-    return writer.writeStatement(agentId,
-      tx -> tx.enqueueWithInbound(message.conversationKey(), agentId, message.inbound(), message.request(), dispatch, message.admin()));
   }
 
   /** What a dispatch query found: sends it to the agent, or waits. */

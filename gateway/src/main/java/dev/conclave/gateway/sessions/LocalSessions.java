@@ -1,12 +1,19 @@
 package dev.conclave.gateway.sessions;
 
+import dev.conclave.gateway.mailbox.Mailbox;
+import io.vertx.core.Future;
+
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
+import java.util.function.Function;
 
-/** The registered agent sessions whose streams this node holds, by agent id. */
-public final class LocalSessions {
+/**
+ * The registered agent sessions whose streams this node holds, by agent id; to the mailbox, the
+ * session that may take a client's message in the statement that writes it.
+ */
+public final class LocalSessions implements Mailbox.Sessions {
 
   private final ConcurrentMap<String, AgentSession> byAgent = new ConcurrentHashMap<>();
   private volatile boolean draining;
@@ -31,6 +38,16 @@ public final class LocalSessions {
 
   public Optional<AgentSession> get(String agentId) {
     return Optional.ofNullable(byAgent.get(agentId));
+  }
+
+  /**
+   * Runs a client's message's statement for {@code agentId}: through the agent's session here, which
+   * makes it dispatch the request to itself when it is idle; with no session here, without a dispatch.
+   */
+  @Override
+  public Future<Mailbox.Enqueued> write(String agentId, Function<Optional<Mailbox.DispatchTo>, Future<Mailbox.Enqueued>> statement) {
+    AgentSession local = byAgent.get(agentId);
+    return local == null ? statement.apply(Optional.empty()) : local.acceptAndDispatch(statement);
   }
 
   public List<AgentSession> all() {

@@ -4,7 +4,6 @@ import dev.conclave.gateway.GatewayErrors;
 import dev.conclave.gateway.ledger.EventKind;
 import dev.conclave.gateway.ledger.LedgerEntry;
 import dev.conclave.gateway.ledger.LedgerEvent;
-import dev.conclave.gateway.model.RequestRecord;
 import dev.conclave.gateway.model.RequestState;
 import dev.conclave.platform.db.sql.NamedStatement;
 import dev.conclave.platform.db.sql.Rows;
@@ -32,7 +31,6 @@ public final class LedgerStore {
   /** The statements HotStatementPlansTest reads the plans of: see {@code ledger.sql} for what each does. */
   static final NamedStatement APPEND = SQL.get("Append");
   static final NamedStatement APPEND_FOR_REQUEST = SQL.get("AppendForRequest");
-  static final NamedStatement ENQUEUE_WITH_INBOUND = SQL.get("EnqueueWithInbound");
 
   private final Pool pool;
   private final int maxEventBytes;
@@ -55,7 +53,7 @@ public final class LedgerStore {
   public Future<Long> append(SqlClient tx, String conversationKey, String agentId, List<LedgerEntry> entries) {
     NamedStatement.Binding append;
     try {
-      append = entries(APPEND, conversationKey, agentId, entries);
+      append = bindEntries(APPEND, conversationKey, agentId, entries);
     } catch (RuntimeException tooLarge) {
       return Future.failedFuture(tooLarge);
     }
@@ -86,7 +84,7 @@ public final class LedgerStore {
                                                 UUID requestId, long epoch, long expectedStored, int counted, Optional<RequestState> end) {
     NamedStatement.Binding append;
     try {
-      append = entries(APPEND_FOR_REQUEST, conversationKey, agentId, entries)
+      append = bindEntries(APPEND_FOR_REQUEST, conversationKey, agentId, entries)
         .with("request_id", requestId).with("epoch", epoch).with("expected_stored", expectedStored).with("counted", (long) counted)
         .with("end_state", end.map(RequestState::id).orElse(null));
     } catch (RuntimeException tooLarge) {
@@ -98,65 +96,12 @@ public final class LedgerStore {
     });
   }
 
-  /** A request to queue: what a client sent, and who sent it. */
-  public record NewRequest(UUID id, UUID principalId, String sender, String idempotencyKey, String content, Optional<byte[]> attachments,
-                           Optional<String> traceContext) {
-
-    /** A request sent outside a trace. */
-    public NewRequest(UUID id, UUID principalId, String sender, String idempotencyKey, String content, Optional<byte[]> attachments) {
-      this(id, principalId, sender, idempotencyKey, content, attachments, Optional.empty());
-    }
-  }
-
-  /** The session a new request may be dispatched to at once: its epoch, on node {@code node}. */
-  public record DispatchTo(long epoch, String node) {
-  }
-
-  /**
-   * What {@link #enqueueWithInbound} did: whether the conversation still routes to the agent and
-   * whether the sender may act on it (unless both, nothing was written), the inbound entry's sequence
-   * number (empty when nothing was written: also when the (principal, idempotency key) was used
-   * before), and the request when it was dispatched at once.
-   */
-  public record Enqueued(boolean routed, boolean allowed, Optional<Long> firstSeq, Optional<RequestRecord> dispatched) {
-  }
-
-  /**
-   * Queues a new request and appends its inbound entry in one statement (inside the caller's
-   * transaction), if the conversation still routes to {@code agentId} and the request's principal
-   * may act on that agent (any agent, with {@code admin}); with {@code dispatch},
-   * dispatches it to that session in the same statement when the agent is idle with an empty queue
-   * (see {@code ledger.sql}'s EnqueueWithInbound). Two sessions dispatching
-   * at once fail one statement on the one-in-flight index ({@link RequestStore#lostDispatchRace}).
-   */
-  public Future<Enqueued> enqueueWithInbound(SqlClient tx, String conversationKey, String agentId, LedgerEntry inbound,
-                                             NewRequest request, Optional<DispatchTo> dispatch, boolean admin) {
-    NamedStatement.Binding enqueue;
-    try {
-      enqueue = entries(ENQUEUE_WITH_INBOUND, conversationKey, agentId, List.of(inbound))
-        .with("request_id", request.id()).with("principal_id", request.principalId()).with("sender", request.sender())
-        .with("idempotency_key", request.idempotencyKey()).with("content", request.content())
-        .with("attachments", request.attachments().map(Buffer::buffer).orElse(null))
-        .with("dispatch_epoch", dispatch.map(DispatchTo::epoch).orElse(null)).with("dispatch_node", dispatch.map(DispatchTo::node).orElse(null))
-        .with("frontend", Routes.frontend(conversationKey).orElse(null)).with("channel", Routes.channel(conversationKey).orElse(null))
-        .with("admin", admin).with("trace_context", request.traceContext().orElse(null));
-    } catch (RuntimeException tooLarge) {
-      return Future.failedFuture(tooLarge);
-    }
-    return enqueue.execute(tx).map(rows -> {
-      Row r = rows.iterator().next();
-      // (a repeated key wrote no request: its columns are null)
-      boolean dispatched = RequestState.DISPATCHED.id().equals(r.getString("state"));
-      return new Enqueued(r.getBoolean("routed"), r.getBoolean("allowed"), Optional.ofNullable(r.getLong("first_seq")),
-        dispatched ? Optional.of(RequestStore.map(r)) : Optional.empty());
-    });
-  }
-
   /**
    * {@code statement} bound with the parameters of an append (the conversation, its agent, and the
    * entries one array per column); the statement's own ones are the caller's. Refuses entries too large.
+   * Also for an appending statement kept beside its caller (a client's message: {@code mailbox.sql}).
    */
-  private NamedStatement.Binding entries(NamedStatement statement, String conversationKey, String agentId, List<LedgerEntry> entries) {
+  public NamedStatement.Binding bindEntries(NamedStatement statement, String conversationKey, String agentId, List<LedgerEntry> entries) {
     entries.forEach(this::checkSize);
     int n = entries.size();
     UUID[] requestIds = new UUID[n];

@@ -185,7 +185,7 @@ public final class RequestStore {
       .map(rows -> Rows.first(rows, RequestStore::map));
   }
 
-  static RequestRecord map(Row r) {
+  public static RequestRecord map(Row r) {
     Buffer attachments = r.getBuffer("attachments");
     return new RequestRecord(
       r.getUUID("id"),

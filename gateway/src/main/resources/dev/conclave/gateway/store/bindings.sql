@@ -32,7 +32,7 @@ ORDER BY frontend, channel_id;
 -- Where a client's message goes, whether that agent is retired, and the sender's display name. A
 -- conversation goes to the agent bound to <frontend>:<channel> (:frontend, :channel), else to the known
 -- agent whose id is the key; the statement that stores the message checks the same again
--- (ledger.sql's EnqueueWithInbound). An agent that never registered is not retired (a binding may name
+-- (mailbox/mailbox.sql's EnqueueWithInbound). An agent that never registered is not retired (a binding may name
 -- one: its messages wait for it).
 SELECT t.agent,
        COALESCE((SELECT lifecycle = 'retired' FROM gateway.agents WHERE agent_id = t.agent), false) AS retired,

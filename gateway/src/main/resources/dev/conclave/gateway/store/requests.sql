@@ -2,7 +2,7 @@
 -- (the agent's session, a cancel, a node cleaning up after a dead one) can never end a request twice.
 --
 -- Takes-work, written out where a request is dispatched (DispatchNext here, EnqueueWithInbound in
--- ledger.sql): the session of epoch :epoch is the agent's newest, and the agent is Running (a Paused,
+-- mailbox/mailbox.sql): the session of epoch :epoch is the agent's newest, and the agent is Running (a Paused,
 -- Maintaining, Evolving or Retiring agent's mailbox holds its requests):
 --   (SELECT epoch = :epoch AND lifecycle = 'running' FROM gateway.agents WHERE agent_id = :agent_id)
 

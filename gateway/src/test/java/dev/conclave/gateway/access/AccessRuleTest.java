@@ -24,7 +24,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The access rule is written more than once: as an expression ({@link AgentAccess#allows}), written
- * out again inside the statement that stores a client's message (the gateway's {@code store/ledger.sql}),
+ * out again inside the statement that stores a client's message (the gateway's {@code mailbox/mailbox.sql}),
  * and as the batch statement ({@link AgentAccess#check}, {@code access.sql}) that every check and every
  * re-check of open followers asks. This keeps them in agreement, on every kind of principal and agent,
  * and pins what a conversation's readers are.
@@ -96,7 +96,7 @@ class AccessRuleTest {
   }
 
   /**
-   * The statement that stores a client's message writes the rule out again ({@code store/ledger.sql},
+   * The statement that stores a client's message writes the rule out again ({@code mailbox/mailbox.sql},
    * EnqueueWithInbound): its {@code allowed} agrees with the batch statement on every principal and
    * agent. Each message is written in a transaction that is rolled back.
    */
@@ -120,13 +120,13 @@ class AccessRuleTest {
       String name = q.principal() + " on " + q.agentId();
       byStatement.put(name, verdicts.get(i).allowed());
       UUID id = UUID.randomUUID();
-      var request = new dev.conclave.gateway.store.LedgerStore.NewRequest(id, q.principal(), "tester", "ar-write-" + id, "hello",
+      var request = new dev.conclave.gateway.mailbox.Mailbox.NewRequest(id, q.principal(), "tester", "ar-write-" + id, "hello",
         java.util.Optional.empty());
       var inbound = dev.conclave.gateway.ledger.Entries.inbound(id, "tester", q.principal(), "hello", java.time.Instant.now());
       var conn = GatewayFixture.await(pool.getConnection());
       try {
         var tx = GatewayFixture.await(conn.begin());
-        var enqueued = GatewayFixture.await(ledger.enqueueWithInbound(conn, q.agentId(), q.agentId(), inbound, request,
+        var enqueued = GatewayFixture.await(dev.conclave.gateway.mailbox.Mailbox.enqueueWithInbound(conn, ledger, q.agentId(), q.agentId(), java.util.List.of(inbound), request,
           java.util.Optional.empty(), false));
         GatewayFixture.await(tx.rollback());
         byWrite.put(name, enqueued.allowed());

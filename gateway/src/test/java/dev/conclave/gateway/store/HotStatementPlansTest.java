@@ -1,5 +1,6 @@
 package dev.conclave.gateway.store;
 
+import dev.conclave.gateway.mailbox.Mailbox;
 import dev.conclave.gateway.support.StoreFixture;
 import io.vertx.sqlclient.Row;
 import io.vertx.sqlclient.SqlConnection;
@@ -23,6 +24,10 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class HotStatementPlansTest {
 
+  /** A client's message's statement, beside the mailbox that runs it. */
+  private static final dev.conclave.platform.db.sql.NamedStatement ENQUEUE_WITH_INBOUND =
+    dev.conclave.platform.db.sql.SqlFile.of(Mailbox.class, "mailbox.sql").get("EnqueueWithInbound");
+
   private static StoreFixture db;
 
   @BeforeAll
@@ -42,7 +47,7 @@ class HotStatementPlansTest {
 
   @Test
   void aClientsMessageAndItsDispatchReadNoAgentsWholeHistory() {
-    assertThat(genericPlan(LedgerStore.ENQUEUE_WITH_INBOUND.sql(), 23)).doesNotContain("Seq Scan on requests");
+    assertThat(genericPlan(ENQUEUE_WITH_INBOUND.sql(), 23)).doesNotContain("Seq Scan on requests");
   }
 
   @Test
@@ -79,16 +84,16 @@ class HotStatementPlansTest {
         java.util.UUID id = java.util.UUID.randomUUID();
         // an admin's message, and the agent's own principal's (a member's access is checked)
         boolean admin = i % 4 < 2;
-        var request = new LedgerStore.NewRequest(id, admin ? java.util.UUID.randomUUID() : principal, "tester", "plans-" + i, "hello",
+        var request = new Mailbox.NewRequest(id, admin ? java.util.UUID.randomUUID() : principal, "tester", "plans-" + i, "hello",
           java.util.Optional.empty());
         var inbound = dev.conclave.gateway.ledger.Entries.inbound(id, "tester", request.principalId(), "hello", java.time.Instant.now());
-        var dispatch = i % 3 == 0 ? java.util.Optional.<LedgerStore.DispatchTo>empty() : java.util.Optional.of(new LedgerStore.DispatchTo(1, "node-a"));
-        var enqueued = await(db.ledger().enqueueWithInbound(conn, key, agent, inbound, request, dispatch, admin));
+        var dispatch = i % 3 == 0 ? java.util.Optional.<Mailbox.DispatchTo>empty() : java.util.Optional.of(new Mailbox.DispatchTo(1, "node-a"));
+        var enqueued = await(Mailbox.enqueueWithInbound(conn, db.ledger(), key, agent, java.util.List.of(inbound), request, dispatch, admin));
         assertThat(enqueued.routed() && enqueued.allowed()).isTrue();
         await(conn.query("UPDATE gateway.requests SET state = 'done' WHERE agent_id = 'agent-plans'").execute());
       }
       var kept = await(conn.query("SELECT generic_plans, custom_plans FROM pg_prepared_statements WHERE statement = '"
-        + LedgerStore.ENQUEUE_WITH_INBOUND.sql().replace("'", "''") + "'").execute());
+        + ENQUEUE_WITH_INBOUND.sql().replace("'", "''") + "'").execute());
       assertThat(kept.size()).as("the statement is kept prepared on its connection").isEqualTo(1);
       Row plans = kept.iterator().next();
       assertThat(plans.getLong("custom_plans")).as("custom plans of 20 executions").isLessThanOrEqualTo(5);

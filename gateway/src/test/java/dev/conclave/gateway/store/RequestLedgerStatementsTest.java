@@ -1,5 +1,6 @@
 package dev.conclave.gateway.store;
 
+import dev.conclave.gateway.mailbox.Mailbox;
 import dev.conclave.gateway.ledger.Entries;
 import dev.conclave.gateway.ledger.LedgerEntry;
 import dev.conclave.gateway.model.RequestState;
@@ -21,7 +22,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The two statements that write a request and its ledger events together.
- * {@link LedgerStore#enqueueWithInbound} queues a new request with its inbound event, or writes
+ * {@link Mailbox#enqueueWithInbound} queues a new request with its inbound event, or writes
  * nothing for a repeated idempotency key; asked to, it dispatches the request in the same statement
  * when the agent is idle with nothing queued, and two such statements racing leave one in flight. {@link LedgerStore#appendForRequest} stores an agent's
  * events for its request in flight: it appends only while the request is dispatched to the writing
@@ -83,7 +84,7 @@ class RequestLedgerStatementsTest {
     String agent = "agent-" + UUID.randomUUID();
     UUID principal = UUID.randomUUID();
     UUID first = UUID.randomUUID();
-    Optional<Long> seq = enqueue(conversation, agent, new LedgerStore.NewRequest(first, principal, "tester", "key-1", "hello",
+    Optional<Long> seq = enqueue(conversation, agent, new Mailbox.NewRequest(first, principal, "tester", "key-1", "hello",
       Optional.of(new byte[] {1, 2})));
     assertThat(seq).contains(1L);
     Row queued = await(pool.preparedQuery("SELECT state, agent_id, conversation_key, sender, content, attachments FROM gateway.requests"
@@ -96,39 +97,39 @@ class RequestLedgerStatementsTest {
     assertThat(queued.getBuffer("attachments").getBytes()).containsExactly(1, 2);
 
     UUID repeat = UUID.randomUUID();
-    assertThat(enqueue(conversation, agent, new LedgerStore.NewRequest(repeat, principal, "tester", "key-1", "hello again",
+    assertThat(enqueue(conversation, agent, new Mailbox.NewRequest(repeat, principal, "tester", "key-1", "hello again",
       Optional.empty()))).isEmpty();
     assertThat(await(pool.preparedQuery("SELECT 1 FROM gateway.requests WHERE id = $1").execute(Tuple.of(repeat))).size()).isZero();
     assertThat(await(ledger.after(conversation, 0, 100))).extracting(e -> e.text().orElseThrow()).containsExactly("hello");
     assertThat(await(ledger.lastSeq(conversation))).isEqualTo(1);
 
     // the same key of another principal is another request
-    assertThat(enqueue(conversation, agent, new LedgerStore.NewRequest(UUID.randomUUID(), UUID.randomUUID(), "other", "key-1", "hi",
+    assertThat(enqueue(conversation, agent, new Mailbox.NewRequest(UUID.randomUUID(), UUID.randomUUID(), "other", "key-1", "hi",
       Optional.empty()))).contains(2L);
   }
 
-  private static Optional<Long> enqueue(String conversation, String agent, LedgerStore.NewRequest request) {
-    LedgerStore.Enqueued enqueued = enqueue(conversation, agent, request, Optional.empty());
+  private static Optional<Long> enqueue(String conversation, String agent, Mailbox.NewRequest request) {
+    Mailbox.Enqueued enqueued = enqueue(conversation, agent, request, Optional.empty());
     assertThat(enqueued.dispatched()).isEmpty();
     return enqueued.firstSeq();
   }
 
-  private static LedgerStore.Enqueued enqueue(String conversation, String agent, LedgerStore.NewRequest request,
-                                              Optional<LedgerStore.DispatchTo> dispatch) {
+  private static Mailbox.Enqueued enqueue(String conversation, String agent, Mailbox.NewRequest request,
+                                              Optional<Mailbox.DispatchTo> dispatch) {
     return await(pool.withTransaction(tx -> enqueue(tx, conversation, agent, request, dispatch)));
   }
 
   /** Binds the conversation ({@code test:…}) to the agent, unless it is bound already, then enqueues. */
-  private static io.vertx.core.Future<LedgerStore.Enqueued> enqueue(io.vertx.sqlclient.SqlClient tx, String conversation, String agent,
-                                                                    LedgerStore.NewRequest request, Optional<LedgerStore.DispatchTo> dispatch) {
+  private static io.vertx.core.Future<Mailbox.Enqueued> enqueue(io.vertx.sqlclient.SqlClient tx, String conversation, String agent,
+                                                                    Mailbox.NewRequest request, Optional<Mailbox.DispatchTo> dispatch) {
     return bind(tx, conversation, agent).compose(v -> enqueueAlone(tx, conversation, agent, request, dispatch));
   }
 
-  private static io.vertx.core.Future<LedgerStore.Enqueued> enqueueAlone(io.vertx.sqlclient.SqlClient tx, String conversation, String agent,
-                                                                         LedgerStore.NewRequest request,
-                                                                         Optional<LedgerStore.DispatchTo> dispatch) {
+  private static io.vertx.core.Future<Mailbox.Enqueued> enqueueAlone(io.vertx.sqlclient.SqlClient tx, String conversation, String agent,
+                                                                         Mailbox.NewRequest request,
+                                                                         Optional<Mailbox.DispatchTo> dispatch) {
     LedgerEntry inbound = Entries.inbound(request.id(), request.sender(), request.principalId(), request.content(), Instant.now());
-    return ledger.enqueueWithInbound(tx, conversation, agent, inbound, request, dispatch, true);
+    return Mailbox.enqueueWithInbound(tx, ledger, conversation, agent, java.util.List.of(inbound), request, dispatch, true);
   }
 
   private static io.vertx.core.Future<Void> bind(io.vertx.sqlclient.SqlClient tx, String conversation, String agent) {
@@ -149,15 +150,15 @@ class RequestLedgerStatementsTest {
     String conversation = "test:conv-" + UUID.randomUUID();
     await(bind(pool, conversation, agent));
 
-    LedgerStore.NewRequest outsider = requestOf(stranger, "let me in");
-    LedgerStore.Enqueued refused = await(pool.withTransaction(tx -> ledger.enqueueWithInbound(tx, conversation, agent, inboundOf(outsider),
+    Mailbox.NewRequest outsider = requestOf(stranger, "let me in");
+    Mailbox.Enqueued refused = await(pool.withTransaction(tx -> Mailbox.enqueueWithInbound(tx, ledger, conversation, agent, java.util.List.of(inboundOf(outsider)),
       outsider, Optional.empty(), false)));
-    assertThat(refused).isEqualTo(new LedgerStore.Enqueued(true, false, Optional.empty(), Optional.empty()));
+    assertThat(refused).isEqualTo(new Mailbox.Enqueued(true, false, Optional.empty(), Optional.empty()));
     assertThat(await(ledger.lastSeq(conversation))).isZero();
 
     for (UUID allowed : List.of(owner, agentPrincipal)) {
-      LedgerStore.NewRequest request = requestOf(allowed, "hello");
-      LedgerStore.Enqueued written = await(pool.withTransaction(tx -> ledger.enqueueWithInbound(tx, conversation, agent, inboundOf(request),
+      Mailbox.NewRequest request = requestOf(allowed, "hello");
+      Mailbox.Enqueued written = await(pool.withTransaction(tx -> Mailbox.enqueueWithInbound(tx, ledger, conversation, agent, java.util.List.of(inboundOf(request)),
         request, Optional.empty(), false)));
       assertThat(written.allowed()).isTrue();
       assertThat(written.firstSeq()).isPresent();
@@ -165,16 +166,16 @@ class RequestLedgerStatementsTest {
     // a grant lets the stranger in, and taking it back shuts the stranger out again
     await(pool.preparedQuery("INSERT INTO auth.agent_grants (agent_principal_id, grantee_id, granted_by) VALUES ($1, $2, $3)")
       .execute(Tuple.of(agentPrincipal, stranger, owner)));
-    LedgerStore.NewRequest granted = requestOf(stranger, "thanks");
-    assertThat(await(pool.withTransaction(tx -> ledger.enqueueWithInbound(tx, conversation, agent, inboundOf(granted), granted,
+    Mailbox.NewRequest granted = requestOf(stranger, "thanks");
+    assertThat(await(pool.withTransaction(tx -> Mailbox.enqueueWithInbound(tx, ledger, conversation, agent, java.util.List.of(inboundOf(granted)), granted,
       Optional.empty(), false))).firstSeq()).contains(3L);
     await(pool.preparedQuery("DELETE FROM auth.agent_grants WHERE grantee_id = $1").execute(Tuple.of(stranger)));
-    LedgerStore.NewRequest revoked = requestOf(stranger, "again");
-    assertThat(await(pool.withTransaction(tx -> ledger.enqueueWithInbound(tx, conversation, agent, inboundOf(revoked), revoked,
+    Mailbox.NewRequest revoked = requestOf(stranger, "again");
+    assertThat(await(pool.withTransaction(tx -> Mailbox.enqueueWithInbound(tx, ledger, conversation, agent, java.util.List.of(inboundOf(revoked)), revoked,
       Optional.empty(), false))).allowed()).isFalse();
     // an admin may write to any agent
-    LedgerStore.NewRequest admins = requestOf(stranger, "admin here");
-    assertThat(await(pool.withTransaction(tx -> ledger.enqueueWithInbound(tx, conversation, agent, inboundOf(admins), admins,
+    Mailbox.NewRequest admins = requestOf(stranger, "admin here");
+    assertThat(await(pool.withTransaction(tx -> Mailbox.enqueueWithInbound(tx, ledger, conversation, agent, java.util.List.of(inboundOf(admins)), admins,
       Optional.empty(), true))).firstSeq()).contains(4L);
   }
 
@@ -185,11 +186,11 @@ class RequestLedgerStatementsTest {
     return id;
   }
 
-  private static LedgerStore.NewRequest requestOf(UUID principal, String content) {
-    return new LedgerStore.NewRequest(UUID.randomUUID(), principal, "tester", "key-" + UUID.randomUUID(), content, Optional.empty());
+  private static Mailbox.NewRequest requestOf(UUID principal, String content) {
+    return new Mailbox.NewRequest(UUID.randomUUID(), principal, "tester", "key-" + UUID.randomUUID(), content, Optional.empty());
   }
 
-  private static LedgerEntry inboundOf(LedgerStore.NewRequest request) {
+  private static LedgerEntry inboundOf(Mailbox.NewRequest request) {
     return Entries.inbound(request.id(), request.sender(), request.principalId(), request.content(), Instant.now());
   }
 
@@ -199,8 +200,8 @@ class RequestLedgerStatementsTest {
     String first = agent(1, "running");
     String second = agent(EPOCH, "running");
     await(bind(pool, conversation, first));
-    LedgerStore.Enqueued elsewhere = await(pool.withTransaction(tx -> enqueueAlone(tx, conversation, second, newRequest("misrouted"), HERE)));
-    assertThat(elsewhere).isEqualTo(new LedgerStore.Enqueued(false, true, Optional.empty(), Optional.empty()));
+    Mailbox.Enqueued elsewhere = await(pool.withTransaction(tx -> enqueueAlone(tx, conversation, second, newRequest("misrouted"), HERE)));
+    assertThat(elsewhere).isEqualTo(new Mailbox.Enqueued(false, true, Optional.empty(), Optional.empty()));
     assertThat(await(ledger.lastSeq(conversation))).isZero();
     assertThat(await(pool.preparedQuery("SELECT 1 FROM gateway.requests WHERE conversation_key = $1").execute(Tuple.of(conversation))).size())
       .isZero();
@@ -209,7 +210,7 @@ class RequestLedgerStatementsTest {
     await(bind(pool, conversation, second));
     assertThat(await(pool.withTransaction(tx -> enqueueAlone(tx, conversation, first, newRequest("stale"), Optional.empty()))).routed())
       .isFalse();
-    LedgerStore.Enqueued routed = await(pool.withTransaction(tx -> enqueueAlone(tx, conversation, second, newRequest("hello"), HERE)));
+    Mailbox.Enqueued routed = await(pool.withTransaction(tx -> enqueueAlone(tx, conversation, second, newRequest("hello"), HERE)));
     assertThat(routed.routed()).isTrue();
     assertThat(routed.firstSeq()).contains(1L);
     assertThat(routed.dispatched()).isPresent();
@@ -236,8 +237,8 @@ class RequestLedgerStatementsTest {
     return agent;
   }
 
-  private static LedgerStore.NewRequest newRequest(String content) {
-    return new LedgerStore.NewRequest(UUID.randomUUID(), UUID.randomUUID(), "tester", "key-" + UUID.randomUUID(), content, Optional.empty());
+  private static Mailbox.NewRequest newRequest(String content) {
+    return new Mailbox.NewRequest(UUID.randomUUID(), UUID.randomUUID(), "tester", "key-" + UUID.randomUUID(), content, Optional.empty());
   }
 
   private static Row stored(UUID id) {
@@ -245,14 +246,14 @@ class RequestLedgerStatementsTest {
       .execute(Tuple.of(id))).iterator().next();
   }
 
-  private static final Optional<LedgerStore.DispatchTo> HERE = Optional.of(new LedgerStore.DispatchTo(EPOCH, "node-a"));
+  private static final Optional<Mailbox.DispatchTo> HERE = Optional.of(new Mailbox.DispatchTo(EPOCH, "node-a"));
 
   @Test
   void aMessageForAnIdleRunningAgentIsDispatchedToItsSessionInTheSameStatement() {
     String agent = agent(EPOCH, "running");
     String conversation = "test:conv-" + UUID.randomUUID();
-    LedgerStore.NewRequest request = newRequest("hello");
-    LedgerStore.Enqueued enqueued = enqueue(conversation, agent, request, HERE);
+    Mailbox.NewRequest request = newRequest("hello");
+    Mailbox.Enqueued enqueued = enqueue(conversation, agent, request, HERE);
     assertThat(enqueued.firstSeq()).contains(1L);
     assertThat(enqueued.dispatched()).hasValueSatisfying(r -> {
       assertThat(r.id()).isEqualTo(request.id());
@@ -270,8 +271,8 @@ class RequestLedgerStatementsTest {
     assertThat(await(ledger.after(conversation, 0, 100))).extracting(e -> e.text().orElseThrow()).containsExactly("hello");
 
     // the agent now has a request in flight: the next message queues behind it
-    LedgerStore.NewRequest next = newRequest("again");
-    LedgerStore.Enqueued second = enqueue(conversation, agent, next, HERE);
+    Mailbox.NewRequest next = newRequest("again");
+    Mailbox.Enqueued second = enqueue(conversation, agent, next, HERE);
     assertThat(second.firstSeq()).contains(2L);
     assertThat(second.dispatched()).isEmpty();
     assertThat(stored(next.id()).getString("state")).isEqualTo("queued");
@@ -281,17 +282,17 @@ class RequestLedgerStatementsTest {
   void aMessageIsOnlyQueuedWhenOlderOnesWaitOrTheSessionMayNotTakeWork() {
     // an older request queued first is the agent's next one, whatever arrives after it
     String backlog = agent(EPOCH, "running");
-    LedgerStore.NewRequest older = newRequest("first");
+    Mailbox.NewRequest older = newRequest("first");
     enqueue("test:conv-" + UUID.randomUUID(), backlog, older, Optional.empty());
-    LedgerStore.NewRequest newer = newRequest("second");
+    Mailbox.NewRequest newer = newRequest("second");
     assertThat(enqueue("test:conv-" + UUID.randomUUID(), backlog, newer, HERE).dispatched()).isEmpty();
     assertThat(stored(older.id()).getString("state")).isEqualTo("queued");
     assertThat(stored(newer.id()).getString("state")).isEqualTo("queued");
 
     // a session that is no longer the agent's newest, a paused agent, an unknown one
     for (String agent : List.of(agent(EPOCH + 1, "running"), agent(EPOCH, "paused"), "agent-" + UUID.randomUUID())) {
-      LedgerStore.NewRequest request = newRequest("hello");
-      LedgerStore.Enqueued enqueued = enqueue("test:conv-" + UUID.randomUUID(), agent, request, HERE);
+      Mailbox.NewRequest request = newRequest("hello");
+      Mailbox.Enqueued enqueued = enqueue("test:conv-" + UUID.randomUUID(), agent, request, HERE);
       assertThat(enqueued.firstSeq()).contains(1L);
       assertThat(enqueued.dispatched()).as(agent).isEmpty();
       assertThat(stored(request.id()).getString("state")).isEqualTo("queued");
@@ -299,13 +300,13 @@ class RequestLedgerStatementsTest {
 
     // a repeated idempotency key writes nothing, and dispatches nothing
     String agent = agent(EPOCH, "running");
-    LedgerStore.NewRequest request = newRequest("hello");
+    Mailbox.NewRequest request = newRequest("hello");
     String conversation = "test:conv-" + UUID.randomUUID();
     enqueue(conversation, agent, request, Optional.empty());
     await(pool.preparedQuery("UPDATE gateway.requests SET state = 'done' WHERE id = $1").execute(Tuple.of(request.id())));
-    LedgerStore.NewRequest repeat = new LedgerStore.NewRequest(UUID.randomUUID(), request.principalId(), "tester", request.idempotencyKey(),
+    Mailbox.NewRequest repeat = new Mailbox.NewRequest(UUID.randomUUID(), request.principalId(), "tester", request.idempotencyKey(),
       "hello", Optional.empty());
-    assertThat(enqueue(conversation, agent, repeat, HERE)).isEqualTo(new LedgerStore.Enqueued(true, true, Optional.empty(), Optional.empty()));
+    assertThat(enqueue(conversation, agent, repeat, HERE)).isEqualTo(new Mailbox.Enqueued(true, true, Optional.empty(), Optional.empty()));
   }
 
   /** Waits until a statement waits for a lock another transaction holds (asking on {@code conn}). */
@@ -323,12 +324,12 @@ class RequestLedgerStatementsTest {
     io.vertx.sqlclient.SqlConnection first = await(pool.getConnection());
     try {
       await(first.query("BEGIN").execute());
-      LedgerStore.NewRequest a = newRequest("a");
+      Mailbox.NewRequest a = newRequest("a");
       assertThat(await(enqueue(first, "test:conv-" + UUID.randomUUID(), agent, a, HERE)).dispatched()).isPresent();
       // the second does not see the first's uncommitted row, so it dispatches too, and waits on the
       // one-in-flight index until the first commits
-      LedgerStore.NewRequest b = newRequest("b");
-      io.vertx.core.Future<LedgerStore.Enqueued> second = pool.withTransaction(tx -> enqueue(tx, "test:conv-" + UUID.randomUUID(), agent, b, HERE));
+      Mailbox.NewRequest b = newRequest("b");
+      io.vertx.core.Future<Mailbox.Enqueued> second = pool.withTransaction(tx -> enqueue(tx, "test:conv-" + UUID.randomUUID(), agent, b, HERE));
       awaitBlockedStatement(first);
       await(first.query("COMMIT").execute());
       Throwable lost = await(second.transform(ar -> io.vertx.core.Future.succeededFuture(ar.cause())));
