@@ -1,5 +1,7 @@
 package dev.conclave.gateway.sessions;
 
+import dev.conclave.platform.testing.Await;
+import java.time.Duration;
 import dev.conclave.platform.errors.ConclaveException;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.vertx.core.Context;
@@ -61,7 +63,7 @@ class RegistrationGateTest {
       context.runOnContext(v -> running.get(done).complete("r" + done));
     }
     for (int i = 0; i < 6; i++) {
-      assertThat(results.get(i).toCompletionStage().toCompletableFuture().get(5, TimeUnit.SECONDS)).isEqualTo("r" + i);
+      assertThat(Await.await(results.get(i), Duration.ofSeconds(5))).isEqualTo("r" + i);
     }
     assertThat(started).containsExactly(0, 1, 2, 3, 4, 5);
     assertThat(gate.waiting()).isZero();
@@ -83,7 +85,7 @@ class RegistrationGateTest {
     await(() -> gate.waiting() == 2);
     gone.set(true);
     context.runOnContext(v -> first.complete("a"));
-    assertThat(c.toCompletionStage().toCompletableFuture().get(5, TimeUnit.SECONDS)).isEqualTo("c");
+    assertThat(Await.await(c, Duration.ofSeconds(5))).isEqualTo("c");
     assertThat(a.result()).isEqualTo("a");
     assertThat(b.failed()).isTrue();
     assertThat(ranSecond).hasValue(0);
@@ -111,12 +113,12 @@ class RegistrationGateTest {
     Promise<String> stuck = Promise.promise();
     Future<String> first = onContext(context, () -> gate.admit(context, () -> false, stuck::future));
     Future<String> next = onContext(context, () -> gate.admit(context, () -> false, () -> Future.succeededFuture("next")));
-    assertThat(next.toCompletionStage().toCompletableFuture().get(5, TimeUnit.SECONDS)).isEqualTo("next");
+    assertThat(Await.await(next, Duration.ofSeconds(5))).isEqualTo("next");
     assertThat(first.isComplete()).isFalse();
     context.runOnContext(v -> stuck.complete("late"));
-    assertThat(first.toCompletionStage().toCompletableFuture().get(5, TimeUnit.SECONDS)).isEqualTo("late");
+    assertThat(Await.await(first, Duration.ofSeconds(5))).isEqualTo("late");
     Future<String> after = onContext(context, () -> gate.admit(context, () -> false, () -> Future.succeededFuture("after")));
-    assertThat(after.toCompletionStage().toCompletableFuture().get(5, TimeUnit.SECONDS)).isEqualTo("after");
+    assertThat(Await.await(after, Duration.ofSeconds(5))).isEqualTo("after");
     assertThat(gate.waiting()).isZero();
   }
 
@@ -126,7 +128,7 @@ class RegistrationGateTest {
     Context context = vertx.getOrCreateContext();
     Future<String> failed = onContext(context, () -> gate.admit(context, () -> false, () -> Future.failedFuture("boom")));
     Future<String> next = onContext(context, () -> gate.admit(context, () -> false, () -> Future.succeededFuture("next")));
-    assertThat(next.toCompletionStage().toCompletableFuture().get(5, TimeUnit.SECONDS)).isEqualTo("next");
+    assertThat(Await.await(next, Duration.ofSeconds(5))).isEqualTo("next");
     assertThat(failed.failed()).isTrue();
   }
 
@@ -158,7 +160,7 @@ class RegistrationGateTest {
     for (Thread thread : threads) {
       thread.join();
     }
-    Future.all(new ArrayList<>(all)).toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
+    Await.await(Future.all(new ArrayList<>(all)), Duration.ofSeconds(30));
     assertThat(all).hasSize(1000);
     assertThat(most.get()).isBetween(1, 3);
     assertThat(gate.waiting()).isZero();

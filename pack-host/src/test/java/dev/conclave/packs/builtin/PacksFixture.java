@@ -4,6 +4,7 @@ import dev.conclave.platform.config.PgUrl;
 import dev.conclave.platform.db.Migrations;
 import dev.conclave.platform.db.PgPools;
 import dev.conclave.platform.db.SchemaMigration;
+import dev.conclave.platform.testing.Await;
 import dev.conclave.platform.testing.TestDatabase;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
@@ -17,6 +18,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
 import static org.assertj.core.api.Assertions.fail;
 
 /**
@@ -52,22 +54,18 @@ final class PacksFixture implements AutoCloseable {
   /** Runs the tool and returns its output, failing the test if the tool fails. */
   JsonObject ok(BuiltinPack pack, String tool, ToolCaller caller, JsonObject input) {
     try {
-      String out = await(find(pack, tool).run(caller, input));
-      return new JsonObject(out);
-    } catch (ExecutionException e) {
-      throw new AssertionError(tool + " failed: " + e.getCause(), e.getCause());
+      return new JsonObject(Await.await(find(pack, tool).run(caller, input)));
+    } catch (RuntimeException e) {
+      throw new AssertionError(tool + " failed: " + e, e);
     }
   }
 
   /** Runs the tool, expecting a {@link ToolFailure}, and returns the message the agent sees. */
   String fails(BuiltinPack pack, String tool, ToolCaller caller, JsonObject input) {
-    try {
-      String out = await(find(pack, tool).run(caller, input));
-      return fail(tool + " should have failed but returned " + out);
-    } catch (ExecutionException e) {
-      assertThat(e.getCause()).as("a failure the agent sees").isInstanceOf(ToolFailure.class);
-      return e.getCause().getMessage();
-    }
+    ToolFailure failure = catchThrowableOfType(ToolFailure.class, () -> fail(tool + " should have failed but returned "
+      + Await.await(find(pack, tool).run(caller, input))));
+    assertThat(failure).as("a failure the agent sees").isNotNull();
+    return failure.getMessage();
   }
 
   /** Runs SQL directly (test set-up and constraint checks). */
@@ -80,21 +78,9 @@ final class PacksFixture implements AutoCloseable {
       .orElseThrow(() -> new AssertionError("no tool " + name + " in " + pack.packId()));
   }
 
-  private static String await(Future<String> f) throws ExecutionException {
-    try {
-      return f.toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
-    } catch (InterruptedException | java.util.concurrent.TimeoutException e) {
-      throw new AssertionError("tool did not answer: " + e, e);
-    }
-  }
-
   @Override
   public void close() {
-    try {
-      pool.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
-      vertx.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
-    } catch (Exception e) {
-      throw new AssertionError("closing failed: " + e, e);
-    }
+    Await.await(pool.close(), java.time.Duration.ofSeconds(10));
+    Await.await(vertx.close(), java.time.Duration.ofSeconds(10));
   }
 }
