@@ -1,15 +1,16 @@
--- Repeatable migration (Flyway R__): the swarm functions for the entry point of every transport, batches, housekeeping and HMAC. Flyway runs this file again
+-- Repeatable migration (Flyway R__): the swarm functions for the entry point of every transport, batches and HMAC. Flyway runs this file again
 -- whenever it changes, after the versioned migrations (tables, indexes) in this directory; edit the
 -- function here instead of adding a versioned migration. CREATE OR REPLACE keeps a function's
 -- signature: to change its arguments or return type, DROP it first in this file.
 -- Function bodies are checked when called, not here, so the files may run in any order.
 SET LOCAL check_function_bodies = off;
 
--- Swarm coordinator: the one entry point of every transport, batches, and housekeeping.
+-- Swarm coordinator: the one entry point of every transport, and batches.
 --
 -- A request is the spec's JSON: {"protocolVersion": "1.0", "operation": "CLAIM", "agentId": ..., ...}.
 -- Operations: REGISTER, HEARTBEAT, CLAIM, PROGRESS, COMPLETE, FAIL, SEND_MESSAGE, RECEIVE_MESSAGES,
--- ACQUIRE_LEASE, RELEASE_LEASE, and ACK_MESSAGE ({agentId, messageId}).
+-- ACQUIRE_LEASE, RELEASE_LEASE, and ACK_MESSAGE ({agentId, messageId}), each in its own file
+-- (R__swarm_op_<operation>.sql, function swarm.op_<operation>).
 
 -- Runs one request. Returns {"ok": response} or {"error": {...}}; raises only on malformed input.
 -- p_principal: the authenticated principal acting (NULL for a trusted transport: the file transport
@@ -231,42 +232,7 @@ RETURNS jsonb LANGUAGE sql AS $$
     FROM swarm.dispatch_batch_parts(p_items, p_now, p_capture_events) p
 $$;
 
--- ---- background jobs -----------------------------------------------------------------------
-
--- Moves pending_retry tasks whose backoff has passed back to ready (each task once, cluster-wide).
-CREATE OR REPLACE FUNCTION swarm.release_due_retries(p_now timestamptz DEFAULT date_trunc('milliseconds', clock_timestamp()),
-                                          p_limit integer DEFAULT 500)
-RETURNS integer LANGUAGE sql AS $$
-  WITH due AS (
-    UPDATE swarm.tasks SET status = 'ready', next_retry_at = NULL, updated_at = p_now
-     WHERE id IN (SELECT id FROM swarm.tasks WHERE status = 'pending_retry' AND next_retry_at <= p_now
-                   ORDER BY next_retry_at LIMIT p_limit FOR UPDATE SKIP LOCKED)
-       AND status = 'pending_retry'
-    RETURNING id, retry_count),
-  ev AS (
-    INSERT INTO swarm.events (kind, event, entity_id, at, data)
-    SELECT 'task', 'retry_ready', d.id, p_now, jsonb_build_object('status', 'ready', 'retryCount', d.retry_count)
-      FROM due d RETURNING 1)
-  SELECT count(*)::integer FROM ev
-$$;
-
--- Forgets rate-limit windows and replay-protection signatures that no longer matter.
-CREATE OR REPLACE FUNCTION swarm.sweep_housekeeping(p_now timestamptz DEFAULT date_trunc('milliseconds', clock_timestamp()))
-RETURNS integer LANGUAGE sql AS $$
-  WITH w AS (DELETE FROM swarm.rate_windows WHERE window_start < p_now - interval '2 minutes' RETURNING 1),
-       s AS (DELETE FROM swarm.seen_signatures WHERE expires_at < p_now RETURNING 1)
-  SELECT ((SELECT count(*) FROM w) + (SELECT count(*) FROM s))::integer
-$$;
-
--- Takes the oldest unpublished events (skipping those another node is taking), deleting them.
-CREATE OR REPLACE FUNCTION swarm.take_events(p_limit integer DEFAULT 500)
-RETURNS TABLE (seq bigint, kind text, event text, entity_id text, at timestamptz, data jsonb)
-LANGUAGE sql AS $$
-  DELETE FROM swarm.events e WHERE e.seq IN (
-    SELECT x.seq FROM swarm.events x ORDER BY x.seq LIMIT p_limit FOR UPDATE SKIP LOCKED)
-  RETURNING e.seq, e.kind, e.event, e.entity_id, e.at, e.data
-$$;
-
+-- ---- HMAC replay protection ----------------------------------------------------------------
 
 CREATE OR REPLACE FUNCTION swarm.signature_record(p_agent_id text, p_signature text, p_expires_at timestamptz)
 RETURNS TABLE (fresh boolean, owner_active boolean, secret_salt text) LANGUAGE sql AS $$

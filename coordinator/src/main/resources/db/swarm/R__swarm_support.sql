@@ -1,28 +1,33 @@
--- Repeatable migration (Flyway R__): the swarm functions for shared helpers: results, errors, JSON reading and shapes, events, rate limits. Flyway runs this file again
+-- Repeatable migration (Flyway R__): the swarm functions every operation shares: results, errors, reading request JSON, JSON shapes, events, callers, rate limits and the task transitions. Flyway runs this file again
 -- whenever it changes, after the versioned migrations (tables, indexes) in this directory; edit the
 -- function here instead of adding a versioned migration. CREATE OR REPLACE keeps a function's
 -- signature: to change its arguments or return type, DROP it first in this file.
 -- Function bodies are checked when called, not here, so the files may run in any order.
 SET LOCAL check_function_bodies = off;
 
--- Swarm coordinator: shared helpers (results, errors, JSON reading, JSON shapes, events).
+-- Swarm coordinator: shared helpers. Each protocol operation is one file, R__swarm_op_<operation>.sql,
+-- holding its checks and its effect; what several of them use is here.
 --
 -- Every protocol operation returns either {"ok": <response>} or {"error": {code, kind, message, ...}}
 -- instead of raising, so that a batch of requests in one transaction survives one bad request.
 -- swarm.execute() (the direct-database entry point) turns errors into exceptions.
+--
+-- Lock order, everywhere: agent row, then task rows, then quality baseline, leases and dependents.
 
--- ---- fixed protocol constants -------------------------------------------------------------
+-- ---- fixed protocol constants --------------------------------------------------------------
 
 -- an agent whose last heartbeat is older than this is stale (spec: 2 minutes)
 CREATE OR REPLACE FUNCTION swarm.stale_after() RETURNS interval LANGUAGE sql IMMUTABLE AS $$ SELECT interval '2 minutes' $$;
+
 -- the longest lease ACQUIRE_LEASE grants (spec: 1 hour)
 CREATE OR REPLACE FUNCTION swarm.max_lease() RETURNS interval LANGUAGE sql IMMUTABLE AS $$ SELECT interval '1 hour' $$;
+
 -- retry backoff after the n-th failure: min(30 s * 2^n, 5 min), in milliseconds
 CREATE OR REPLACE FUNCTION swarm.retry_backoff_ms(p_retry_count integer) RETURNS bigint LANGUAGE sql IMMUTABLE AS $$
   SELECT least(30000 * power(2::numeric, least(p_retry_count, 30)), 300000)::bigint
 $$;
 
--- ---- results and errors -------------------------------------------------------------------
+-- ---- results and errors --------------------------------------------------------------------
 
 -- (STABLE, as jsonb_build_object is: PostgreSQL inlines a SQL function into its caller's expression
 -- only when the body is no more volatile than the function says. Declared IMMUTABLE, these two ran as
@@ -215,6 +220,13 @@ CREATE OR REPLACE FUNCTION swarm.agent_json(a swarm.agents) RETURNS jsonb LANGUA
     'offlineAt', swarm._iso(a.offline_at)))
 $$;
 
+CREATE OR REPLACE FUNCTION swarm._message_json(m swarm.messages) RETURNS jsonb LANGUAGE sql STABLE AS $$
+  SELECT jsonb_build_object('id', m.id, 'from', m.from_agent, 'to', m.to_agent, 'type', m.type,
+                            'payload', m.payload, 'ackRequired', m.ack_required,
+                            'createdAt', swarm._iso(m.created_at))
+         || CASE WHEN m.expires_at IS NULL THEN '{}'::jsonb ELSE jsonb_build_object('expiresAt', swarm._iso(m.expires_at)) END
+$$;
+
 -- an event as the coordinator publishes it, numbered now: {seq, kind, event, id, at, data}
 CREATE OR REPLACE FUNCTION swarm._event(p_kind text, p_event text, p_id text, p_at timestamptz, p_data jsonb)
 RETURNS jsonb LANGUAGE sql VOLATILE AS $$
@@ -313,3 +325,101 @@ BEGIN
   END IF;
   RETURN NULL;
 END $$;
+
+-- ---- task transitions (COMPLETE, FAIL, leases, a crashed agent, the operator) --------------
+
+-- (plpgsql rather than sql functions here and below: their statements' plans are cached per session)
+CREATE OR REPLACE FUNCTION swarm._release_task_leases(p_task_id text, p_now timestamptz, p_reason text)
+RETURNS integer LANGUAGE plpgsql AS $$
+DECLARE
+  l record;
+  v_count integer := 0;
+BEGIN
+  FOR l IN DELETE FROM swarm.leases WHERE task_id = p_task_id RETURNING file_path, agent_id LOOP
+    PERFORM swarm._emit('lease', 'released', l.file_path, p_now,
+                        jsonb_build_object('agentId', l.agent_id, 'taskId', p_task_id, 'reason', p_reason));
+    v_count := v_count + 1;
+  END LOOP;
+  RETURN v_count;
+END $$;
+
+-- a task completed: tasks blocked on it lose one unmet dependency and become ready at zero
+CREATE OR REPLACE FUNCTION swarm._unblock_dependents(p_task_id text, p_now timestamptz) RETURNS integer LANGUAGE plpgsql AS $$
+DECLARE
+  d record;
+  v_count integer := 0;
+BEGIN
+  FOR d IN UPDATE swarm.tasks x
+              SET unmet_deps = x.unmet_deps - 1,
+                  status = CASE WHEN x.unmet_deps = 1 THEN 'ready' ELSE x.status END,
+                  updated_at = p_now
+            WHERE x.status = 'blocked' AND x.dependencies @> ARRAY[p_task_id]
+        RETURNING x.id, x.status LOOP
+    IF d.status = 'ready' THEN
+      PERFORM swarm._emit('task', 'unblocked', d.id, p_now,
+                          jsonb_build_object('status', 'ready', 'completedDependency', p_task_id));
+      v_count := v_count + 1;
+    END IF;
+  END LOOP;
+  RETURN v_count;
+END $$;
+
+-- FAIL and everything that behaves like it (a crashed agent, a rejected review): count the retry,
+-- remember the agent, schedule the retry with backoff or give up, release the task's leases.
+-- Returns the FAIL response.
+CREATE OR REPLACE FUNCTION swarm._fail_task(t swarm.tasks, p_agent_id text, p_failure jsonb, p_now timestamptz)
+RETURNS jsonb LANGUAGE plpgsql AS $$
+DECLARE
+  v_count integer := t.retry_count + 1;
+  v_previous text[] := CASE WHEN p_agent_id IS NULL OR p_agent_id = ANY (t.previous_agents) THEN t.previous_agents
+                            ELSE t.previous_agents || p_agent_id END;
+  v_retry boolean := coalesce((p_failure ->> 'recoverable')::boolean, false) AND v_count <= t.max_retries;
+  v_backoff bigint := CASE WHEN v_retry THEN swarm.retry_backoff_ms(v_count) END;
+  v_next_agent text;
+  v_response jsonb;
+BEGIN
+  IF v_retry THEN
+    -- the agent most likely to take it next: active, not one that failed it, skills cover it
+    SELECT o.id INTO v_next_agent FROM swarm.agents o
+     WHERE o.status <> 'offline' AND o.last_heartbeat > p_now - swarm.stale_after()
+       AND o.id <> ALL (v_previous) AND t.required_skills <@ o.skills
+     ORDER BY (o.status = 'idle') DESC, o.last_heartbeat DESC, o.id
+     LIMIT 1;
+  END IF;
+  v_response := jsonb_strip_nulls(jsonb_build_object(
+    'success', true, 'willRetry', v_retry, 'retryAfter', v_backoff, 'nextAgent', v_next_agent));
+  UPDATE swarm.tasks SET
+    status = CASE WHEN v_retry THEN 'pending_retry' ELSE 'failed' END,
+    retry_count = v_count,
+    previous_agents = v_previous,
+    last_error = p_failure ->> 'message',
+    failure_type = p_failure ->> 'type',
+    last_failure = jsonb_build_object('agentId', p_agent_id, 'at', swarm._iso(p_now), 'failure', p_failure,
+                                      'response', v_response),
+    next_retry_at = CASE WHEN v_retry THEN p_now + v_backoff * interval '1 millisecond' END,
+    assigned_agent = NULL,
+    progress = NULL,
+    updated_at = p_now
+  WHERE id = t.id;
+  PERFORM swarm._release_task_leases(t.id, p_now, 'task_failed');
+  PERFORM swarm._emit('task', 'failed', t.id, p_now, jsonb_build_object(
+    'agentId', p_agent_id, 'status', CASE WHEN v_retry THEN 'pending_retry' ELSE 'failed' END,
+    'failureType', p_failure ->> 'type', 'message', p_failure ->> 'message', 'retryCount', v_count,
+    'willRetry', v_retry, 'retryAfter', v_backoff,
+    'nextRetryAt', swarm._iso(p_now + v_backoff * interval '1 millisecond')));
+  RETURN v_response;
+END $$;
+
+-- the task a COMPLETE or FAIL names, if this agent may report on it (else an error result)
+CREATE OR REPLACE FUNCTION swarm._reportable(t swarm.tasks, p_task_id text, p_agent_id text) RETURNS jsonb LANGUAGE sql STABLE AS $$
+  SELECT CASE
+    WHEN t.id IS NULL THEN
+      swarm._err('task_not_found', 'not_found', format('no task with id %s', p_task_id))
+    WHEN t.assigned_agent IS NOT NULL AND t.assigned_agent <> p_agent_id THEN
+      swarm._err('task_already_claimed', 'conflict', format('task %s is assigned to another agent', p_task_id))
+    WHEN t.assigned_agent IS NULL OR t.status NOT IN ('claimed', 'in_progress', 'needs_review') THEN
+      swarm._err('invalid_operation', 'conflict',
+                 format('task %s is %s and not assigned to agent %s', p_task_id, t.status, p_agent_id),
+                 jsonb_build_object('taskStatus', t.status))
+  END
+$$;

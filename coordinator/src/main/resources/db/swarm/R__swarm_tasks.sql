@@ -1,95 +1,13 @@
--- Repeatable migration (Flyway R__): the swarm functions for task management and the shared task transitions. Flyway runs this file again
+-- Repeatable migration (Flyway R__): the swarm functions for the operator's actions: creating, cancelling and reviewing tasks, and commands to agents. Flyway runs this file again
 -- whenever it changes, after the versioned migrations (tables, indexes) in this directory; edit the
 -- function here instead of adding a versioned migration. CREATE OR REPLACE keeps a function's
 -- signature: to change its arguments or return type, DROP it first in this file.
 -- Function bodies are checked when called, not here, so the files may run in any order.
 SET LOCAL check_function_bodies = off;
 
--- Swarm coordinator: task management (create, cancel, review) and the shared task transitions.
---
--- Lock order, everywhere: agent row, then task rows, then quality baseline, leases and dependents.
-
--- (plpgsql rather than sql functions here and below: their statements' plans are cached per session)
-CREATE OR REPLACE FUNCTION swarm._release_task_leases(p_task_id text, p_now timestamptz, p_reason text)
-RETURNS integer LANGUAGE plpgsql AS $$
-DECLARE
-  l record;
-  v_count integer := 0;
-BEGIN
-  FOR l IN DELETE FROM swarm.leases WHERE task_id = p_task_id RETURNING file_path, agent_id LOOP
-    PERFORM swarm._emit('lease', 'released', l.file_path, p_now,
-                        jsonb_build_object('agentId', l.agent_id, 'taskId', p_task_id, 'reason', p_reason));
-    v_count := v_count + 1;
-  END LOOP;
-  RETURN v_count;
-END $$;
-
--- a task completed: tasks blocked on it lose one unmet dependency and become ready at zero
-CREATE OR REPLACE FUNCTION swarm._unblock_dependents(p_task_id text, p_now timestamptz) RETURNS integer LANGUAGE plpgsql AS $$
-DECLARE
-  d record;
-  v_count integer := 0;
-BEGIN
-  FOR d IN UPDATE swarm.tasks x
-              SET unmet_deps = x.unmet_deps - 1,
-                  status = CASE WHEN x.unmet_deps = 1 THEN 'ready' ELSE x.status END,
-                  updated_at = p_now
-            WHERE x.status = 'blocked' AND x.dependencies @> ARRAY[p_task_id]
-        RETURNING x.id, x.status LOOP
-    IF d.status = 'ready' THEN
-      PERFORM swarm._emit('task', 'unblocked', d.id, p_now,
-                          jsonb_build_object('status', 'ready', 'completedDependency', p_task_id));
-      v_count := v_count + 1;
-    END IF;
-  END LOOP;
-  RETURN v_count;
-END $$;
-
--- FAIL and everything that behaves like it (a crashed agent, a rejected review): count the retry,
--- remember the agent, schedule the retry with backoff or give up, release the task's leases.
--- Returns the FAIL response.
-CREATE OR REPLACE FUNCTION swarm._fail_task(t swarm.tasks, p_agent_id text, p_failure jsonb, p_now timestamptz)
-RETURNS jsonb LANGUAGE plpgsql AS $$
-DECLARE
-  v_count integer := t.retry_count + 1;
-  v_previous text[] := CASE WHEN p_agent_id IS NULL OR p_agent_id = ANY (t.previous_agents) THEN t.previous_agents
-                            ELSE t.previous_agents || p_agent_id END;
-  v_retry boolean := coalesce((p_failure ->> 'recoverable')::boolean, false) AND v_count <= t.max_retries;
-  v_backoff bigint := CASE WHEN v_retry THEN swarm.retry_backoff_ms(v_count) END;
-  v_next_agent text;
-  v_response jsonb;
-BEGIN
-  IF v_retry THEN
-    -- the agent most likely to take it next: active, not one that failed it, skills cover it
-    SELECT o.id INTO v_next_agent FROM swarm.agents o
-     WHERE o.status <> 'offline' AND o.last_heartbeat > p_now - swarm.stale_after()
-       AND o.id <> ALL (v_previous) AND t.required_skills <@ o.skills
-     ORDER BY (o.status = 'idle') DESC, o.last_heartbeat DESC, o.id
-     LIMIT 1;
-  END IF;
-  v_response := jsonb_strip_nulls(jsonb_build_object(
-    'success', true, 'willRetry', v_retry, 'retryAfter', v_backoff, 'nextAgent', v_next_agent));
-  UPDATE swarm.tasks SET
-    status = CASE WHEN v_retry THEN 'pending_retry' ELSE 'failed' END,
-    retry_count = v_count,
-    previous_agents = v_previous,
-    last_error = p_failure ->> 'message',
-    failure_type = p_failure ->> 'type',
-    last_failure = jsonb_build_object('agentId', p_agent_id, 'at', swarm._iso(p_now), 'failure', p_failure,
-                                      'response', v_response),
-    next_retry_at = CASE WHEN v_retry THEN p_now + v_backoff * interval '1 millisecond' END,
-    assigned_agent = NULL,
-    progress = NULL,
-    updated_at = p_now
-  WHERE id = t.id;
-  PERFORM swarm._release_task_leases(t.id, p_now, 'task_failed');
-  PERFORM swarm._emit('task', 'failed', t.id, p_now, jsonb_build_object(
-    'agentId', p_agent_id, 'status', CASE WHEN v_retry THEN 'pending_retry' ELSE 'failed' END,
-    'failureType', p_failure ->> 'type', 'message', p_failure ->> 'message', 'retryCount', v_count,
-    'willRetry', v_retry, 'retryAfter', v_backoff,
-    'nextRetryAt', swarm._iso(p_now + v_backoff * interval '1 millisecond')));
-  RETURN v_response;
-END $$;
+-- Swarm coordinator: what the operator's API does (not the agents' protocol): task management
+-- (create, cancel, review) and the commands an agent gets with its next heartbeat. Retrying and bulk
+-- actions are in R__swarm_bulk.sql.
 
 -- Creates tasks from an array of {id?, title, description?, priority?, type?, requiredSkills?,
 -- dependencies?, files?, estimatedMinutes?, branch?, maxRetries?}. A dependency names an existing
@@ -304,4 +222,69 @@ BEGIN
   PERFORM swarm._emit('task', 'cancelled', p_task_id, p_now,
                       jsonb_build_object('agentId', t.assigned_agent, 'reason', p_reason));
   RETURN swarm.task_json(t);
+END $$;
+
+-- Decides a task in needs_review: 'approve' completes it (its snapshot becomes the baseline),
+-- 'reject' fails it as a recoverable quality_failure (retry rules apply). Raises on errors.
+CREATE OR REPLACE FUNCTION swarm.review_task(p_task_id text, p_decision text, p_reason text DEFAULT NULL,
+                                  p_now timestamptz DEFAULT date_trunc('milliseconds', clock_timestamp()))
+RETURNS jsonb LANGUAGE plpgsql AS $$
+DECLARE t swarm.tasks;
+BEGIN
+  IF p_decision IS NULL OR p_decision NOT IN ('approve', 'reject') THEN
+    PERFORM swarm._invalid('decision', 'must be one of approve, reject');
+  END IF;
+  SELECT * INTO t FROM swarm.tasks WHERE id = p_task_id FOR UPDATE;
+  IF NOT FOUND THEN
+    PERFORM swarm._raise(swarm._err('task_not_found', 'not_found', format('no task with id %s', p_task_id)) -> 'error');
+  END IF;
+  IF t.status <> 'needs_review' THEN
+    PERFORM swarm._raise(swarm._err('invalid_operation', 'conflict',
+      format('task %s is %s; only tasks in needs_review can be reviewed', p_task_id, t.status)) -> 'error');
+  END IF;
+  IF p_decision = 'approve' THEN
+    UPDATE swarm.tasks SET status = 'completed', completed_at = p_now, updated_at = p_now,
+                           quality = quality || jsonb_build_object('review', 'approved')
+     WHERE id = p_task_id;
+    UPDATE swarm.quality_baselines b
+       SET tests_ran = s.tests_ran, tests_passed = s.tests_passed, lint_errors = s.lint_errors,
+           type_errors = s.type_errors, build_success = s.build_success, task_id = s.task_id,
+           agent_id = s.agent_id, updated_at = p_now
+      FROM (SELECT * FROM swarm.quality_snapshots WHERE task_id = p_task_id ORDER BY id DESC LIMIT 1) s
+     WHERE b.branch = s.branch;
+    PERFORM swarm._unblock_dependents(p_task_id, p_now);
+    PERFORM swarm._emit('task', 'completed', p_task_id, p_now,
+                        jsonb_build_object('agentId', t.completed_by, 'review', 'approved', 'reason', p_reason));
+  ELSE
+    PERFORM swarm._fail_task(t, t.completed_by, jsonb_build_object('type', 'quality_failure',
+      'message', coalesce(p_reason, 'rejected in review'), 'recoverable', true), p_now);
+  END IF;
+  SELECT * INTO t FROM swarm.tasks WHERE id = p_task_id;
+  RETURN swarm.task_json(t);
+END $$;
+
+-- Queues a command for an agent's next heartbeat: {type: SHUTDOWN, reason} | {type: RELEASE_TASK,
+-- taskId, reason} | {type: PING}. Raises on errors. Returns the queued command.
+CREATE OR REPLACE FUNCTION swarm.queue_command(p_agent_id text, p_command jsonb,
+                                    p_now timestamptz DEFAULT date_trunc('milliseconds', clock_timestamp()))
+RETURNS jsonb LANGUAGE plpgsql AS $$
+DECLARE
+  v_type text := swarm._enum(p_command, 'type', 'type', ARRAY['SHUTDOWN', 'RELEASE_TASK', 'PING']);
+  v_command jsonb;
+BEGIN
+  IF v_type IS NULL THEN
+    PERFORM swarm._invalid('type', 'is required');
+  END IF;
+  IF NOT EXISTS (SELECT 1 FROM swarm.agents WHERE id = p_agent_id) THEN
+    PERFORM swarm._raise(swarm._err('agent_not_registered', 'not_found',
+                                    format('agent %s is not registered', p_agent_id)) -> 'error');
+  END IF;
+  v_command := CASE v_type
+    WHEN 'PING' THEN jsonb_build_object('type', 'PING')
+    WHEN 'SHUTDOWN' THEN jsonb_build_object('type', 'SHUTDOWN', 'reason', swarm._req_str(p_command, 'reason', 'reason'))
+    ELSE jsonb_build_object('type', 'RELEASE_TASK', 'taskId', swarm._req_str(p_command, 'taskId', 'taskId'),
+                            'reason', swarm._req_str(p_command, 'reason', 'reason')) END;
+  INSERT INTO swarm.agent_commands (agent_id, command, created_at) VALUES (p_agent_id, v_command, p_now);
+  PERFORM swarm._emit('agent', 'command_queued', p_agent_id, p_now, v_command);
+  RETURN v_command;
 END $$;

@@ -5,7 +5,12 @@ import dev.conclave.swarm.validation.JsonOut;
 import dev.conclave.swarm.validation.Limits;
 import io.vertx.core.json.JsonObject;
 
-/** Normalizes REGISTER and HEARTBEAT requests and operator commands, checking what the database functions do not. */
+/**
+ * Normalizes REGISTER and HEARTBEAT requests and operator commands, checking what the database functions do not.
+ * These checks stay in Java so that they answer before the signed-agent check and the rate limit
+ * (see {@link dev.conclave.swarm.protocol.ProtocolRequests}).
+ * A display name follows platform's {@code TextRules}, the rule every other name in Conclave follows.
+ */
 public final class AgentRequests {
 
   private AgentRequests() {

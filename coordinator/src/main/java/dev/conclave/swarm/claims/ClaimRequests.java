@@ -9,6 +9,8 @@ import io.vertx.core.json.JsonObject;
  * Normalizes CLAIM requests: {agentId, filter?: {skills, priorities, types, excludeIds, maxMinutes}}.
  * Checks sizes, id formats and maxMinutes' range; swarm._claim_criteria and swarm.claim_batch check JSON
  * types, required members and the priorities' and types' enumerations.
+ * These checks stay in Java so that they answer before the signed-agent check and the rate limit
+ * (see {@link dev.conclave.swarm.protocol.ProtocolRequests}).
  */
 public final class ClaimRequests {
 

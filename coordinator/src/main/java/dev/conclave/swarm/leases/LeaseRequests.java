@@ -12,6 +12,10 @@ import io.vertx.core.json.JsonObject;
  * filePath}). Checks sizes and id formats; swarm.op_acquire_lease and op_release_lease check JSON
  * types, required members and that durationMs is a positive whole number. Durations above one hour
  * are accepted and capped by the database (swarm.max_lease()).
+ * These checks stay in Java so that they answer before the signed-agent check and the rate limit
+ * (see {@link dev.conclave.swarm.protocol.ProtocolRequests}).
+ * An ACQUIRE_LEASE's problems go to the database with the request ({@link #acquireDeferring}) only
+ * when its filePath is usable: which path it names is the first thing the database reads.
  */
 public final class LeaseRequests {
 

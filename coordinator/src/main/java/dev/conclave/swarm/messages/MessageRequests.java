@@ -13,6 +13,10 @@ import java.nio.charset.StandardCharsets;
  * Normalizes SEND_MESSAGE, RECEIVE_MESSAGES and ACK_MESSAGE requests. Checks sizes and id formats;
  * swarm.op_send_message, op_receive_messages and op_ack_message check JSON types, required members,
  * enumerations, timestamps, the message id's format and the ranges of expiresIn and limit.
+ * These checks stay in Java so that they answer before the signed-agent check and the rate limit
+ * (see {@link dev.conclave.swarm.protocol.ProtocolRequests}).
+ * The payload's size is counted in its encoding as Vert.x writes it, which SQL does not see (jsonb
+ * prints its own spacing).
  */
 public final class MessageRequests {
 

@@ -18,6 +18,15 @@ import io.vertx.core.json.JsonObject;
  * ranges; JSON types, required members and enumerations are checked once, by the swarm.op_*
  * functions). Returns the request normalized (unknown members dropped) with {@code protocolVersion}
  * and {@code operation} set.
+ *
+ * <p>Why these checks stay in Java (ErrorOrderTest pins it): they answer before the checks that sit
+ * between them and the database, the signed-agent check ({@code SignedAgent.requireSelf}: a signed
+ * request acts only as its agent, 403) and the rate limit ({@code swarm.dispatch}, 429), which in turn
+ * answer before the operation's own checks in {@code swarm.op_*}. Moved into the operation's SQL, a
+ * size, format or range fault would answer after them, and a request with both faults would get 403
+ * or 429 where it gets 400 today. Moving them needs the signed-agent check in SQL first (the signer
+ * passed in the options, checked by {@code swarm.dispatch} after the operation's size checks and
+ * before the rate limit).
  */
 public final class ProtocolRequests {
 

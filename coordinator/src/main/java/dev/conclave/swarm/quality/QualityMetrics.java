@@ -11,6 +11,8 @@ import io.vertx.core.json.JsonObject;
  * none is negative and that testsPassed does not exceed testsRan are checked by the database
  * (swarm._quality_metrics), where regression detection (swarm._quality_gate) runs too, so that every
  * transport gets the same gate.
+ * These checks stay in Java so that they answer before the signed-agent check and the rate limit
+ * (see {@link dev.conclave.swarm.protocol.ProtocolRequests}).
  */
 public final class QualityMetrics {
 

@@ -10,6 +10,8 @@ import io.vertx.core.json.JsonObject;
  * suggestedAction?}}. Checks sizes and id formats; swarm.op_fail checks JSON types, required members
  * and the type's enumeration. What a failure leads to (retry with backoff, previousAgents, failed) is
  * decided in the database (swarm._fail_task), the same for agents' FAILs and for crashed agents.
+ * These checks stay in Java so that they answer before the signed-agent check and the rate limit
+ * (see {@link dev.conclave.swarm.protocol.ProtocolRequests}).
  */
 public final class FailureReports {
 

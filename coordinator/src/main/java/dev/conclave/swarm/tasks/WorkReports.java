@@ -12,6 +12,8 @@ import java.util.List;
  * Normalizes what agents report about a claimed task: PROGRESS and COMPLETE. Checks sizes, id formats
  * and percentComplete's range; swarm.op_progress and swarm.complete_batch check JSON types, required
  * members and the phase's enumeration.
+ * These checks stay in Java so that they answer before the signed-agent check and the rate limit
+ * (see {@link dev.conclave.swarm.protocol.ProtocolRequests}).
  */
 public final class WorkReports {
 

@@ -12,7 +12,7 @@ SELECT swarm.agent_json(a) AS agent
 SELECT swarm.agent_json(a) AS agent FROM swarm.agents a WHERE a.id = :id
 
 -- name: QueueCommand
--- A validated command for the agent's next heartbeat (swarm.queue_command, R__swarm_agents.sql).
+-- A validated command for the agent's next heartbeat (swarm.queue_command, R__swarm_tasks.sql).
 SELECT swarm.queue_command(:agent_id, :command::jsonb, :now) AS command
 
 -- name: SearchLearnings

@@ -1,9 +1,12 @@
 package dev.conclave.swarm.store;
 
+import ch.qos.logback.classic.Level;
 import dev.conclave.platform.config.PgUrl;
 import dev.conclave.platform.db.Migrations;
 import dev.conclave.platform.db.SchemaMigration;
+import dev.conclave.platform.testing.LogCapture;
 import dev.conclave.platform.testing.TestDatabase;
+import dev.conclave.swarm.protocol.Operation;
 import org.flywaydb.core.Flyway;
 import org.junit.jupiter.api.Test;
 
@@ -22,11 +25,14 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * The swarm functions live in repeatable migrations: a fresh database gets all of them, and a
  * database migrated when they were still in versioned files (other checksums, files since removed)
  * starts without intervention and gets them from the R__ files; any other difference in its history
- * still stops start-up.
+ * still stops start-up. A database migrated when the functions were in files by concern (since retired
+ * for files by operation) starts too, and afterwards without Flyway.
  */
 class SwarmSchemaTest {
 
   private static final List<SchemaMigration> SCHEMAS = List.of(new SchemaMigration("auth"), SwarmSchema.MIGRATION);
+  /** The repeatable files: one per protocol operation, and support, dispatch, jobs, learnings, tasks, bulk, task history. */
+  private static final int REPEATABLES = Operation.values().length + 7;
 
   @Test
   void aFreshDatabaseGetsEveryFunctionAndTheHistoryTrigger() throws SQLException {
@@ -37,7 +43,7 @@ class SwarmSchemaTest {
       "signature_record", "record_task_history", "_emit").doesNotContain("signature_check");
     assertThat(single(db, "SELECT count(*) FROM pg_trigger WHERE tgname = 'events_task_history'")).isEqualTo(1);
     assertThat(single(db, "SELECT count(*) FROM swarm.flyway_schema_history WHERE type = 'SQL' AND version IS NULL"))
-      .as("repeatable migrations applied").isEqualTo(10);
+      .as("repeatable migrations applied").isEqualTo(REPEATABLES);
   }
 
   @Test
@@ -69,8 +75,72 @@ class SwarmSchemaTest {
     Migrations.apply(db, SCHEMAS);
     assertThat(functions(db)).contains("op_claim");
     assertThat(single(db, "SELECT count(*) FROM swarm.flyway_schema_history WHERE type = 'SQL' AND version IS NULL AND success"))
-      .isEqualTo(10);
+      .isEqualTo(REPEATABLES);
     Migrations.apply(db, SCHEMAS);
+  }
+
+  @Test
+  void eachOperationIsOneFileHoldingItsFunction() {
+    for (Operation operation : Operation.values()) {
+      String file = "db/swarm/R__swarm_op_" + operation.name().toLowerCase(java.util.Locale.ROOT) + ".sql";
+      assertThat(getClass().getClassLoader().getResource(file)).as(file).isNotNull();
+      assertThat(text(file)).as(file).contains("CREATE OR REPLACE FUNCTION swarm.op_" + operation.name().toLowerCase(java.util.Locale.ROOT) + "(");
+    }
+    for (String retired : SwarmSchema.RETIRED) {
+      assertThat(getClass().getClassLoader().getResource("db/swarm/" + retired)).as(retired).isNull();
+    }
+  }
+
+  @Test
+  void aDatabaseMigratedWithTheFilesByConcernStartsOnTheFilesByOperation() throws SQLException {
+    PgUrl db = TestDatabase.freshDatabase();
+    Migrations.apply(db, SCHEMAS);
+    // make its history look like one the layout by concern wrote: its files applied, the files by
+    // operation (and the others new with them) never; the files both have, with other text
+    try (Connection c = connect(db); Statement s = c.createStatement()) {
+      s.execute("DELETE FROM swarm.flyway_schema_history WHERE version IS NULL AND script NOT IN"
+        + " ('R__swarm_bulk.sql', 'R__swarm_task_history.sql')");
+      int checksum = 100;
+      for (String script : List.of("R__swarm_agents.sql", "R__swarm_claims.sql", "R__swarm_dispatch.sql", "R__swarm_leases.sql",
+        "R__swarm_messages.sql", "R__swarm_support.sql", "R__swarm_tasks.sql", "R__swarm_work_reports.sql")) {
+        s.execute("INSERT INTO swarm.flyway_schema_history (installed_rank, version, description, type, script, checksum,"
+          + " installed_by, execution_time, success) VALUES ((SELECT max(installed_rank) + 1 FROM swarm.flyway_schema_history),"
+          + " NULL, 'old', 'SQL', '" + script + "', " + checksum++ + ", current_user, 1, true)");
+      }
+      s.execute("DROP FUNCTION swarm.op_claim(jsonb, timestamptz, uuid, boolean)");
+      s.execute("DROP FUNCTION swarm.op_ack_message(jsonb, timestamptz, uuid, boolean)");
+    }
+    Migrations.apply(db, SCHEMAS);
+    assertThat(functions(db)).contains("op_claim", "op_ack_message");
+    // then it starts as any up-to-date database does: without Flyway, the retired files' history kept
+    try (LogCapture log = LogCapture.atLeast(Level.INFO)) {
+      Migrations.apply(db, SCHEMAS);
+      assertThat(log.rendered()).contains("migrations: schema=swarm up to date").doesNotContain("Flyway validates");
+    }
+    assertThat(single(db, "SELECT count(*) FROM swarm.flyway_schema_history WHERE script = 'R__swarm_claims.sql'")).isEqualTo(1);
+  }
+
+  @Test
+  void anotherRepeatableGoneFromTheBuildStillSendsTheSchemaToFlyway() throws SQLException {
+    PgUrl db = TestDatabase.freshDatabase();
+    Migrations.apply(db, SCHEMAS);
+    try (Connection c = connect(db); Statement s = c.createStatement()) {
+      s.execute("INSERT INTO swarm.flyway_schema_history (installed_rank, version, description, type, script, checksum,"
+        + " installed_by, execution_time, success) VALUES ((SELECT max(installed_rank) + 1 FROM swarm.flyway_schema_history),"
+        + " NULL, 'gone', 'SQL', 'R__swarm_gone.sql', 7, current_user, 1, true)");
+    }
+    try (LogCapture log = LogCapture.atLeast(Level.INFO)) {
+      Migrations.apply(db, SCHEMAS);
+      assertThat(log.rendered()).contains("applied R__swarm_gone.sql is not in this build");
+    }
+  }
+
+  private static String text(String resource) {
+    try (var in = SwarmSchemaTest.class.getClassLoader().getResourceAsStream(resource)) {
+      return new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
   }
 
   @Test

@@ -59,6 +59,14 @@ final class AppliedMigrations {
 
   /** Reads the history of {@code scripts}' schema over {@code connection} (its search path is changed) and compares. */
   static Verdict check(Connection connection, MigrationScripts scripts) throws SQLException {
+    return check(connection, scripts, Set.of());
+  }
+
+  /**
+   * As {@link #check(Connection, MigrationScripts)};
+   * the repeatable scripts named in {@code retired} ({@link SchemaMigration#retired}) may be in the history.
+   */
+  static Verdict check(Connection connection, MigrationScripts scripts, Set<String> retired) throws SQLException {
     connection.setSchema(scripts.schema());
     try (Statement s = connection.createStatement()) {
       try (ResultSet present = s.executeQuery(SQL.get("HistoryExists").sql())) {
@@ -74,16 +82,16 @@ final class AppliedMigrations {
             rs.wasNull() ? null : checksum, rs.getString("type"), rs.getBoolean("success")));
         }
       }
-      return compare(scripts.scripts(), rows);
+      return compare(scripts.scripts(), rows, retired);
     }
   }
 
   /**
-   * As {@link #check(Connection, MigrationScripts)}, over the node's own connection in a transaction
+   * As {@link #check(Connection, MigrationScripts, Set)}, over the node's own connection in a transaction
    * {@code tx} (a node's start reads the history this way, without JDBC: no second driver to load, no
    * second password exchange). The schema is the search path for the transaction only.
    */
-  static io.vertx.core.Future<Verdict> check(io.vertx.sqlclient.SqlConnection tx, MigrationScripts scripts) {
+  static io.vertx.core.Future<Verdict> check(io.vertx.sqlclient.SqlConnection tx, MigrationScripts scripts, Set<String> retired) {
     return SQL.get("UseSchema").with("schema", scripts.schema()).execute(tx)
       .compose(set -> SQL.get("HistoryExists").execute(tx))
       .compose(present -> {
@@ -96,13 +104,18 @@ final class AppliedMigrations {
             rows.add(new Row(r.getInteger("installed_rank"), r.getString("version"), r.getString("script"), r.getInteger("checksum"),
               r.getString("type"), r.getBoolean("success")));
           }
-          return compare(scripts.scripts(), rows);
+          return compare(scripts.scripts(), rows, retired);
         });
       });
   }
 
   /** The comparison itself, on rows in {@code installed_rank} order. */
   static Verdict compare(List<MigrationScripts.Script> scripts, List<Row> rows) {
+    return compare(scripts, rows, Set.of());
+  }
+
+  /** As {@link #compare(List, List)}, the successful runs of the repeatable scripts named in {@code retired} passed over. */
+  static Verdict compare(List<MigrationScripts.Script> scripts, List<Row> rows, Set<String> retired) {
     Map<String, MigrationScripts.Script> byName = new HashMap<>();
     scripts.forEach(s -> byName.put(s.name(), s));
     Map<String, Row> latest = new HashMap<>();
@@ -119,6 +132,9 @@ final class AppliedMigrations {
         return Verdict.differs("a failed migration " + row.script());
       }
       MigrationScripts.Script script = byName.get(row.script());
+      if (script == null && row.version() == null && retired.contains(row.script())) {
+        continue; // a repeatable this build replaced by others: its functions are theirs now
+      }
       if (script == null) {
         return Verdict.differs("applied " + row.script() + " is not in this build");
       }

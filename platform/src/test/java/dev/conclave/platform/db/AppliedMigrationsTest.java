@@ -13,6 +13,7 @@ import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.util.List;
+import java.util.Set;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -108,6 +109,29 @@ class AppliedMigrationsTest {
     assertThat(AppliedMigrations.compare(scripts, List.of(v1, v2, rNew, new AppliedMigrations.Row(5, "2", "V2__b.sql", null, "DELETE", true)))
       .difference()).as("a repair's mark").contains("DELETE");
     assertThat(AppliedMigrations.compare(scripts, List.of(v1, v2, v2, rNew)).difference()).contains("applied twice");
+  }
+
+  @Test
+  void aRetiredRepeatableInTheHistoryIsNoDifferenceAnyOtherMissingOneIs() {
+    List<MigrationScripts.Script> scripts = List.of(new MigrationScripts.Script("V1__a.sql", 11),
+      new MigrationScripts.Script("R__op_a.sql", 33), new MigrationScripts.Script("R__op_b.sql", 44));
+    AppliedMigrations.Row v1 = new AppliedMigrations.Row(1, "1", "V1__a.sql", 11, "SQL", true);
+    AppliedMigrations.Row concern = new AppliedMigrations.Row(2, null, "R__concern.sql", 30, "SQL", true);
+    AppliedMigrations.Row opA = new AppliedMigrations.Row(3, null, "R__op_a.sql", 33, "SQL", true);
+    AppliedMigrations.Row opB = new AppliedMigrations.Row(4, null, "R__op_b.sql", 44, "SQL", true);
+    Set<String> retired = Set.of("R__concern.sql");
+
+    assertThat(AppliedMigrations.compare(scripts, List.of(v1, concern, opA, opB), retired))
+      .isEqualTo(AppliedMigrations.Verdict.current("1"));
+    assertThat(AppliedMigrations.compare(scripts, List.of(v1, concern, opA, opB)).difference())
+      .as("not declared retired").contains("R__concern.sql is not in this build");
+    assertThat(AppliedMigrations.compare(scripts, List.of(v1, concern, opA), retired).difference())
+      .as("its successors still to run").contains("R__op_b.sql not applied yet");
+    assertThat(AppliedMigrations.compare(scripts, List.of(v1, concern, opA, opB,
+      new AppliedMigrations.Row(5, null, "R__other.sql", 50, "SQL", true)), retired).difference())
+      .contains("R__other.sql is not in this build");
+    assertThat(AppliedMigrations.compare(scripts, List.of(v1, new AppliedMigrations.Row(2, null, "R__concern.sql", 30, "SQL", false),
+      opA, opB), retired).difference()).contains("failed");
   }
 
   @Test

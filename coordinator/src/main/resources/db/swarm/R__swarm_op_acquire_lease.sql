@@ -1,11 +1,11 @@
--- Repeatable migration (Flyway R__): the swarm functions for file leases. Flyway runs this file again
+-- Repeatable migration (Flyway R__): the swarm operation ACQUIRE_LEASE, its checks and its effect. Flyway runs this file again
 -- whenever it changes, after the versioned migrations (tables, indexes) in this directory; edit the
 -- function here instead of adding a versioned migration. CREATE OR REPLACE keeps a function's
 -- signature: to change its arguments or return type, DROP it first in this file.
 -- Function bodies are checked when called, not here, so the files may run in any order.
 SET LOCAL check_function_bodies = off;
 
--- Swarm coordinator: file leases (ACQUIRE_LEASE, RELEASE_LEASE, expiry).
+-- Swarm coordinator: ACQUIRE_LEASE.
 --
 -- A lease is granted when the file is free, extended when the holder asks again, taken over once it
 -- has expired, and refused (with heldBy/heldUntil) while another agent holds it; that refusal comes
@@ -99,50 +99,3 @@ BEGIN
   RETURN swarm._ok(jsonb_build_object('success', true,
                                       'lease', jsonb_build_object('filePath', v_path, 'expiresAt', swarm._iso(v_expires))));
 END $$;
-
-CREATE OR REPLACE FUNCTION swarm.op_release_lease(p_req jsonb, p_now timestamptz, p_principal uuid, p_admin boolean)
-RETURNS jsonb LANGUAGE plpgsql AS $$
-DECLARE
-  v_agent_id text := swarm._req_str(p_req, 'agentId', 'agentId');
-  v_path text := swarm._req_str(p_req, 'filePath', 'filePath');
-  v_err jsonb;
-  a swarm.agents;
-  l swarm.leases;
-BEGIN
-  SELECT * INTO a FROM swarm.agents WHERE id = v_agent_id FOR NO KEY UPDATE;
-  v_err := swarm._agent_error(a, v_agent_id, p_principal, p_admin);
-  IF v_err IS NOT NULL THEN
-    RETURN v_err;
-  END IF;
-  SELECT * INTO l FROM swarm.leases WHERE file_path = v_path FOR UPDATE;
-  IF NOT FOUND THEN
-    -- nothing held: releasing is idempotent
-    RETURN swarm._ok(jsonb_build_object('success', true, 'released', false));
-  END IF;
-  IF l.agent_id <> v_agent_id THEN
-    RETURN swarm._err('lease_not_owned', 'forbidden', format('the lease on %s belongs to agent %s', v_path, l.agent_id),
-                      jsonb_build_object('heldBy', l.agent_id, 'heldUntil', swarm._iso(l.expires_at)));
-  END IF;
-  DELETE FROM swarm.leases WHERE file_path = v_path;
-  PERFORM swarm._emit('lease', 'released', v_path, p_now,
-                      jsonb_build_object('agentId', v_agent_id, 'taskId', l.task_id, 'reason', 'released'));
-  RETURN swarm._ok(jsonb_build_object('success', true, 'released', true));
-END $$;
-
--- Background job: releases leases past their expiry (skipping rows another node is handling).
-CREATE OR REPLACE FUNCTION swarm.sweep_expired_leases(p_now timestamptz DEFAULT date_trunc('milliseconds', clock_timestamp()),
-                                           p_limit integer DEFAULT 500)
-RETURNS integer LANGUAGE sql AS $$
-  WITH gone AS (
-    DELETE FROM swarm.leases WHERE file_path IN (
-      SELECT file_path FROM swarm.leases WHERE expires_at <= p_now
-       ORDER BY expires_at LIMIT p_limit FOR UPDATE SKIP LOCKED)
-      AND expires_at <= p_now
-    RETURNING file_path, agent_id, task_id, expires_at),
-  ev AS (
-    INSERT INTO swarm.events (kind, event, entity_id, at, data)
-    SELECT 'lease', 'expired', g.file_path, p_now,
-           jsonb_build_object('agentId', g.agent_id, 'taskId', g.task_id, 'expiredAt', swarm._iso(g.expires_at))
-      FROM gone g RETURNING 1)
-  SELECT count(*)::integer FROM ev
-$$;

@@ -1,4 +1,4 @@
--- Repeatable migration (Flyway R__): the swarm functions for CLAIM. Flyway runs this file again
+-- Repeatable migration (Flyway R__): the swarm operation CLAIM, its checks and its effect. Flyway runs this file again
 -- whenever it changes, after the versioned migrations (tables, indexes) in this directory; edit the
 -- function here instead of adding a versioned migration. CREATE OR REPLACE keeps a function's
 -- signature: to change its arguments or return type, DROP it first in this file.
