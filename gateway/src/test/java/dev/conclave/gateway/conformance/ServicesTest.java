@@ -59,6 +59,10 @@ class ServicesTest {
         gone.finish();
         gone.awaitEnd();
       }
+      // the stream's end reaches this side before the gateway has written the agent's disconnection
+      dev.conclave.platform.testing.Await.until("dir-offline shown disconnected", () ->
+        call(ClientServiceGrpcClient.ListAgents, ListAgentsRequest.getDefaultInstance(), admin).response().orElseThrow().getAgentsList()
+          .stream().anyMatch(a -> a.getId().equals("dir-offline") && !a.getConnected()));
       List<AgentInfo> all = call(ClientServiceGrpcClient.ListAgents, ListAgentsRequest.getDefaultInstance(), admin).response().orElseThrow().getAgentsList();
       AgentInfo on = all.stream().filter(a -> a.getId().equals("dir-online")).findFirst().orElseThrow();
       AgentInfo off = all.stream().filter(a -> a.getId().equals("dir-offline")).findFirst().orElseThrow();
