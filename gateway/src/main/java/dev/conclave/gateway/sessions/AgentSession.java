@@ -172,7 +172,15 @@ public final class AgentSession {
   Future<Mailbox.Enqueued> acceptAndDispatch(Function<Optional<Mailbox.DispatchTo>, Future<Mailbox.Enqueued>> statement) {
     Promise<Mailbox.Enqueued> written = Promise.promise();
     // the dispatcher's state belongs to the session's event loop
-    loop.run(() -> dispatcher.acceptAndDispatch(statement).onComplete(written));
+    loop.run(() -> dispatcher.acceptAndDispatch(statement).onComplete(ar -> {
+      if (ar.succeeded() && ar.result().firstSeq().isPresent() && ar.result().dispatched().isEmpty()) {
+        // queued for this session but not handed over in its own statement (a dispatch query was running):
+        // the session looks again itself, rather than only through the node's wake, which goes by the
+        // agent's presence and, lost, leaves the request to the slow timer (TracedDispatchTest waited 10 s)
+        loop.run(dispatcher::wake);
+      }
+      written.handle(ar);
+    }));
     return written.future();
   }
 
