@@ -17,9 +17,9 @@ import org.junit.jupiter.api.Test;
  */
 class ClusterEventBusTlsIT extends ClusterIT {
 
-  /** Hides ClusterIT's: the same cluster, its event bus over TLS. */
+  /** ClusterIT's cluster, its event bus over TLS (ClusterIT's own start leaves a subclass's cluster to it). */
   @BeforeAll
-  static void start() throws Exception {
+  static void startOverTls() throws Exception {
     DevCertificates certs = DevCertificates.generate(Files.createTempDirectory("conclave-cluster-tls"), List.of("localhost", "127.0.0.1"));
     startWith(new Cluster(3, Map.of("CONCLAVE_CLUSTER_TLS_CERT_FILE", certs.clusterCert().toString(),
         "CONCLAVE_CLUSTER_TLS_KEY_FILE", certs.clusterKey().toString(),
