@@ -49,6 +49,10 @@ import java.util.concurrent.atomic.AtomicBoolean;
  *
  * <p>Needs Linux, root, {@code ip}, {@code nft} and {@code dnsmasq}: {@link #assumeSupported} skips the test
  * otherwise, except on CI ({@code CI=true}), where a missing piece fails it.
+ *
+ * <p>The bridge, the namespaces' names and the addresses are the host's, one set: a cluster holds
+ * {@link HostLock} {@code netns} from {@link #up} to {@link #close}, so tests in two JVMs (failsafe's
+ * forks) take turns instead of tearing down each other's pods.
  */
 public final class NetnsCluster implements AutoCloseable {
 
@@ -97,6 +101,7 @@ public final class NetnsCluster implements AutoCloseable {
   private final AtomicBoolean closed = new AtomicBoolean();
   private final Thread hook;
   private PgForward forward;
+  private HostLock.Held hostLock;
 
   private NetnsCluster(int serving, String roles, String secret, Options options) throws IOException {
     this.script = script();
@@ -128,7 +133,15 @@ public final class NetnsCluster implements AutoCloseable {
 
   /** As {@link #up(int, String, String)}, with spare pods, an own database server or extra settings. */
   public static NetnsCluster up(int n, String roles, String secret, Options options) throws IOException {
-    NetnsCluster c = new NetnsCluster(n, roles, secret, options);
+    HostLock.Held held = HostLock.NETNS.acquire();
+    NetnsCluster c;
+    try {
+      c = new NetnsCluster(n, roles, secret, options);
+    } catch (IOException | RuntimeException e) {
+      held.close();
+      throw e;
+    }
+    c.hostLock = held;
     Runtime.getRuntime().addShutdownHook(c.hook);
     try {
       c.run("up", Integer.toString(c.pods.size()));
@@ -486,6 +499,9 @@ public final class NetnsCluster implements AutoCloseable {
       System.err.println("netns teardown failed, run deploy/local-cluster/netns.sh down by hand: " + e.getMessage());
     }
     TestDatabase.deleteTree(root);
+    if (hostLock != null) {
+      hostLock.close();
+    }
   }
 
   /**
