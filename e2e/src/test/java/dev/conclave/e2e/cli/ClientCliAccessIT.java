@@ -1,5 +1,6 @@
 package dev.conclave.e2e.cli;
 
+import dev.conclave.platform.testing.TestDatabase;
 import dev.conclave.e2e.packs.ToolAgent;
 import dev.conclave.e2e.support.AgentProcess;
 import dev.conclave.e2e.support.NodeProcess;
@@ -81,6 +82,9 @@ class ClientCliAccessIT {
     if (node != null) {
       node.terminate(Duration.ofSeconds(30));
       node.close();
+    }
+    if (root != null) {
+      TestDatabase.deleteTree(root);
     }
   }
 

@@ -1,5 +1,6 @@
 package dev.conclave.e2e.cli;
 
+import dev.conclave.platform.testing.TestDatabase;
 import dev.conclave.e2e.support.NodeProcess;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
@@ -101,6 +102,9 @@ class ClientCliSwarmIT {
     if (node != null) {
       node.terminate(Duration.ofSeconds(30));
       node.close();
+    }
+    if (root != null) {
+      TestDatabase.deleteTree(root);
     }
   }
 

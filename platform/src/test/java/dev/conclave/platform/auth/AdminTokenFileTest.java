@@ -13,6 +13,7 @@ import io.vertx.core.Future;
 import io.vertx.grpc.common.GrpcStatus;
 import io.vertx.sqlclient.Row;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -33,6 +34,10 @@ import static dev.conclave.platform.testing.Await.await;
  * new value in the file, after a restart, is the admin's credential and the old one is revoked.
  */
 class AdminTokenFileTest {
+
+  /** Where the test's credential files live: JUnit deletes it afterwards. */
+  @TempDir
+  Path temp;
 
   @Test
   void twoStartsWithTheSameFileRegisterOneCredentialThatAuthenticatesAsTheAdmin() throws Exception {
@@ -168,7 +173,7 @@ class AdminTokenFileTest {
   @Test
   void aMissingEmptyShortOrUnreadableFileStopsTheStartWithOneLine() throws Exception {
     PgUrl db = TestDatabase.freshDatabase();
-    Path missing = Files.createTempDirectory("admin-secret").resolve("token");
+    Path missing = Files.createDirectories(temp.resolve("missing")).resolve("token");
     assertThatStartFails(db, missing, "CONCLAVE_ADMIN_TOKEN_FILE: " + missing + " does not exist");
     Path empty = secretFile("\n");
     assertThatStartFails(db, empty, "CONCLAVE_ADMIN_TOKEN_FILE: " + empty + " is empty");
@@ -178,7 +183,7 @@ class AdminTokenFileTest {
     Path dotted = secretFile("a.b" + newSecret());
     assertThatStartFails(db, dotted, "CONCLAVE_ADMIN_TOKEN_FILE: " + dotted + " holds a '.' or a character that is not printable ASCII; "
       + "make one with: openssl rand -base64 32");
-    Path directory = Files.createTempDirectory("admin-secret");
+    Path directory = Files.createDirectories(temp.resolve("a-directory"));
     assertThatStartFails(db, directory, "CONCLAVE_ADMIN_TOKEN_FILE: " + directory + " cannot be read: it is a directory");
   }
 
@@ -215,7 +220,7 @@ class AdminTokenFileTest {
     return Base64.getEncoder().encodeToString(bytes);
   }
 
-  private static Path secretFile(String content) throws Exception {
-    return Files.writeString(Files.createTempFile("admin-secret", ".token"), content);
+  private Path secretFile(String content) throws Exception {
+    return Files.writeString(Files.createTempFile(temp, "admin-secret", ".token"), content);
   }
 }

@@ -26,7 +26,7 @@ class EmbeddedPostgresServerTest {
   @AfterEach
   void cleanUp() {
     if (dir != null) {
-      TestDatabase.deleteTree(dir);
+      TestDatabase.deleteTree(dir.getParent());   // the temporary directory around the server's
     }
   }
 

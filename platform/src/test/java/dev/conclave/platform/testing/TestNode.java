@@ -23,6 +23,12 @@ public final class TestNode implements AutoCloseable {
   /** The CONCLAVE_SECRETS_KEY every test node gets unless its builder says otherwise. */
   public static final String SECRETS_KEY = "Y29uY2xhdmUtdGVzdC1zZWNyZXRzLWtleS0zMmJ5dGU=";
 
+  /**
+   * The data directories builders made (not the ones a test gave): deleted when the JVM ends, not when
+   * a node closes, since a test may restart a node on its directory or read a file from it afterwards.
+   */
+  private static final TempDirs DATA_DIRS = new TempDirs("conclave-test-node");
+
   private final NodeRuntime runtime;
   private final Path dataDir;
   private final PgUrl database;
@@ -105,7 +111,7 @@ public final class TestNode implements AutoCloseable {
 
     public TestNode start() {
       try {
-        Path dir = dataDir != null ? dataDir : Files.createTempDirectory("conclave-test-node");
+        Path dir = dataDir != null ? dataDir : DATA_DIRS.create();
         PgUrl db = database != null ? database : TestDatabase.freshDatabase();
         Map<String, String> vars = new HashMap<>();
         vars.put("CONCLAVE_ROLES", modules.isEmpty() ? "gateway" : String.join(",",

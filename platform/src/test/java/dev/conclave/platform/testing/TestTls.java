@@ -27,6 +27,9 @@ import java.util.Map;
  */
 public final class TestTls {
 
+  private static final TempDirs CERT_DIRS = new TempDirs("conclave-test-tls");
+
+
   private static DevCertificates shared;
 
   private TestTls() {
@@ -43,7 +46,7 @@ public final class TestTls {
   /** A set of its own (another CA: what a stranger would present, or a node to renew). */
   public static DevCertificates fresh() {
     try {
-      return DevCertificates.generate(Files.createTempDirectory("conclave-test-tls"), List.of("localhost", "127.0.0.1"));
+      return DevCertificates.generate(CERT_DIRS.create(), List.of("localhost", "127.0.0.1"));
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
