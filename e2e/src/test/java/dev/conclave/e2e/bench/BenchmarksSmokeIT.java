@@ -7,6 +7,7 @@ import dev.conclave.e2e.cluster.ClusterBench;
 import dev.conclave.e2e.cluster.ScaleBench;
 import dev.conclave.e2e.swarm.SwarmBench;
 import dev.conclave.e2e.swarm.SwarmSqlBench;
+import dev.conclave.e2e.support.TestJvm;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -152,7 +153,9 @@ class BenchmarksSmokeIT {
     String name = smoke.toString();
     Path out = OUTPUT.resolve(name + ".out");
     Path err = OUTPUT.resolve(name + ".err");
-    List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx768m",
+    // a smoke run measures nothing: the program and the processes it starts get the options of a test's processes
+    List<String> command = new ArrayList<>(TestJvm.command("768m",
+      "-D" + TestJvm.OPTIONS + "=" + String.join(" ", TestJvm.options()),
       "-Dconclave.node.jar=" + System.getProperty("conclave.node.jar"), "-Dbench.deadline=" + LIMIT.minusSeconds(30),
       // a cluster member's readiness bound (LocalCluster, 120 s by default): on 2 busy cores (load average 27) a node took longer
       "-Dconclave.cluster.readySeconds=300"));

@@ -1,5 +1,6 @@
 package dev.conclave.e2e.cli;
 
+import dev.conclave.e2e.support.TestJvm;
 import dev.conclave.e2e.support.NodeProcess;
 
 import java.io.ByteArrayOutputStream;
@@ -42,8 +43,7 @@ final class CliProcess {
       // never see Ctrl-C, so the command starts with SIGINT's default action restored, as PageShell does
       cmd.addAll(List.of("env", "--default-signal=INT"));
     }
-    cmd.addAll(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx256m", "-XX:+UseSerialGC",
-      "-XX:TieredStopAtLevel=1", "-jar", NodeProcess.jar().toString()));
+    cmd.addAll(TestJvm.command("256m", "-XX:TieredStopAtLevel=1", "-jar", NodeProcess.jar().toString()));
     cmd.addAll(List.of(args));
     ProcessBuilder builder = new ProcessBuilder(cmd);
     builder.environment().keySet().removeIf(k -> k.startsWith("CONCLAVE_") || k.equals("XDG_CONFIG_HOME"));

@@ -1,5 +1,6 @@
 package dev.conclave.e2e.cli;
 
+import dev.conclave.e2e.support.TestJvm;
 import dev.conclave.platform.testing.TestDatabase;
 import dev.conclave.e2e.support.NodeProcess;
 import io.vertx.core.json.JsonArray;
@@ -61,9 +62,8 @@ class ClientCliSwarmIT {
 
   /** The agent program (echo backend) with capabilities chat and notes; keeps how many tools its Welcome offered. */
   private static void startToolsAgent(String token) throws Exception {
-    ProcessBuilder pb = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx256m",
-      "-XX:+UseSerialGC", "-jar", NodeProcess.jar().toString(), "agent", "--backend", "echo", "--agent-id", "tools-1",
-      "--capabilities", "chat,notes", "--workdir", root.toString()).redirectErrorStream(true);
+    ProcessBuilder pb = new ProcessBuilder(TestJvm.command("256m", "-jar", NodeProcess.jar().toString(), "agent", "--backend", "echo", "--agent-id",
+      "tools-1", "--capabilities", "chat,notes", "--workdir", root.toString())).redirectErrorStream(true);
     pb.environment().keySet().removeIf(k -> k.startsWith("CONCLAVE_"));
     pb.environment().put("CONCLAVE_ENDPOINTS", "127.0.0.1:" + node.grpcPort());
     pb.environment().put("CONCLAVE_AGENT_TOKEN", token);

@@ -1,5 +1,6 @@
 package dev.conclave.e2e.interop;
 
+import dev.conclave.e2e.support.TestJvm;
 import dev.conclave.e2e.support.NodeProcess;
 import dev.conclave.platform.testing.FreePorts;
 import dev.conclave.platform.testing.TestDatabase;
@@ -90,8 +91,7 @@ class AgentRuntimeIT {
     String token = NodeProcess.cli(Map.of("CONCLAVE_DATA_DIR", data.toString()), "token", "--new-agent", "runtime-agent", "--ttl", "1h");
 
     Path workdir = Files.createDirectories(root.resolve("work"));
-    List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-      "-Xmx256m", "-XX:+UseSerialGC", "-jar", NodeProcess.jar().toString(), "agent",
+    List<String> cmd = new ArrayList<>(TestJvm.command("256m", "-jar", NodeProcess.jar().toString(), "agent",
       "--backend", "openai", "--base-url", "http://127.0.0.1:" + modelPort + "/v1", "--model", "standin-model",
       "--agent-id", AGENT_ID, "--name", "runtime agent", "--capabilities", "chat,notes", "--workspaces", "e2e",
       "--workdir", workdir.toString()));

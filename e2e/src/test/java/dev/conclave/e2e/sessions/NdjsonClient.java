@@ -1,5 +1,6 @@
 package dev.conclave.e2e.sessions;
 
+import dev.conclave.e2e.support.TestJvm;
 import dev.conclave.e2e.support.NodeProcess;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
@@ -31,8 +32,7 @@ final class NdjsonClient implements AutoCloseable {
 
   NdjsonClient(String token, String... args) {
     try {
-      List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-        "-Xmx256m", "-XX:+UseSerialGC", "-jar", NodeProcess.jar().toString(), "session"));
+      List<String> cmd = new ArrayList<>(TestJvm.command("256m", "-jar", NodeProcess.jar().toString(), "session"));
       cmd.addAll(List.of(args));
       ProcessBuilder builder = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.INHERIT);
       builder.environment().keySet().removeIf(k -> k.startsWith("CONCLAVE_"));

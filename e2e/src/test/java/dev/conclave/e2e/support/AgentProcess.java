@@ -34,8 +34,7 @@ public final class AgentProcess implements AutoCloseable {
 
   public static AgentProcess start(int port, String token, String agentId, String mode) {
     try {
-      String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-      Process p = new ProcessBuilder(List.of(java, "-Xmx128m", "-XX:+UseSerialGC", "-cp", System.getProperty("java.class.path"),
+      Process p = new ProcessBuilder(TestJvm.command("128m", "-cp", System.getProperty("java.class.path"),
         ScriptedAgentMain.class.getName(), Integer.toString(port), token, agentId, mode))
         .redirectError(ProcessBuilder.Redirect.DISCARD)
         .start();
@@ -48,8 +47,7 @@ public final class AgentProcess implements AutoCloseable {
   /** Runs another agent program ({@code main}'s class, with {@code args}) as its own process. */
   public static AgentProcess startMain(Class<?> main, String... args) {
     try {
-      String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-      List<String> cmd = new java.util.ArrayList<>(List.of(java, "-Xmx128m", "-XX:+UseSerialGC", "-cp", System.getProperty("java.class.path"),
+      List<String> cmd = new java.util.ArrayList<>(TestJvm.command("128m", "-cp", System.getProperty("java.class.path"),
         main.getName()));
       cmd.addAll(List.of(args));
       return new AgentProcess(new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.DISCARD).start());

@@ -143,8 +143,7 @@ public final class NodeProcess implements AutoCloseable {
   }
 
   private static List<String> javaCommand(String maxHeap, String... args) {
-    List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-      "-Xmx" + maxHeap, "-XX:+UseSerialGC", "-jar", jar().toString()));
+    List<String> cmd = TestJvm.command(maxHeap, "-jar", jar().toString());
     cmd.addAll(List.of(args));
     return cmd;
   }

@@ -1,5 +1,6 @@
 package dev.conclave.e2e.swarm;
 
+import dev.conclave.e2e.support.TestJvm;
 import dev.conclave.e2e.support.NodeProcess;
 
 import java.io.BufferedReader;
@@ -70,8 +71,7 @@ public final class AgentProgram implements AutoCloseable {
     try {
       Path workdir = Files.createDirectories(root.resolve("work-" + agentId));
       Path toolLog = root.resolve("tools-" + agentId + ".log");
-      List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-        "-Xmx200m", "-XX:+UseSerialGC", "-jar", NodeProcess.jar().toString(), "agent",
+      List<String> cmd = new ArrayList<>(TestJvm.command("200m", "-jar", NodeProcess.jar().toString(), "agent",
         "--agent-id", agentId, "--workdir", workdir.toString(), "--backend", "claude-cli", "--command", standIn.toString()));
       cmd.addAll(flags);
       ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
