@@ -76,6 +76,7 @@ public final class SwarmErrors {
   /** The kinds the database functions name (see swarm._err). */
   private static final Map<String, ErrorKind> DB_KINDS = Map.of(
     "invalid", ErrorKind.INVALID_ARGUMENT,
+    "unauthenticated", ErrorKind.UNAUTHENTICATED,
     "forbidden", ErrorKind.PERMISSION_DENIED,
     "not_found", ErrorKind.NOT_FOUND,
     "conflict", ErrorKind.CONFLICT,
