@@ -1,6 +1,7 @@
 package dev.conclave.swarm.validation;
 
 import dev.conclave.platform.testing.Await;
+import dev.conclave.swarm.errors.SwarmErrors;
 import dev.conclave.swarm.support.Reply;
 import dev.conclave.swarm.support.SwarmApi;
 import dev.conclave.swarm.support.SwarmNode;
@@ -120,8 +121,8 @@ class ChecksInSqlTest {
       assertThat(other.getString("code")).isEqualTo("agent_mismatch");
       assertThat(other.getString("kind")).isEqualTo("forbidden");
       assertThat(other.getString("field")).isEqualTo("agentId");
-      assertThat(other.getString("message")).isEqualTo(
-        "the request is signed by agent checks-a but acts for agent checks-b; a signed agent acts only as itself");
+      assertThat(other.getString("message")).as("the words of SwarmErrors.agentMismatch, which other routes answer with")
+        .isEqualTo(SwarmErrors.agentMismatch("checks-a", "checks-b").detail());
 
       JsonObject sized = query("SELECT swarm.dispatch(?::jsonb, now(), NULL, ?::jsonb) -> 'error'",
         v1().put("operation", "HEARTBEAT").put("agentId", "checks-b").put("status", "idle")
@@ -229,6 +230,36 @@ class ChecksInSqlTest {
     assertThat(bearer.code()).isEqualTo("bearer_required");
     assertThat(bearer.json().getString("detail"))
       .isEqualTo("REGISTER needs a bearer token; HMAC signing starts with the secret REGISTER returns");
+  }
+
+  /** What only Java can see (a name's characters, a payload's encoded size) answers at its place among the SQL's checks. */
+  @Test
+  void javasProblemsAnswerAtTheirPlaceAmongTheFirstChecks() {
+    JsonArray tooMany = new JsonArray();
+    for (int i = 0; i <= Limits.SKILLS; i++) {
+      tooMany.add("s" + i);
+    }
+    String hidden = "agent\u202e name";
+    JsonObject badIdHiddenName = SwarmApi.agentSpec("bad id!", List.of("java")).put("name", hidden);
+    Reply first = api.post("/api/v1/agents/register", v1().put("agent", badIdHiddenName));
+    assertThat(first.status()).as(first.toString()).isEqualTo(400);
+    assertThat(first.json().getString("field")).isEqualTo("agent.id");
+    JsonObject hiddenNameTooManySkills = SwarmApi.agentSpec(id("checks-name"), List.of("java")).put("name", hidden);
+    hiddenNameTooManySkills.getJsonObject("capabilities").put("skills", tooMany);
+    Reply name = api.post("/api/v1/agents/register", v1().put("agent", hiddenNameTooManySkills));
+    assertThat(name.status()).as(name.toString()).isEqualTo(400);
+    assertThat(name.json().getString("field")).isEqualTo("agent.name");
+
+    String big = "x".repeat(Limits.PAYLOAD_BYTES);
+    Reply agentFirst = api.post("/api/v1/messages", v1().put("agentId", "bad id!")
+      .put("message", new JsonObject().put("to", "bad to!").put("type", "custom").put("payload", big)));
+    assertThat(agentFirst.status()).as(agentFirst.toString()).isEqualTo(400);
+    assertThat(agentFirst.json().getString("field")).isEqualTo("agentId");
+    Reply payload = api.post("/api/v1/messages", v1().put("agentId", "checks-a")
+      .put("message", new JsonObject().put("to", "bad to!").put("type", "custom").put("payload", big)));
+    assertThat(payload.status()).as(payload.toString()).isEqualTo(400);
+    assertThat(payload.json().getString("field")).isEqualTo("message.payload");
+    assertThat(payload.json().getString("detail")).isEqualTo("message.payload must encode to at most " + Limits.PAYLOAD_BYTES + " bytes");
   }
 
   private static Reply signed(String agent, String secret, String target, JsonObject body, Instant at) throws Exception {
