@@ -202,9 +202,11 @@ CREATE OR REPLACE FUNCTION swarm._blank(p text) RETURNS boolean LANGUAGE sql IMM
   SELECT p ~ '^[\u0009-\u000D\u001C-\u0020\u1680\u2000-\u2006\u2008-\u200A\u2028\u2029\u205F\u3000]*$'
 $$;
 
--- the identifier format (validation/Limits.ID): 1-128 letters, digits, '.', '_', ':', '@' or '-'
+-- the identifier format (validation/Limits.ID): 1-128 letters, digits, '.', '_', ':', '@' or '-',
+-- starting with a letter or digit. (The length apart: a bounded repetition, {0,127}, makes
+-- PostgreSQL's regular expression several times slower, 5 µs a match.)
 CREATE OR REPLACE FUNCTION swarm._is_id(p text) RETURNS boolean LANGUAGE sql IMMUTABLE AS $$
-  SELECT p ~ '^[A-Za-z0-9][A-Za-z0-9._:@-]{0,127}$'
+  SELECT octet_length(p) <= 128 AND p ~ '^[A-Za-z0-9][A-Za-z0-9._:@-]*$'
 $$;
 
 -- a string of at most p_max characters
@@ -242,20 +244,23 @@ $$;
 
 -- an array of at most p_max_items entries whose strings are neither blank nor longer than p_max_length
 -- (entries that are not strings are the operation's check); with p_ids, those strings are then
--- identifiers too, checked after all of them passed the first checks
+-- identifiers too, checked after all of them passed the first checks. (The empty list and an absent
+-- one, the usual cases, are told here, in SQL the caller inlines, without a call: a COMPLETE has four
+-- lists, and calls cost a microsecond each.)
 CREATE OR REPLACE FUNCTION swarm._c_list(p jsonb, p_key text, p_path text, p_max_items integer, p_max_length integer,
                                          p_ids boolean DEFAULT false)
+RETURNS jsonb LANGUAGE sql STABLE AS $$
+  SELECT CASE WHEN jsonb_typeof(p -> p_key) = 'array' AND p -> p_key <> '[]'::jsonb
+    THEN swarm._c_list_items(p -> p_key, p_path, p_max_items, p_max_length, p_ids) END
+$$;
+
+CREATE OR REPLACE FUNCTION swarm._c_list_items(v jsonb, p_path text, p_max_items integer, p_max_length integer,
+                                               p_ids boolean)
 RETURNS jsonb LANGUAGE plpgsql STABLE AS $$
 DECLARE
-  v jsonb := p -> p_key;
-  v_n integer;
+  v_n integer := jsonb_array_length(v);
   v_item jsonb;
 BEGIN
-  -- (the empty list and an absent one, the usual cases, cost nothing more)
-  IF v IS NULL OR v = '[]'::jsonb OR jsonb_typeof(v) <> 'array' THEN
-    RETURN NULL;
-  END IF;
-  v_n := jsonb_array_length(v);
   IF v_n > p_max_items THEN
     RETURN swarm._field_err(p_path, 'must have at most ' || p_max_items || ' entries, got ' || v_n);
   END IF;

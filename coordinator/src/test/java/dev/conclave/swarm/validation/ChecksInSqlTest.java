@@ -185,6 +185,15 @@ class ChecksInSqlTest {
   }
 
   @Test
+  void anIdIsWhatLimitsIdMatches() throws SQLException {
+    for (String id : List.of("a".repeat(Limits.ID_LENGTH), "a".repeat(Limits.ID_LENGTH + 1), "agent-1", "agent-1\n", "-agent",
+      "agent.1:x@y_z", "ägent", "agent 1", "")) {
+      JsonObject error = query("SELECT swarm.check('CLAIM', ?::jsonb)", new JsonObject().put("agentId", id).encode());
+      assertThat(error == null).as("'%s' passes", id).isEqualTo(Limits.ID.matcher(id).matches());
+    }
+  }
+
+  @Test
   void whatIsStoredIsStillOnlyTheOperationsMembers() {
     String agent = id("checks-store");
     String skill = "checks-" + agent;
