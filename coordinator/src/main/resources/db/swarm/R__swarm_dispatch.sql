@@ -12,9 +12,53 @@ SET LOCAL check_function_bodies = off;
 -- ACQUIRE_LEASE, RELEASE_LEASE, and ACK_MESSAGE ({agentId, messageId}), each in its own file
 -- (R__swarm_op_<operation>.sql, function swarm.op_<operation>).
 
+-- An operation's first checks (swarm.check_<operation>, in the operation's file): the error of the first
+-- member whose size, format or range is wrong, or NULL. p_options as swarm.dispatch's (javaProblems).
+CREATE OR REPLACE FUNCTION swarm.check(p_operation text, p_request jsonb, p_options jsonb DEFAULT '{}'::jsonb)
+RETURNS jsonb LANGUAGE sql STABLE AS $$
+  SELECT CASE p_operation
+    WHEN 'REGISTER' THEN swarm.check_register(p_request, p_options)
+    WHEN 'HEARTBEAT' THEN swarm.check_heartbeat(p_request, p_options)
+    WHEN 'CLAIM' THEN swarm.check_claim(p_request, p_options)
+    WHEN 'PROGRESS' THEN swarm.check_progress(p_request, p_options)
+    WHEN 'COMPLETE' THEN swarm.check_complete(p_request, p_options)
+    WHEN 'FAIL' THEN swarm.check_fail(p_request, p_options)
+    WHEN 'SEND_MESSAGE' THEN swarm.check_send_message(p_request, p_options)
+    WHEN 'RECEIVE_MESSAGES' THEN swarm.check_receive_messages(p_request, p_options)
+    WHEN 'ACQUIRE_LEASE' THEN swarm.check_acquire_lease(p_request, p_options)
+    WHEN 'RELEASE_LEASE' THEN swarm.check_release_lease(p_request, p_options)
+    WHEN 'ACK_MESSAGE' THEN swarm.check_ack_message(p_request, p_options)
+  END
+$$;
+
+-- Why a request signed by p_signer (HMAC) may not go on, or NULL: a signed request acts only as the
+-- agent that signed it, and a REGISTER needs a bearer token (the HMAC secret is REGISTER's answer).
+-- A request that names no agent as a string goes on: the operation rejects it (400, not a mismatch).
+CREATE OR REPLACE FUNCTION swarm._signer_error(p_operation text, p_request jsonb, p_signer text)
+RETURNS jsonb LANGUAGE sql STABLE AS $$
+  SELECT CASE
+    WHEN p_signer IS NULL THEN NULL
+    WHEN p_operation = 'REGISTER' THEN
+      swarm._err('bearer_required', 'unauthenticated',
+                 'REGISTER needs a bearer token; HMAC signing starts with the secret REGISTER returns')
+    WHEN jsonb_typeof(p_request -> 'agentId') = 'string' AND p_request ->> 'agentId' <> p_signer THEN
+      swarm._err('agent_mismatch', 'forbidden',
+                 format('the request is signed by agent %s but acts for agent %s; a signed agent acts only as itself',
+                        p_signer, p_request ->> 'agentId'),
+                 jsonb_build_object('field', 'agentId'))
+  END
+$$;
+
 -- Runs one request. Returns {"ok": response} or {"error": {...}}; raises only on malformed input.
 -- p_principal: the authenticated principal acting (NULL for a trusted transport: the file transport
--- or direct database access). p_options: {"admin": bool, "secretSalt": text, "rate": {bucket, limit}}.
+-- or direct database access). p_options: {"admin": bool, "secretSalt": text, "rate": {bucket, limit},
+-- "signer": the agent an HMAC-signed request was signed by, "javaProblems": {path: problem}}.
+--
+-- A request's checks answer in this order (ErrorOrderTest): the protocol version and the operation;
+-- the operation's sizes, formats and ranges (swarm.check_<operation>, which also answers the problems
+-- the coordinator found where SQL cannot look: ProtocolRequests.javaProblems); the signed agent (a
+-- signed request acts only as its agent, and a REGISTER is never signed); the rate limit; then the
+-- operation itself, which checks JSON types, required members and enumerations before its effect.
 CREATE OR REPLACE FUNCTION swarm.dispatch(p_request jsonb,
                                p_now timestamptz DEFAULT date_trunc('milliseconds', clock_timestamp()),
                                p_principal uuid DEFAULT NULL,
@@ -41,6 +85,33 @@ BEGIN
       format('operation %s is not one of REGISTER, HEARTBEAT, CLAIM, PROGRESS, COMPLETE, FAIL, SEND_MESSAGE, '
              'RECEIVE_MESSAGES, ACQUIRE_LEASE, RELEASE_LEASE, ACK_MESSAGE', coalesce(v_operation, '(missing)')),
       jsonb_build_object('field', 'operation'));
+  END IF;
+  v_err := swarm.check(v_operation, p_request, p_options);
+  IF v_operation = 'ACQUIRE_LEASE' THEN
+    -- seed 001: a file another agent holds is refused with heldBy/heldUntil whatever else is wrong
+    -- with the request, so when the path is usable (which file it names is the first thing the
+    -- operation reads) the problem goes on with the request, for swarm.op_acquire_lease to answer
+    -- after the lease; an agentId that is no id then counts as another agent. (Only this function
+    -- puts deferredError in a request.)
+    p_request := p_request - 'deferredError';
+    IF v_err IS NOT NULL AND jsonb_typeof(p_request -> 'filePath') = 'string'
+       AND NOT swarm._blank(p_request ->> 'filePath') AND NOT swarm._too_long(p_request ->> 'filePath', 1024) THEN
+      p_request := p_request || jsonb_build_object('deferredError', v_err -> 'error');
+      IF NOT coalesce(jsonb_typeof(p_request -> 'agentId') = 'string' AND swarm._is_id(p_request ->> 'agentId'), false) THEN
+        p_request := p_request - 'agentId';
+      END IF;
+      v_err := NULL;
+    END IF;
+  END IF;
+  IF v_err IS NOT NULL THEN
+    RETURN v_err;
+  END IF;
+  -- the signed agent (the signature itself is verified by the coordinator, security/HmacCredentials)
+  IF p_options ? 'signer' THEN
+    v_err := swarm._signer_error(v_operation, p_request, p_options ->> 'signer');
+    IF v_err IS NOT NULL THEN
+      RETURN v_err;
+    END IF;
   END IF;
   -- (a request not rate limited, the usual case with the limits off, skips even the call)
   IF p_options ? 'rate' THEN
@@ -104,7 +175,9 @@ $$;
 --
 -- The requests of a batch were all in flight at once, so any order is a correct one between
 -- different agents; one agent's requests run in the order given. An agent with a single request
--- that is a plain CLAIM (no filter) or a plain COMPLETE (no qualityMetrics), the hot path, goes
+-- that is a plain CLAIM (no filter) or a plain COMPLETE (no qualityMetrics), the hot path, that
+-- passes its first checks (swarm.check_claim, swarm.check_complete), acts as the agent that signed
+-- it if it was signed, and is not rate limited, goes
 -- through swarm.complete_batch and swarm.claim_batch together: a few statements for all of them (the
 -- functions a single COMPLETE or CLAIM runs too, as a batch of one). Every other request runs alone
 -- through swarm.dispatch, in order, first; then the COMPLETEs, so that the CLAIMs after them can take
@@ -149,10 +222,13 @@ BEGIN
                  CASE WHEN count(*) OVER (PARTITION BY s.agent_id) = 1
                         AND s.r -> 'protocolVersion' = '"1.0"'
                         AND jsonb_typeof(s.r -> 'agentId') = 'string' AND btrim(s.r ->> 'agentId') <> ''
-                        AND NOT coalesce(s.i -> 'options' ? 'rate', false) THEN
+                        AND NOT coalesce(s.i -> 'options' ? 'rate', false)
+                        AND coalesce(s.i -> 'options' ->> 'signer' = s.r ->> 'agentId', true) THEN
                    CASE WHEN s.r ->> 'operation' = 'CLAIM' AND coalesce(s.r -> 'filter', 'null') = 'null'
+                             AND swarm.check_claim(s.r, s.i -> 'options') IS NULL
                           THEN 'CLAIM'
                         WHEN s.r ->> 'operation' = 'COMPLETE' AND coalesce(s.r -> 'qualityMetrics', 'null') = 'null'
+                             AND swarm.check_complete(s.r, s.i -> 'options') IS NULL
                           THEN 'COMPLETE' END
                  END AS path
             FROM (SELECT x.o::integer AS o, x.i, x.i -> 'request' AS r,

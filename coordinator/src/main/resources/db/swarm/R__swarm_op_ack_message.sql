@@ -8,6 +8,15 @@ SET LOCAL check_function_bodies = off;
 -- Swarm coordinator: ACK_MESSAGE ({agentId, messageId}), not in the spec's list: acknowledges a
 -- message that asked for it.
 
+-- ACK_MESSAGE's first checks, which swarm.dispatch runs before the signed-agent check and the rate limit:
+-- the agentId's format (the message id's is the operation's check). The error of the first member that breaks one, or NULL.
+-- JSON types, required members and enumerations are checked after them, by the operation itself.
+CREATE OR REPLACE FUNCTION swarm.check_ack_message(p_req jsonb, p_options jsonb DEFAULT '{}'::jsonb)
+RETURNS jsonb LANGUAGE sql STABLE AS $$
+  SELECT coalesce(
+    swarm._c_id(p_req, 'agentId', 'agentId'))
+$$;
+
 CREATE OR REPLACE FUNCTION swarm.op_ack_message(p_req jsonb, p_now timestamptz, p_principal uuid, p_admin boolean)
 RETURNS jsonb LANGUAGE plpgsql AS $$
 DECLARE

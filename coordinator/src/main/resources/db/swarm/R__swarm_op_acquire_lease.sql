@@ -13,6 +13,18 @@ SET LOCAL check_function_bodies = off;
 -- a bad durationMs). Durations are capped
 -- at one hour. A lease belongs to a task the agent holds; completing or failing the task releases it.
 
+-- ACQUIRE_LEASE's first checks, which swarm.dispatch runs before the signed-agent check and the rate limit:
+-- the ids' format and the path's length (swarm.dispatch defers the answer when the path is usable:
+-- see swarm.op_acquire_lease). The error of the first member that breaks one, or NULL.
+-- JSON types, required members and enumerations are checked after them, by the operation itself.
+CREATE OR REPLACE FUNCTION swarm.check_acquire_lease(p_req jsonb, p_options jsonb DEFAULT '{}'::jsonb)
+RETURNS jsonb LANGUAGE sql STABLE AS $$
+  SELECT coalesce(
+    swarm._c_id(p_req, 'agentId', 'agentId'),
+    swarm._c_id(p_req, 'taskId', 'taskId'),
+    swarm._c_sized(p_req, 'filePath', 'filePath', 1024))
+$$;
+
 CREATE OR REPLACE FUNCTION swarm.op_acquire_lease(p_req jsonb, p_now timestamptz, p_principal uuid, p_admin boolean)
 RETURNS jsonb LANGUAGE plpgsql AS $$
 DECLARE

@@ -19,6 +19,20 @@ SET LOCAL check_function_bodies = off;
 -- the claim filter of a request, normalized: the skills to match (the agent's, narrowed to
 -- filter.skills when given), and priorities, types (NULL: no restriction), excludeIds, maxMinutes.
 -- (Returned as columns, not as JSON, so the claim reads them without decoding: it runs on every CLAIM.)
+-- CLAIM's first checks, which swarm.dispatch runs before the signed-agent check and the rate limit:
+-- the agentId's format, the filter's list sizes and ids, maxMinutes' range. The error of the first member that breaks one, or NULL.
+-- JSON types, required members and enumerations are checked after them, by the operation itself.
+CREATE OR REPLACE FUNCTION swarm.check_claim(p_req jsonb, p_options jsonb DEFAULT '{}'::jsonb)
+RETURNS jsonb LANGUAGE sql STABLE AS $$
+  SELECT coalesce(
+    swarm._c_id(p_req, 'agentId', 'agentId'),
+    swarm._c_list(p_req -> 'filter', 'skills', 'filter.skills', 64, 64),
+    swarm._c_counted(p_req -> 'filter', 'priorities', 'filter.priorities', 16),
+    swarm._c_counted(p_req -> 'filter', 'types', 'filter.types', 16),
+    swarm._c_list(p_req -> 'filter', 'excludeIds', 'filter.excludeIds', 1000, 128, true),
+    swarm._c_within(p_req -> 'filter', 'maxMinutes', 'filter.maxMinutes', 1, 100000))
+$$;
+
 DROP FUNCTION IF EXISTS swarm._claim_filter(jsonb, swarm.agents);
 DROP FUNCTION IF EXISTS swarm._text_array(jsonb);
 CREATE OR REPLACE FUNCTION swarm._claim_criteria(p_req jsonb, a swarm.agents,

@@ -11,6 +11,25 @@ SET LOCAL check_function_bodies = off;
 
 -- a COMPLETE's qualityMetrics, when sent: every member present, counts whole and not negative,
 -- testsPassed at most testsRan
+-- COMPLETE's first checks, which swarm.dispatch runs before the signed-agent check and the rate limit:
+-- the ids' format, the result's list and text sizes, the quality counts' upper limit. The error of the first member that breaks one, or NULL.
+-- JSON types, required members and enumerations are checked after them, by the operation itself.
+CREATE OR REPLACE FUNCTION swarm.check_complete(p_req jsonb, p_options jsonb DEFAULT '{}'::jsonb)
+RETURNS jsonb LANGUAGE sql STABLE AS $$
+  SELECT coalesce(
+    swarm._c_id(p_req, 'agentId', 'agentId'),
+    swarm._c_id(p_req, 'taskId', 'taskId'),
+    swarm._c_list(p_req -> 'result', 'filesCreated', 'result.filesCreated', 1000, 1024),
+    swarm._c_list(p_req -> 'result', 'filesModified', 'result.filesModified', 1000, 1024),
+    swarm._c_list(p_req -> 'result', 'filesDeleted', 'result.filesDeleted', 1000, 1024),
+    swarm._c_sized(p_req -> 'result', 'summary', 'result.summary', 20000),
+    swarm._c_list(p_req -> 'result', 'learnings', 'result.learnings', 50, 4000),
+    swarm._c_at_most(p_req -> 'qualityMetrics', 'testsRan', 'qualityMetrics.testsRan', 100000000),
+    swarm._c_at_most(p_req -> 'qualityMetrics', 'testsPassed', 'qualityMetrics.testsPassed', 100000000),
+    swarm._c_at_most(p_req -> 'qualityMetrics', 'lintErrors', 'qualityMetrics.lintErrors', 100000000),
+    swarm._c_at_most(p_req -> 'qualityMetrics', 'typeErrors', 'qualityMetrics.typeErrors', 100000000))
+$$;
+
 CREATE OR REPLACE FUNCTION swarm._quality_metrics(p_metrics jsonb) RETURNS void LANGUAGE plpgsql IMMUTABLE AS $$
 DECLARE
   v_key text;
@@ -178,6 +197,14 @@ BEGIN
               || swarm._str_array(v_result, 'filesModified', 'result.filesModified')
               || swarm._str_array(v_result, 'filesDeleted', 'result.filesDeleted')
               || swarm._str_array(v_result, 'learnings', 'result.learnings');
+    -- stored as the protocol has it: the file lists (empty when not sent), the summary and the
+    -- learnings when sent; other members are left out
+    v_result := jsonb_build_object('filesCreated', coalesce(nullif(v_result -> 'filesCreated', 'null'), '[]'),
+                                   'filesModified', coalesce(nullif(v_result -> 'filesModified', 'null'), '[]'),
+                                   'filesDeleted', coalesce(nullif(v_result -> 'filesDeleted', 'null'), '[]'),
+                                   'summary', v_result -> 'summary')
+                || CASE WHEN coalesce(v_result -> 'learnings', 'null') = 'null' THEN '{}'::jsonb
+                        ELSE jsonb_build_object('learnings', v_result -> 'learnings') END;
     v_metrics := swarm._obj(q.request, 'qualityMetrics', 'qualityMetrics');
     IF v_metrics IS NOT NULL THEN
       PERFORM swarm._quality_metrics(v_metrics);

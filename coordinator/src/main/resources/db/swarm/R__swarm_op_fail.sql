@@ -8,6 +8,19 @@ SET LOCAL check_function_bodies = off;
 -- Swarm coordinator: FAIL. The agent holding a task gives it up; the retry rules are swarm._fail_task's
 -- (R__swarm_support.sql), which a crashed agent and a rejected review share.
 
+-- FAIL's first checks, which swarm.dispatch runs before the signed-agent check and the rate limit:
+-- the ids' format and the failure's text sizes. The error of the first member that breaks one, or NULL.
+-- JSON types, required members and enumerations are checked after them, by the operation itself.
+CREATE OR REPLACE FUNCTION swarm.check_fail(p_req jsonb, p_options jsonb DEFAULT '{}'::jsonb)
+RETURNS jsonb LANGUAGE sql STABLE AS $$
+  SELECT coalesce(
+    swarm._c_id(p_req, 'agentId', 'agentId'),
+    swarm._c_id(p_req, 'taskId', 'taskId'),
+    swarm._c_sized(p_req -> 'failure', 'message', 'failure.message', 4000),
+    swarm._c_sized(p_req -> 'failure', 'details', 'failure.details', 100000),
+    swarm._c_sized(p_req -> 'failure', 'suggestedAction', 'failure.suggestedAction', 2000))
+$$;
+
 CREATE OR REPLACE FUNCTION swarm.op_fail(p_req jsonb, p_now timestamptz, p_principal uuid, p_admin boolean)
 RETURNS jsonb LANGUAGE plpgsql AS $$
 DECLARE

@@ -8,6 +8,19 @@ SET LOCAL check_function_bodies = off;
 -- Swarm coordinator: HEARTBEAT. Keeps an agent active and hands it the commands queued for it
 -- (swarm.queue_command).
 
+-- HEARTBEAT's first checks, which swarm.dispatch runs before the signed-agent check and the rate limit:
+-- the ids' format and the ranges of the progress and the metrics. The error of the first member that breaks one, or NULL.
+-- JSON types, required members and enumerations are checked after them, by the operation itself.
+CREATE OR REPLACE FUNCTION swarm.check_heartbeat(p_req jsonb, p_options jsonb DEFAULT '{}'::jsonb)
+RETURNS jsonb LANGUAGE sql STABLE AS $$
+  SELECT coalesce(
+    swarm._c_id(p_req, 'agentId', 'agentId'),
+    swarm._c_id(p_req -> 'currentTask', 'id', 'currentTask.id'),
+    swarm._c_within(p_req -> 'currentTask', 'progress', 'currentTask.progress', 0, 100),
+    swarm._c_within(p_req -> 'metrics', 'memoryUsedMB', 'metrics.memoryUsedMB', 0, 1000000000),
+    swarm._c_within(p_req -> 'metrics', 'tasksCompletedSession', 'metrics.tasksCompletedSession', 0, 100000000))
+$$;
+
 CREATE OR REPLACE FUNCTION swarm.op_heartbeat(p_req jsonb, p_now timestamptz, p_principal uuid, p_admin boolean)
 RETURNS jsonb LANGUAGE plpgsql AS $$
 DECLARE
@@ -27,6 +40,9 @@ BEGIN
   IF v_metrics IS NOT NULL THEN
     PERFORM swarm._num(v_metrics, 'memoryUsedMB', 'metrics.memoryUsedMB'),
             swarm._int(v_metrics, 'tasksCompletedSession', 'metrics.tasksCompletedSession');
+    -- stored as the protocol has it: other members, and those sent as null, are left out
+    v_metrics := jsonb_strip_nulls(jsonb_build_object('memoryUsedMB', v_metrics -> 'memoryUsedMB',
+                                                      'tasksCompletedSession', v_metrics -> 'tasksCompletedSession'));
   END IF;
   IF v_current IS NOT NULL THEN
     v_task_id := swarm._req_str(v_current, 'id', 'currentTask.id');

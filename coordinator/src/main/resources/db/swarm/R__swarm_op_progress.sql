@@ -8,6 +8,19 @@ SET LOCAL check_function_bodies = off;
 -- Swarm coordinator: PROGRESS. The agent holding a task reports how far it is; the first report moves
 -- a claimed task to in_progress.
 
+-- PROGRESS's first checks, which swarm.dispatch runs before the signed-agent check and the rate limit:
+-- the ids' format, percentComplete's range, the description's and the files' sizes. The error of the first member that breaks one, or NULL.
+-- JSON types, required members and enumerations are checked after them, by the operation itself.
+CREATE OR REPLACE FUNCTION swarm.check_progress(p_req jsonb, p_options jsonb DEFAULT '{}'::jsonb)
+RETURNS jsonb LANGUAGE sql STABLE AS $$
+  SELECT coalesce(
+    swarm._c_id(p_req, 'agentId', 'agentId'),
+    swarm._c_id(p_req, 'taskId', 'taskId'),
+    swarm._c_within(p_req -> 'progress', 'percentComplete', 'progress.percentComplete', 0, 100),
+    swarm._c_sized(p_req -> 'progress', 'description', 'progress.description', 2000),
+    swarm._c_list(p_req -> 'progress', 'filesModified', 'progress.filesModified', 1000, 1024))
+$$;
+
 CREATE OR REPLACE FUNCTION swarm.op_progress(p_req jsonb, p_now timestamptz, p_principal uuid, p_admin boolean)
 RETURNS jsonb LANGUAGE plpgsql AS $$
 DECLARE

@@ -8,6 +8,17 @@ SET LOCAL check_function_bodies = off;
 -- Swarm coordinator: RECEIVE_MESSAGES. Returns, oldest first, the messages not yet delivered to the
 -- caller plus those that need an ack and have none yet, and marks them delivered.
 
+-- RECEIVE_MESSAGES's first checks, which swarm.dispatch runs before the signed-agent check and the rate limit:
+-- the agentId's format, since's length and the number of types. The error of the first member that breaks one, or NULL.
+-- JSON types, required members and enumerations are checked after them, by the operation itself.
+CREATE OR REPLACE FUNCTION swarm.check_receive_messages(p_req jsonb, p_options jsonb DEFAULT '{}'::jsonb)
+RETURNS jsonb LANGUAGE sql STABLE AS $$
+  SELECT coalesce(
+    swarm._c_id(p_req, 'agentId', 'agentId'),
+    swarm._c_sized(p_req, 'since', 'since', 64),
+    swarm._c_counted(p_req, 'types', 'types', 16))
+$$;
+
 CREATE OR REPLACE FUNCTION swarm.op_receive_messages(p_req jsonb, p_now timestamptz, p_principal uuid, p_admin boolean)
 RETURNS jsonb LANGUAGE plpgsql AS $$
 DECLARE

@@ -8,6 +8,23 @@ SET LOCAL check_function_bodies = off;
 -- Swarm coordinator: REGISTER. An agent registers (again) with its capabilities; the row is created or
 -- updated, and a principal that is not an admin may only register an agent it owns.
 
+-- REGISTER's first checks, which swarm.dispatch runs before the signed-agent check and the rate limit:
+-- the agent's id format, the name's length (its characters: platform's TextRules, in the coordinator),
+-- the skills' number and lengths, maxTaskMinutes' range and the machine's members. The error of the first member that breaks one, or NULL.
+-- JSON types, required members and enumerations are checked after them, by the operation itself.
+CREATE OR REPLACE FUNCTION swarm.check_register(p_req jsonb, p_options jsonb DEFAULT '{}'::jsonb)
+RETURNS jsonb LANGUAGE sql STABLE AS $$
+  SELECT coalesce(
+    swarm._c_id(p_req -> 'agent', 'id', 'agent.id'),
+    swarm._c_sized(p_req -> 'agent', 'name', 'agent.name', 200),
+    swarm._c_java(p_options, 'agent.name'),
+    swarm._c_list(p_req -> 'agent' -> 'capabilities', 'skills', 'agent.capabilities.skills', 64, 64),
+    swarm._c_within(p_req -> 'agent' -> 'capabilities', 'maxTaskMinutes', 'agent.capabilities.maxTaskMinutes', 1, 100000),
+    swarm._c_sized(p_req -> 'agent' -> 'machine', 'id', 'agent.machine.id', 128),
+    swarm._c_sized(p_req -> 'agent' -> 'machine', 'hostname', 'agent.machine.hostname', 200),
+    swarm._c_within(p_req -> 'agent' -> 'machine', 'pid', 'agent.machine.pid', 0, 2147483647))
+$$;
+
 CREATE OR REPLACE FUNCTION swarm.op_register(p_req jsonb, p_now timestamptz, p_principal uuid, p_admin boolean,
                                   p_secret_salt text)
 RETURNS jsonb LANGUAGE plpgsql AS $$
@@ -42,6 +59,8 @@ BEGIN
     IF swarm._int(v_machine, 'pid', 'agent.machine.pid') IS NULL THEN
       PERFORM swarm._invalid('agent.machine.pid', 'is required');
     END IF;
+    -- stored as the protocol has it: other members are left out
+    v_machine := jsonb_build_object('id', v_machine -> 'id', 'hostname', v_machine -> 'hostname', 'pid', v_machine -> 'pid');
   END IF;
 
   SELECT * INTO a FROM swarm.agents WHERE id = v_id FOR NO KEY UPDATE;

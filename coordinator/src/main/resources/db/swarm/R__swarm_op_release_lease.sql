@@ -7,6 +7,16 @@ SET LOCAL check_function_bodies = off;
 
 -- Swarm coordinator: RELEASE_LEASE. The holder releases a lease before it expires.
 
+-- RELEASE_LEASE's first checks, which swarm.dispatch runs before the signed-agent check and the rate limit:
+-- the agentId's format and the path's length. The error of the first member that breaks one, or NULL.
+-- JSON types, required members and enumerations are checked after them, by the operation itself.
+CREATE OR REPLACE FUNCTION swarm.check_release_lease(p_req jsonb, p_options jsonb DEFAULT '{}'::jsonb)
+RETURNS jsonb LANGUAGE sql STABLE AS $$
+  SELECT coalesce(
+    swarm._c_id(p_req, 'agentId', 'agentId'),
+    swarm._c_sized(p_req, 'filePath', 'filePath', 1024))
+$$;
+
 CREATE OR REPLACE FUNCTION swarm.op_release_lease(p_req jsonb, p_now timestamptz, p_principal uuid, p_admin boolean)
 RETURNS jsonb LANGUAGE plpgsql AS $$
 DECLARE

@@ -8,6 +8,17 @@ SET LOCAL check_function_bodies = off;
 -- Swarm coordinator: SEND_MESSAGE. A message goes to one agent ("to") or, without "to", to every other
 -- agent registered when it was sent or later (a broadcast).
 
+-- SEND_MESSAGE's first checks, which swarm.dispatch runs before the signed-agent check and the rate limit:
+-- the ids' format and the payload's size (counted by the coordinator, in its encoding). The error of the first member that breaks one, or NULL.
+-- JSON types, required members and enumerations are checked after them, by the operation itself.
+CREATE OR REPLACE FUNCTION swarm.check_send_message(p_req jsonb, p_options jsonb DEFAULT '{}'::jsonb)
+RETURNS jsonb LANGUAGE sql STABLE AS $$
+  SELECT coalesce(
+    swarm._c_id(p_req, 'agentId', 'agentId'),
+    swarm._c_java(p_options, 'message.payload'),
+    swarm._c_id(p_req -> 'message', 'to', 'message.to'))
+$$;
+
 CREATE OR REPLACE FUNCTION swarm.op_send_message(p_req jsonb, p_now timestamptz, p_principal uuid, p_admin boolean)
 RETURNS jsonb LANGUAGE plpgsql AS $$
 DECLARE

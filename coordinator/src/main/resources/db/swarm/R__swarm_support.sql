@@ -36,7 +36,7 @@ CREATE OR REPLACE FUNCTION swarm._ok(p_response jsonb) RETURNS jsonb LANGUAGE sq
   SELECT jsonb_build_object('ok', p_response)
 $$;
 
--- kind: invalid | forbidden | not_found | conflict | rate_limited
+-- kind: invalid | unauthenticated | forbidden | not_found | conflict | rate_limited
 CREATE OR REPLACE FUNCTION swarm._err(p_code text, p_kind text, p_message text, p_extra jsonb DEFAULT '{}'::jsonb)
 RETURNS jsonb LANGUAGE sql STABLE AS $$
   SELECT jsonb_build_object('error',
@@ -45,7 +45,7 @@ $$;
 
 -- the SQLSTATE swarm.execute() raises for an error kind
 CREATE OR REPLACE FUNCTION swarm._sqlstate(p_kind text) RETURNS text LANGUAGE sql IMMUTABLE AS $$
-  SELECT CASE p_kind WHEN 'invalid' THEN 'SW400' WHEN 'forbidden' THEN 'SW403' WHEN 'not_found' THEN 'SW404'
+  SELECT CASE p_kind WHEN 'invalid' THEN 'SW400' WHEN 'unauthenticated' THEN 'SW401' WHEN 'forbidden' THEN 'SW403' WHEN 'not_found' THEN 'SW404'
                      WHEN 'rate_limited' THEN 'SW429' ELSE 'SW409' END
 $$;
 
@@ -174,6 +174,125 @@ BEGIN
     PERFORM swarm._invalid(p_path, 'is required');
   END IF;
 END $$;
+
+-- ---- sizes, formats and ranges (swarm.check_<operation>) -------------------------------------
+
+-- Each operation's first checks, run by swarm.dispatch before the signed-agent check and the rate
+-- limit (the readers above run after them, in the operation): a string too long, an id of the wrong
+-- format, a number out of range, a list too long. Each returns the error of the member it checks, or
+-- NULL; a member of another JSON type, or an absent one, passes (its type is the operation's check),
+-- so that swarm.check_<operation> chains them in a coalesce, which stops at the first error. A member
+-- of a member that is not an object is absent (jsonb's -> gives NULL), as it is to the readers.
+-- Lengths count as Java counts them (UTF-16 code units), the unit the protocol's limits were written
+-- in; blank is Java's String.isBlank.
+CREATE OR REPLACE FUNCTION swarm._field_err(p_path text, p_problem text) RETURNS jsonb LANGUAGE sql STABLE AS $$
+  SELECT swarm._err('invalid_operation', 'invalid', p_path || ' ' || p_problem, jsonb_build_object('field', p_path))
+$$;
+
+-- more than p_max UTF-16 code units? (a character beyond U+FFFF counts two; bytes bound the count
+-- from above and characters from below, so the exact count is needed only between the two)
+CREATE OR REPLACE FUNCTION swarm._too_long(p text, p_max integer) RETURNS boolean LANGUAGE sql IMMUTABLE AS $$
+  SELECT CASE WHEN octet_length(p) <= p_max THEN false
+              WHEN length(p) > p_max THEN true
+              ELSE length(p) + length(regexp_replace(p, '[^\U00010000-\U0010FFFF]+', '', 'g')) > p_max END
+$$;
+
+-- empty or only whitespace as Java's Character.isWhitespace has it
+CREATE OR REPLACE FUNCTION swarm._blank(p text) RETURNS boolean LANGUAGE sql IMMUTABLE AS $$
+  SELECT p ~ '^[\u0009-\u000D\u001C-\u0020\u1680\u2000-\u2006\u2008-\u200A\u2028\u2029\u205F\u3000]*$'
+$$;
+
+-- the identifier format (validation/Limits.ID): 1-128 letters, digits, '.', '_', ':', '@' or '-',
+-- starting with a letter or digit. (The length apart: a bounded repetition, {0,127}, makes
+-- PostgreSQL's regular expression several times slower, 5 µs a match.)
+CREATE OR REPLACE FUNCTION swarm._is_id(p text) RETURNS boolean LANGUAGE sql IMMUTABLE AS $$
+  SELECT octet_length(p) <= 128 AND p ~ '^[A-Za-z0-9][A-Za-z0-9._:@-]*$'
+$$;
+
+-- a string of at most p_max characters
+CREATE OR REPLACE FUNCTION swarm._c_sized(p jsonb, p_key text, p_path text, p_max integer) RETURNS jsonb LANGUAGE sql STABLE AS $$
+  SELECT CASE WHEN jsonb_typeof(p -> p_key) = 'string' AND swarm._too_long(p ->> p_key, p_max)
+    THEN swarm._field_err(p_path, 'must be at most ' || p_max || ' characters') END
+$$;
+
+CREATE OR REPLACE FUNCTION swarm._id_err(p_path text) RETURNS jsonb LANGUAGE sql STABLE AS $$
+  SELECT swarm._field_err(p_path, 'must be 1-128 letters, digits, ''.'', ''_'', '':'', ''@'' or ''-'', starting with a letter or digit')
+$$;
+
+-- a string in the identifier format
+CREATE OR REPLACE FUNCTION swarm._c_id(p jsonb, p_key text, p_path text) RETURNS jsonb LANGUAGE sql STABLE AS $$
+  SELECT CASE WHEN jsonb_typeof(p -> p_key) = 'string' AND NOT swarm._is_id(p ->> p_key) THEN swarm._id_err(p_path) END
+$$;
+
+-- a number between p_min and p_max (whether it is whole is the operation's check)
+CREATE OR REPLACE FUNCTION swarm._c_within(p jsonb, p_key text, p_path text, p_min bigint, p_max bigint) RETURNS jsonb LANGUAGE sql STABLE AS $$
+  SELECT CASE WHEN jsonb_typeof(p -> p_key) = 'number' AND NOT ((p ->> p_key)::numeric BETWEEN p_min AND p_max)
+    THEN swarm._field_err(p_path, 'must be between ' || p_min || ' and ' || p_max) END
+$$;
+
+-- a number of at most p_max (the lower bound is the operation's check)
+CREATE OR REPLACE FUNCTION swarm._c_at_most(p jsonb, p_key text, p_path text, p_max bigint) RETURNS jsonb LANGUAGE sql STABLE AS $$
+  SELECT CASE WHEN jsonb_typeof(p -> p_key) = 'number' AND (p ->> p_key)::numeric > p_max
+    THEN swarm._field_err(p_path, 'must be at most ' || p_max) END
+$$;
+
+-- an array of at most p_max entries (what they are is the operation's check)
+CREATE OR REPLACE FUNCTION swarm._c_counted(p jsonb, p_key text, p_path text, p_max integer) RETURNS jsonb LANGUAGE sql STABLE AS $$
+  SELECT CASE WHEN jsonb_typeof(p -> p_key) = 'array' AND jsonb_array_length(p -> p_key) > p_max
+    THEN swarm._field_err(p_path, 'must have at most ' || p_max || ' entries, got ' || jsonb_array_length(p -> p_key)) END
+$$;
+
+-- an array of at most p_max_items entries whose strings are neither blank nor longer than p_max_length
+-- (entries that are not strings are the operation's check); with p_ids, those strings are then
+-- identifiers too, checked after all of them passed the first checks. (The empty list and an absent
+-- one, the usual cases, are told here, in SQL the caller inlines, without a call: a COMPLETE has four
+-- lists, and calls cost a microsecond each.)
+CREATE OR REPLACE FUNCTION swarm._c_list(p jsonb, p_key text, p_path text, p_max_items integer, p_max_length integer,
+                                         p_ids boolean DEFAULT false)
+RETURNS jsonb LANGUAGE sql STABLE AS $$
+  SELECT CASE WHEN jsonb_typeof(p -> p_key) = 'array' AND p -> p_key <> '[]'::jsonb
+    THEN swarm._c_list_items(p -> p_key, p_path, p_max_items, p_max_length, p_ids) END
+$$;
+
+CREATE OR REPLACE FUNCTION swarm._c_list_items(v jsonb, p_path text, p_max_items integer, p_max_length integer,
+                                               p_ids boolean)
+RETURNS jsonb LANGUAGE plpgsql STABLE AS $$
+DECLARE
+  v_n integer := jsonb_array_length(v);
+  v_item jsonb;
+BEGIN
+  IF v_n > p_max_items THEN
+    RETURN swarm._field_err(p_path, 'must have at most ' || p_max_items || ' entries, got ' || v_n);
+  END IF;
+  FOR i IN 0 .. v_n - 1 LOOP
+    v_item := v -> i;
+    IF jsonb_typeof(v_item) = 'string' THEN
+      IF swarm._blank(v_item #>> '{}') THEN
+        RETURN swarm._field_err(p_path || '[' || i || ']', 'must not be blank');
+      END IF;
+      IF swarm._too_long(v_item #>> '{}', p_max_length) THEN
+        RETURN swarm._field_err(p_path || '[' || i || ']', 'must be at most ' || p_max_length || ' characters');
+      END IF;
+    END IF;
+  END LOOP;
+  IF p_ids THEN
+    FOR i IN 0 .. v_n - 1 LOOP
+      v_item := v -> i;
+      IF jsonb_typeof(v_item) = 'string' AND NOT swarm._is_id(v_item #>> '{}') THEN
+        RETURN swarm._id_err(p_path || '[' || i || ']');
+      END IF;
+    END LOOP;
+  END IF;
+  RETURN NULL;
+END $$;
+
+-- a problem the coordinator found where SQL cannot look (ProtocolRequests.javaProblems: a display
+-- name's characters, a payload's size in the coordinator's encoding), answered at the member's place
+-- among the other checks: options {"javaProblems": {"<path>": "<problem>"}}
+CREATE OR REPLACE FUNCTION swarm._c_java(p_options jsonb, p_path text) RETURNS jsonb LANGUAGE sql STABLE AS $$
+  SELECT CASE WHEN p_options -> 'javaProblems' ? p_path
+    THEN swarm._field_err(p_path, p_options -> 'javaProblems' ->> p_path) END
+$$;
 
 -- skill names compare case-insensitively: trimmed, lower-cased, de-duplicated, sorted
 CREATE OR REPLACE FUNCTION swarm._skills(p text[]) RETURNS text[] LANGUAGE sql IMMUTABLE AS $$

@@ -74,16 +74,12 @@ final class ProtocolRoutes {
       Caller caller = HttpAuthHandler.caller(ctx);
       JsonObject request = ProtocolRequests.validate(op, source.read());
       String agentId = ProtocolRequests.agentId(op, request);
-      if (op == Operation.REGISTER && SignedAgent.of(ctx).isPresent()) {
-        throw SwarmErrors.bearerRequired();
-      }
-      if (agentId != null) {
-        // (a request naming no agent as a string is the database's to reject: 400, not a mismatch)
-        SignedAgent.requireSelf(ctx, agentId);
-      }
+      // the signer goes to swarm.dispatch, which refuses a signed request acting for another agent
+      // (403) or registering (401) after the operation's own size, format and range checks
       ProtocolCall call = new ProtocolCall(op, request, caller.principalId(), caller.isAdmin(),
         settings.rateLimits() ? RateLimits.bucket(op, Requests.clientIp(ctx, settings.trustForwardedFor()), agentId, caller.principalId()) : null,
-        op == Operation.REGISTER ? secrets.newSalt() : null);
+        op == Operation.REGISTER ? secrets.newSalt() : null, SignedAgent.of(ctx).orElse(null),
+        ProtocolRequests.javaProblems(op, request));
       service.execute(call).onComplete(ar -> {
         if (ar.succeeded()) {
           Replies.jsonText(ctx, 200, ar.result().json());

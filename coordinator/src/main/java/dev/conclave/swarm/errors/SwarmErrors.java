@@ -76,6 +76,7 @@ public final class SwarmErrors {
   /** The kinds the database functions name (see swarm._err). */
   private static final Map<String, ErrorKind> DB_KINDS = Map.of(
     "invalid", ErrorKind.INVALID_ARGUMENT,
+    "unauthenticated", ErrorKind.UNAUTHENTICATED,
     "forbidden", ErrorKind.PERMISSION_DENIED,
     "not_found", ErrorKind.NOT_FOUND,
     "conflict", ErrorKind.CONFLICT,
@@ -117,15 +118,14 @@ public final class SwarmErrors {
       new JsonObject().put("field", "protocolVersion"));
   }
 
+  /**
+   * A signed request acting for another agent (a task's conversation; the protocol's operations get
+   * the same answer from swarm.dispatch, swarm._signer_error, which ChecksInSqlTest holds to this one).
+   */
   public static SwarmProblem agentMismatch(String signedAgent, String requested) {
     return new SwarmProblem(ErrorKind.PERMISSION_DENIED, AGENT_MISMATCH,
       "the request is signed by agent " + signedAgent + " but acts for agent " + requested + "; a signed agent acts only as itself",
       new JsonObject().put("field", "agentId"));
-  }
-
-  public static SwarmProblem bearerRequired() {
-    return new SwarmProblem(ErrorKind.UNAUTHENTICATED, BEARER_REQUIRED,
-      "REGISTER needs a bearer token; HMAC signing starts with the secret REGISTER returns", null);
   }
 
   public static SwarmProblem signatureInvalid(String why) {

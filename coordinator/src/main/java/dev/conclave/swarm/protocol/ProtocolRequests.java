@@ -1,34 +1,32 @@
 package dev.conclave.swarm.protocol;
 
-import dev.conclave.swarm.agents.AgentRequests;
-import dev.conclave.swarm.claims.ClaimRequests;
+import dev.conclave.platform.validation.TextRules;
 import dev.conclave.swarm.errors.SwarmErrors;
-import dev.conclave.swarm.errors.SwarmProblem;
-import dev.conclave.swarm.leases.LeaseRequests;
-import dev.conclave.swarm.messages.MessageRequests;
-import dev.conclave.swarm.retries.FailureReports;
-import dev.conclave.swarm.tasks.WorkReports;
-import dev.conclave.swarm.validation.JsonFields;
+import dev.conclave.swarm.validation.Limits;
 import dev.conclave.swarm.validation.Vocabulary;
+import io.vertx.core.json.Json;
 import io.vertx.core.json.JsonObject;
 
+import java.nio.charset.StandardCharsets;
+
 /**
- * Checks a protocol request as every transport receives it: the protocol version, the operation,
- * and what the database functions do not check of the operation's members (sizes, id formats,
- * ranges; JSON types, required members and enumerations are checked once, by the swarm.op_*
- * functions). Returns the request normalized (unknown members dropped) with {@code protocolVersion}
- * and {@code operation} set.
+ * What the coordinator checks of a protocol request as every transport receives it, before the
+ * database: the protocol version and the operation. Every other check of a request is its
+ * operation's, in its SQL file ({@code R__swarm_op_<operation>.sql}), run by {@code swarm.dispatch}
+ * in this order (ErrorOrderTest): the operation's sizes, formats and ranges ({@code swarm.check_<operation>}),
+ * then the signed-agent check (a signed request acts only as its agent, 403; the signer comes in the
+ * dispatch options), then the rate limit (429), then the operation's JSON types, required members and
+ * enumerations, then its effect. Unknown members go to the database with the request; the operations
+ * read only theirs and store only theirs.
  *
- * <p>Why these checks stay in Java (ErrorOrderTest pins it): they answer before the checks that sit
- * between them and the database, the signed-agent check ({@code SignedAgent.requireSelf}: a signed
- * request acts only as its agent, 403) and the rate limit ({@code swarm.dispatch}, 429), which in turn
- * answer before the operation's own checks in {@code swarm.op_*}. Moved into the operation's SQL, a
- * size, format or range fault would answer after them, and a request with both faults would get 403
- * or 429 where it gets 400 today. Moving them needs the signed-agent check in SQL first (the signer
- * passed in the options, checked by {@code swarm.dispatch} after the operation's size checks and
- * before the rate limit).
+ * <p>Two checks stay in Java because SQL cannot make them ({@link #javaProblems}): a display name's
+ * characters and a message payload's size. Their problems go to the database in the dispatch options,
+ * and {@code swarm.check_<operation>} answers them at their place among the other checks.
  */
 public final class ProtocolRequests {
+
+  /** The options member that carries {@link #javaProblems} to {@code swarm.dispatch}. */
+  public static final String JAVA_PROBLEMS = "javaProblems";
 
   private ProtocolRequests() {
   }
@@ -45,46 +43,51 @@ public final class ProtocolRequests {
         + "ACQUIRE_LEASE, RELEASE_LEASE, ACK_MESSAGE, got '" + operation + "'"));
   }
 
-  /** Validates a request for {@code op}; a request that names another operation is rejected. */
+  /**
+   * Checks the protocol version, and that a request naming an operation names {@code op}; returns
+   * the request with {@code protocolVersion} and {@code operation} set.
+   * These stay in Java: over HTTP the operation is where the request arrives, which only the
+   * transport knows (a body naming another one is refused here, after its version), and the
+   * answers' wording is the coordinator's ({@code swarm.dispatch} checks both again for direct
+   * database callers, in its own words, which clients of the transports never see).
+   */
   public static JsonObject validate(Operation op, JsonObject body) {
     checkVersion(body);
     Object operation = body.getValue("operation");
     if (operation != null && !op.name().equals(operation)) {
       throw SwarmErrors.invalidField("operation", "must be " + op.name() + " here, got '" + operation + "'");
     }
-    JsonFields fields = JsonFields.of(body);
-    JsonObject normalized;
-    try {
-      normalized = members(op, fields);
-    } catch (SwarmProblem invalid) {
-      if (op != Operation.ACQUIRE_LEASE) {
-        throw invalid;
-      }
-      // seed 001: a file another agent holds is refused with heldBy/heldUntil whatever else is wrong
-      // with the request, so the database looks at the lease before it answers with this problem
-      normalized = LeaseRequests.acquireDeferring(fields, invalid);
-    }
-    return normalized.put("protocolVersion", Vocabulary.PROTOCOL_VERSION).put("operation", op.name());
-  }
-
-  private static JsonObject members(Operation op, JsonFields fields) {
-    return switch (op) {
-      case REGISTER -> AgentRequests.register(fields);
-      case HEARTBEAT -> AgentRequests.heartbeat(fields);
-      case CLAIM -> ClaimRequests.claim(fields);
-      case PROGRESS -> WorkReports.progress(fields);
-      case COMPLETE -> WorkReports.complete(fields);
-      case FAIL -> FailureReports.fail(fields);
-      case SEND_MESSAGE -> MessageRequests.send(fields);
-      case RECEIVE_MESSAGES -> MessageRequests.receive(fields);
-      case ACQUIRE_LEASE -> LeaseRequests.acquire(fields);
-      case RELEASE_LEASE -> LeaseRequests.release(fields);
-      case ACK_MESSAGE -> MessageRequests.ack(fields);
-    };
+    return body.put("protocolVersion", Vocabulary.PROTOCOL_VERSION).put("operation", op.name());
   }
 
   /**
-   * The agent a (validated) request acts for, or null when it names none as a string: JSON types and
+   * The problems of a request that SQL cannot see, by the member's path, or null when there are none;
+   * {@code swarm.check_<operation>} answers each at the member's place among its checks:
+   * <ul>
+   *   <li>REGISTER's {@code agent.name}: platform's name rule ({@link TextRules#nameProblem}), which
+   *   rejects characters by their Unicode category in Java's tables (unassigned, private use,
+   *   formatting); PostgreSQL's regular expressions have no Unicode categories. Its length is the
+   *   database's check.</li>
+   *   <li>SEND_MESSAGE's {@code message.payload}: its size as Vert.x encodes it. The database sees the
+   *   payload only as jsonb, whose text has its own spacing, number forms and member order.</li>
+   * </ul>
+   */
+  public static JsonObject javaProblems(Operation op, JsonObject request) {
+    if (op == Operation.REGISTER && request.getValue("agent") instanceof JsonObject agent
+      && agent.getValue("name") instanceof String name && name.length() <= Limits.NAME) {
+      return TextRules.nameProblem(name, Limits.NAME).map(why -> new JsonObject().put("agent.name", why)).orElse(null);
+    }
+    if (op == Operation.SEND_MESSAGE && request.getValue("message") instanceof JsonObject message) {
+      Object payload = message.getValue("payload");
+      if (payload != null && Json.encode(payload).getBytes(StandardCharsets.UTF_8).length > Limits.PAYLOAD_BYTES) {
+        return new JsonObject().put("message.payload", "must encode to at most " + Limits.PAYLOAD_BYTES + " bytes");
+      }
+    }
+    return null;
+  }
+
+  /**
+   * The agent a request acts for, or null when it names none as a string: JSON types and
    * required members are the database's checks, so such a request is rejected there.
    */
   public static String agentId(Operation op, JsonObject request) {

@@ -5,7 +5,12 @@ import io.vertx.ext.web.RoutingContext;
 
 import java.util.Optional;
 
-/** The agent an HMAC-signed request was signed by; such a request acts only as that agent. */
+/**
+ * The agent an HMAC-signed request was signed by; such a request acts only as that agent. For the
+ * protocol's operations the comparison is swarm.dispatch's (the signer goes in the dispatch options,
+ * so that it answers after the operation's size, format and range checks, ErrorOrderTest);
+ * {@link #requireSelf} serves the coordinator's other routes (a task's conversation).
+ */
 public final class SignedAgent {
 
   private static final String KEY = "swarm.signedAgent";

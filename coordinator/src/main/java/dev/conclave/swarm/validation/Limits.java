@@ -2,7 +2,11 @@ package dev.conclave.swarm.validation;
 
 import java.util.regex.Pattern;
 
-/** The size limits of everything a request may carry; each is documented in docs/swarm.md. */
+/**
+ * The size limits of everything a request may carry; each is documented in docs/swarm.md. The protocol
+ * operations' limits are checked by their SQL (swarm.check_&lt;operation&gt;, which spells the same numbers;
+ * ErrorOrderTest and ChecksInSqlTest ask it with these); the admin requests' (task drafts) by Java.
+ */
 public final class Limits {
 
   public static final int ID_LENGTH = 128;

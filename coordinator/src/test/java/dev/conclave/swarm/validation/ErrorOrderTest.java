@@ -30,12 +30,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Which error a request with several faults gets first, through the real protocol path (HTTP, the
- * coordinator's Java checks, PostgreSQL), pinned as it is. A request's checks run in layers: the
- * coordinator's Java checks (sizes, id formats, ranges: {@code ProtocolRequests.validate}), then the
- * transport's caller checks (a signed request acts only as its agent), then in the database the rate
- * limit ({@code swarm.dispatch}), then the operation's own checks (JSON types, required members,
- * enumerations: {@code swarm.op_*}). A check moved from one layer to another changes the answer to
- * some of these requests; these tests say which.
+ * coordinator, PostgreSQL), pinned as it is. A request's checks run in layers, all in
+ * {@code swarm.dispatch} since they moved out of Java: the operation's first checks (sizes, id formats,
+ * ranges: {@code swarm.check_<operation>}; until 2026-12-06 Java's, {@code ProtocolRequests.validate}),
+ * then the caller checks (a signed request acts only as its agent: the signer in the dispatch options),
+ * then the rate limit, then the operation's own checks (JSON types, required members, enumerations:
+ * {@code swarm.op_*}). A check moved from one layer to another changes the answer to some of these
+ * requests; these tests say which. (The comments below say "Java" for the first checks and
+ * "database" for the operation's own, as the layers were named when the order was pinned.)
  */
 class ErrorOrderTest {
 

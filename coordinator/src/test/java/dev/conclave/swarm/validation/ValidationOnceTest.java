@@ -1,7 +1,6 @@
 package dev.conclave.swarm.validation;
 
 import dev.conclave.platform.config.PgUrl;
-import dev.conclave.swarm.errors.SwarmProblem;
 import dev.conclave.swarm.protocol.Operation;
 import dev.conclave.swarm.protocol.ProtocolRequests;
 import dev.conclave.swarm.support.Reply;
@@ -30,8 +29,9 @@ import static org.assertj.core.api.Assertions.assertThatCode;
  * Request validation is written once: JSON types and required members are checked by the database
  * functions (swarm.op_*), which HTTP and direct database callers both reach. For every operation, a
  * member of the wrong JSON type and a missing required member pass the Java checks
- * ({@link ProtocolRequests#validate} does not throw) and get the same 400 over HTTP as the error
- * {@code swarm.execute} raises: same code, same field, same message.
+ * ({@link ProtocolRequests#validate} does not throw) and the operation's first checks (sizes, formats,
+ * ranges: swarm.check_&lt;operation&gt;, which run before the signed-agent check and the rate limit), and
+ * get the same 400 over HTTP as the error {@code swarm.execute} raises: same code, same field, same message.
  */
 class ValidationOnceTest {
 
@@ -132,6 +132,8 @@ class ValidationOnceTest {
 
       // Java passes it on: the check is not written there
       assertThatCode(() -> ProtocolRequests.validate(c.op(), request.copy())).as("Java on %s", c).doesNotThrowAnyException();
+      // nor in the operation's first checks
+      assertThat(firstCheck(c.op(), request.copy())).as("swarm.check_* on %s", c).isNull();
 
       // the database raises it for a direct caller
       JsonObject error = executeError(request.copy().put("operation", c.op().name()));
@@ -151,8 +153,9 @@ class ValidationOnceTest {
     assertThat(covered).isEqualTo(EnumSet.allOf(Operation.class));
   }
 
+  /** The sizes, formats and ranges, which answer first, moved from Java to swarm.check_&lt;operation&gt;: asked there. */
   @Test
-  void javaKeepsOnlySizesFormatsAndRanges() {
+  void theFirstChecksAreOnlySizesFormatsAndRanges() {
     JsonArray tooMany = new JsonArray();
     for (int i = 0; i <= Limits.SKILLS; i++) {
       tooMany.add("s" + i);
@@ -166,12 +169,26 @@ class ValidationOnceTest {
   }
 
   private static String javaField(Operation op, JsonObject request) {
-    try {
-      ProtocolRequests.validate(op, v1().mergeIn(request));
-    } catch (SwarmProblem problem) {
-      return problem.extensions().getString("field");
+    JsonObject error = firstCheck(op, ProtocolRequests.validate(op, v1().mergeIn(request)));
+    if (error == null) {
+      throw new AssertionError("swarm.check accepted " + request);
     }
-    throw new AssertionError("Java accepted " + request);
+    return error.getJsonObject("error").getString("field");
+  }
+
+  /** What the operation's first checks (swarm.check, which runs swarm.check_&lt;operation&gt;) answer, or null when they pass. */
+  private static JsonObject firstCheck(Operation op, JsonObject request) {
+    try (PreparedStatement st = db.prepareStatement("SELECT swarm.check(?, ?::jsonb)")) {
+      st.setString(1, op.name());
+      st.setString(2, request.encode());
+      try (java.sql.ResultSet rs = st.executeQuery()) {
+        rs.next();
+        String text = rs.getString(1);
+        return text == null ? null : new JsonObject(text);
+      }
+    } catch (SQLException e) {
+      throw new AssertionError(e);
+    }
   }
 
   private static JsonObject executeError(JsonObject request) {
