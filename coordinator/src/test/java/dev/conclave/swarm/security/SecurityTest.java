@@ -4,7 +4,6 @@ import dev.conclave.platform.auth.PrincipalStatus;
 import dev.conclave.swarm.support.Reply;
 import dev.conclave.swarm.support.SwarmApi;
 import dev.conclave.swarm.support.SwarmNode;
-import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
@@ -12,16 +11,11 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import javax.crypto.Mac;
-import javax.crypto.spec.SecretKeySpec;
 import dev.conclave.platform.testing.Await;
 
 import static dev.conclave.swarm.support.SwarmApi.v1;
@@ -60,19 +54,8 @@ class SecurityTest {
   }
 
   /** The documented recipe: hex(HMAC-SHA256(secret, ts \n METHOD \n target \n hex(sha256(body)))). */
-  static String sign(String secret, String timestamp, String method, String target, byte[] body) throws Exception {
-    String bodyHash = HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(body));
-    Mac mac = Mac.getInstance("HmacSHA256");
-    mac.init(new SecretKeySpec(secret.getBytes(StandardCharsets.UTF_8), "HmacSHA256"));
-    return HexFormat.of().formatHex(mac.doFinal((timestamp + "\n" + method + "\n" + target + "\n" + bodyHash)
-      .getBytes(StandardCharsets.UTF_8)));
-  }
-
-  private static Reply signed(String agent, String secret, HttpMethod method, String target, JsonObject body, Instant at) throws Exception {
-    byte[] bytes = body == null ? new byte[0] : body.toBuffer().getBytes();
-    String ts = at.toString();
-    return Await.await(admin.send(method, target, body == null ? null : Buffer.buffer(bytes), Map.of(
-      "X-Swarm-Agent", agent, "X-Swarm-Timestamp", ts, "X-Swarm-Signature", sign(secret, ts, method.name(), target, bytes))));
+  private static Reply signed(String agent, String secret, HttpMethod method, String target, JsonObject body, Instant at) {
+    return admin.signed(agent, secret, method, target, body, at);
   }
 
   private static Reply signedHeartbeat(String agent, String secret, Instant at) throws Exception {
@@ -108,7 +91,7 @@ class SecurityTest {
     String secret = member.register(newAgentId(), List.of("x")).json().getString("agentSecret");
     String ts = swarm.clock().instant().toString();
     byte[] body = v1().put("agentId", agent).put("status", "idle").toBuffer().getBytes();
-    String signature = sign(secret, ts, "POST", "/api/v1/agents/" + agent + "/heartbeat", body);
+    String signature = SwarmApi.signature(secret, ts, "POST", "/api/v1/agents/" + agent + "/heartbeat", body);
     Reply altered = Await.await(admin.send(HttpMethod.POST, "/api/v1/agents/" + agent + "/heartbeat",
       v1().put("agentId", agent).put("status", "busy").toBuffer(),
       Map.of("X-Swarm-Agent", agent, "X-Swarm-Timestamp", ts, "X-Swarm-Signature", signature)));

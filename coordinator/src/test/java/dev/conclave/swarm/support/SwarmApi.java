@@ -13,8 +13,15 @@ import io.vertx.ext.web.client.HttpResponse;
 import io.vertx.ext.web.client.WebClient;
 import io.vertx.ext.web.client.WebClientOptions;
 
+import java.nio.charset.StandardCharsets;
+import java.security.GeneralSecurityException;
+import java.security.MessageDigest;
+import java.time.Instant;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
+import javax.crypto.Mac;
+import javax.crypto.spec.SecretKeySpec;
 
 import static dev.conclave.platform.testing.Await.await;
 
@@ -70,6 +77,30 @@ public final class SwarmApi implements AutoCloseable {
     Future<HttpResponse<Buffer>> sent = body == null ? request.send() : request.sendBuffer(body);
     return sent.map(r -> new Reply(r.statusCode(), MultiMap.caseInsensitiveMultiMap().addAll(r.headers()),
       r.body() == null ? "" : r.bodyAsString()));
+  }
+
+  /**
+   * The request signature of the agent protocol: HMAC-SHA256, keyed by the agent's secret, of the
+   * timestamp, method, target and the body's SHA-256, one per line, in hex.
+   */
+  public static String signature(String secret, String timestamp, String method, String target, byte[] body) {
+    try {
+      String bodyHash = HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(body));
+      Mac mac = Mac.getInstance("HmacSHA256");
+      mac.init(new SecretKeySpec(secret.getBytes(StandardCharsets.UTF_8), "HmacSHA256"));
+      return HexFormat.of().formatHex(mac.doFinal((timestamp + "\n" + method + "\n" + target + "\n" + bodyHash)
+        .getBytes(StandardCharsets.UTF_8)));
+    } catch (GeneralSecurityException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  /** A request signed by {@code agent} with {@code secret} at {@code at}, with no bearer token. */
+  public Reply signed(String agent, String secret, HttpMethod method, String target, JsonObject body, Instant at) {
+    byte[] bytes = body == null ? new byte[0] : body.toBuffer().getBytes();
+    String ts = at.toString();
+    return await(send(method, target, body == null ? null : Buffer.buffer(bytes), Map.of(
+      "X-Swarm-Agent", agent, "X-Swarm-Timestamp", ts, "X-Swarm-Signature", signature(secret, ts, method.name(), target, bytes))));
   }
 
   // ---- protocol shorthands (all with protocolVersion 1.0) -----------------------------------

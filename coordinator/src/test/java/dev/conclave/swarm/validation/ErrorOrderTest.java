@@ -1,10 +1,8 @@
 package dev.conclave.swarm.validation;
 
-import dev.conclave.platform.testing.Await;
 import dev.conclave.swarm.support.Reply;
 import dev.conclave.swarm.support.SwarmApi;
 import dev.conclave.swarm.support.SwarmNode;
-import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
@@ -13,14 +11,9 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-import javax.crypto.Mac;
-import javax.crypto.spec.SecretKeySpec;
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -171,15 +164,7 @@ class ErrorOrderTest {
     assertThat(type.code()).isEqualTo("rate_limited");
   }
 
-  private static Reply signed(String agent, String secret, String target, JsonObject body, Instant at) throws Exception {
-    byte[] bytes = body.toBuffer().getBytes();
-    String ts = at.toString();
-    String bodyHash = HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(bytes));
-    Mac mac = Mac.getInstance("HmacSHA256");
-    mac.init(new SecretKeySpec(secret.getBytes(StandardCharsets.UTF_8), "HmacSHA256"));
-    String signature = HexFormat.of().formatHex(mac.doFinal((ts + "\n" + "POST" + "\n" + target + "\n" + bodyHash)
-      .getBytes(StandardCharsets.UTF_8)));
-    return Await.await(api.send(HttpMethod.POST, target, Buffer.buffer(bytes),
-      Map.of("X-Swarm-Agent", agent, "X-Swarm-Timestamp", ts, "X-Swarm-Signature", signature)));
+  private static Reply signed(String agent, String secret, String target, JsonObject body, Instant at) {
+    return api.signed(agent, secret, HttpMethod.POST, target, body, at);
   }
 }
