@@ -14,7 +14,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 
 /** The node's HTTP API as the admin, blocking; every answer must be 2xx. */
-final class AdminHttp {
+public final class AdminHttp {
 
   private static final HttpClient HTTP = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
     .connectTimeout(Duration.ofSeconds(3)).build();
@@ -22,29 +22,29 @@ final class AdminHttp {
   private final int port;
   private final String token;
 
-  AdminHttp(int port, String token) {
+  public AdminHttp(int port, String token) {
     this.port = port;
     this.token = token;
   }
 
-  JsonObject get(String path) {
+  public JsonObject get(String path) {
     return call("GET", path, null);
   }
 
-  JsonObject post(String path, JsonObject body) {
+  public JsonObject post(String path, JsonObject body) {
     return call("POST", path, body);
   }
 
-  JsonObject task(String id) {
+  public JsonObject task(String id) {
     return get("/api/v1/tasks/" + enc(id));
   }
 
-  JsonArray history(String taskId) {
+  public JsonArray history(String taskId) {
     return get("/api/v1/tasks/" + enc(taskId) + "/history").getJsonArray("history");
   }
 
   /** Every event of a conversation's ledger, oldest first ({@code {seq, event}}). */
-  JsonArray conversation(String key) {
+  public JsonArray conversation(String key) {
     JsonArray all = new JsonArray();
     long after = 0;
     while (true) {

@@ -62,7 +62,7 @@ public final class AgentProgram implements AutoCloseable {
   }
 
   /** Starts the program; {@code flags} come after {@code agent}, besides the agent id and the working directory. */
-  static AgentProgram start(NodeProcess node, Path root, String agentId, String token, Path standIn, List<String> flags) {
+  public static AgentProgram start(NodeProcess node, Path root, String agentId, String token, Path standIn, List<String> flags) {
     return start(node.grpcPort(), root, agentId, token, standIn, flags);
   }
 
@@ -84,11 +84,11 @@ public final class AgentProgram implements AutoCloseable {
     }
   }
 
-  String agentId() {
+  public String agentId() {
     return agentId;
   }
 
-  Path workdir() {
+  public Path workdir() {
     return workdir;
   }
 
@@ -116,7 +116,7 @@ public final class AgentProgram implements AutoCloseable {
   }
 
   /** SIGKILL: no chance to release anything. */
-  void kill() {
+  public void kill() {
     process.destroyForcibly();
     try {
       process.waitFor(20, TimeUnit.SECONDS);
@@ -140,7 +140,7 @@ public final class AgentProgram implements AutoCloseable {
     }
   }
 
-  boolean alive() {
+  public boolean alive() {
     return process.isAlive();
   }
 

@@ -1,5 +1,7 @@
-package dev.conclave.e2e.swarm;
+package dev.conclave.e2e.agents;
 
+import dev.conclave.e2e.swarm.AdminHttp;
+import dev.conclave.e2e.swarm.AgentProgram;
 import dev.conclave.e2e.support.NodeProcess;
 import dev.conclave.platform.testing.TestDatabase;
 import io.vertx.core.json.JsonArray;
